@@ -5,6 +5,7 @@ Layout of a knowledge directory::
     gpus.yaml           {gpus: [Gpu, ...]}
     models.yaml         {models: [Model, ...]}
     benchmarks.yaml     {benchmarks: [Benchmark, ...]}
+    instances.yaml      {instances: [InstanceType, ...]}  (instances without a price row)
     prices/<id>.yaml    PriceFile, one per provider
 
 Files are parsed with libyaml's C loader and validated entry by entry, so one broken entry
@@ -28,7 +29,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from bot.errors import KnowledgeError, KnowledgeIssue
-from bot.kb.schema import Benchmark, Gpu, Model, PriceFile, PriceOffer
+from bot.kb.schema import Benchmark, Gpu, InstanceType, Model, PriceFile, PriceOffer
 
 __all__ = [
     "KnowledgeBase",
@@ -78,6 +79,7 @@ class KnowledgeBase:
         providers: provider id -> PriceFile.
         offers: every price offer of every provider.
         benchmarks: benchmark id -> Benchmark.
+        instances: instance types without a price row.
     """
 
     directory: Path
@@ -86,6 +88,7 @@ class KnowledgeBase:
     providers: dict[str, PriceFile]
     offers: tuple[PriceOffer, ...]
     benchmarks: dict[str, Benchmark]
+    instances: tuple[InstanceType, ...] = ()
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def offers_for(self, gpu_id: str) -> list[PriceOffer]:
@@ -147,14 +150,18 @@ class _Collector:
         self.issues: list[KnowledgeIssue] = []
         self._maps: dict[Path, _LineMap] = {}
 
+        self.invalid_ids: set[str] = set()  # entries already reported, so references to them stay quiet
+
+    def shown(self, path: Path) -> str:
+        try:
+            return str(path.relative_to(self.directory.parent))
+        except ValueError:
+            return str(path)
+
     def add(self, path: Path, keys: Sequence[Any], fieldname: str, message: str) -> None:
         if path not in self._maps:
             self._maps[path] = _LineMap(path)
-        try:
-            shown = str(path.relative_to(self.directory.parent))
-        except ValueError:
-            shown = str(path)
-        self.issues.append(KnowledgeIssue(shown, self._maps[path].line(keys), fieldname, message))
+        self.issues.append(KnowledgeIssue(self.shown(path), self._maps[path].line(keys), fieldname, message))
 
 
 def _read(path: Path, out: _Collector) -> Any:
@@ -162,10 +169,9 @@ def _read(path: Path, out: _Collector) -> Any:
         return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        shown = str(path)
-        out.issues.append(KnowledgeIssue(shown, (mark.line + 1) if mark else 0, "(yaml)", str(exc.problem)))
+        out.issues.append(KnowledgeIssue(out.shown(path), (mark.line + 1) if mark else 0, "(yaml)", str(exc.problem)))
     except (OSError, yaml.YAMLError) as exc:
-        out.issues.append(KnowledgeIssue(str(path), 0, "(file)", str(exc)))
+        out.issues.append(KnowledgeIssue(out.shown(path), 0, "(file)", str(exc)))
     return None
 
 
@@ -181,6 +187,8 @@ def _validate_entries(
             result.append((index, cls.model_validate(raw)))
         except ValidationError as exc:
             ident = raw.get("id") if isinstance(raw, dict) else None
+            if ident:
+                out.invalid_ids.add(str(ident))
             for err in exc.errors():
                 loc = [p for p in err["loc"]]
                 fieldname = ".".join(str(p) for p in loc) or "(entry)"
@@ -227,6 +235,8 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
     gpu_path, model_path, bench_path = root / "gpus.yaml", root / "models.yaml", root / "benchmarks.yaml"
     gpus_raw = _read(gpu_path, out)
     models_raw = _read(model_path, out)
+    # When a whole file is unreadable its entries are unknown, not missing: skip references to them.
+    gpus_unreadable, models_unreadable = gpus_raw is None, models_raw is None
     gpu_rows = _validate_entries(Gpu, gpu_path, "gpus", gpus_raw, out) if gpus_raw is not None else []
     model_rows = _validate_entries(Model, model_path, "models", models_raw, out) if models_raw is not None else []
 
@@ -265,7 +275,7 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
             out.add(path, ["provider"], "provider", f"provider {pf.provider!r} does not match the file name")
         providers[pf.provider] = pf
         for index, offer in enumerate(pf.offers):
-            if offer.gpu not in gpus:
+            if offer.gpu not in gpus and offer.gpu not in out.invalid_ids and not gpus_unreadable:
                 out.add(path, ["offers", index, "gpu"], "gpu",
                         f"unknown GPU id {offer.gpu!r} (instance {offer.instance_type})")
             offers.append(offer)
@@ -273,18 +283,27 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
     benchmarks: dict[str, Benchmark] = {}
     bench_raw = _read(bench_path, out) if bench_path.exists() else {"benchmarks": []}
     for index, bench in _validate_entries(Benchmark, bench_path, "benchmarks", bench_raw, out) if bench_raw else []:
-        if bench.gpu_id is not None and bench.gpu_id not in gpus:
+        if bench.gpu_id and bench.gpu_id not in gpus and bench.gpu_id not in out.invalid_ids and not gpus_unreadable:
             out.add(bench_path, ["benchmarks", index, "gpu_id"], "gpu_id", f"unknown GPU id {bench.gpu_id!r}")
-        if bench.model_id is not None and bench.model_id not in models:
+        if (bench.model_id and bench.model_id not in models and bench.model_id not in out.invalid_ids
+                and not models_unreadable):
             out.add(bench_path, ["benchmarks", index, "model_id"], "model_id",
                     f"unknown model id {bench.model_id!r}")
         if bench.model_id is None and bench.params_b is None:
             out.add(bench_path, ["benchmarks", index], "params_b", "needs model_id or params_b")
         benchmarks[bench.id] = bench
 
+    instances: list[InstanceType] = []
+    inst_path = root / "instances.yaml"
+    inst_raw = _read(inst_path, out) if inst_path.exists() else None
+    for index, inst in _validate_entries(InstanceType, inst_path, "instances", inst_raw, out) if inst_raw else []:
+        if inst.gpu not in gpus and inst.gpu not in out.invalid_ids and not gpus_unreadable:
+            out.add(inst_path, ["instances", index, "gpu"], "gpu", f"unknown GPU id {inst.gpu!r}")
+        instances.append(inst)
+
     if out.issues:
         raise KnowledgeError(out.issues)
-    return KnowledgeBase(root, gpus, models, providers, tuple(offers), benchmarks)
+    return KnowledgeBase(root, gpus, models, providers, tuple(offers), benchmarks, tuple(instances))
 
 
 _lock = threading.Lock()

@@ -15,13 +15,14 @@ import re
 from datetime import date
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, computed_field, field_validator, model_validator
 
 __all__ = [
     "PRECISIONS",
     "Benchmark",
     "DenseTflops",
     "Gpu",
+    "InstanceType",
     "Model",
     "PriceFile",
     "PriceOffer",
@@ -91,10 +92,10 @@ class Gpu(_Strict):
     name: str
     vendor: Literal["NVIDIA", "AMD", "Intel"]
     architecture: str
-    compute_capability: str | None = None
-    memory_gb: PositiveFloat
+    compute_capability: str | None = Field(default=None, validate_default=True)
+    memory_gb: Annotated[float, Field(ge=1, le=1024)]
     memory_type: str | None = None
-    memory_bandwidth_gb_s: PositiveFloat
+    memory_bandwidth_gb_s: Annotated[float, Field(ge=50, le=20000)]
     fp64_vector_tflops: PositiveFloat | None = None
     dense_tflops: DenseTflops
     sparse_tflops: dict[str, PositiveFloat] = Field(default_factory=dict)
@@ -120,30 +121,41 @@ class Gpu(_Strict):
 
     @field_validator("compute_capability")
     @classmethod
-    def _cc_format(cls, value: str | None) -> str | None:
+    def _cc_format(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None and info.data.get("vendor") == "NVIDIA":
+            raise ValueError("NVIDIA GPUs need a compute_capability")
         if value is not None and not re.fullmatch(r"\d{1,2}\.\d", value):
             raise ValueError(f"compute capability {value!r} must look like '8.0'")
         return value
 
-    @model_validator(mode="after")
-    def _consistent(self) -> Gpu:
-        if self.vendor == "NVIDIA" and self.compute_capability is None:
-            raise ValueError("NVIDIA GPUs need a compute_capability")
-        if not 1 <= self.memory_gb <= 1024:
-            raise ValueError(f"memory_gb {self.memory_gb} is not plausible (1-1024)")
-        if not 50 <= self.memory_bandwidth_gb_s <= 20000:
-            raise ValueError(f"memory_bandwidth_gb_s {self.memory_bandwidth_gb_s} is not plausible (50-20000)")
-        dense = self.dense_tflops.model_dump()
-        for key, sparse in self.sparse_tflops.items():
-            d = dense.get("bf16" if key == "bf16_fp16" else key)
+    @field_validator("dense_tflops")
+    @classmethod
+    def _dense_plausible(cls, value: DenseTflops) -> DenseTflops:
+        for key, tflops in value.model_dump().items():
+            if tflops is not None and tflops > 20000:
+                raise ValueError(f"dense_tflops.{key} {tflops} is not plausible (> 20000)")
+        return value
+
+    @field_validator("sparse_tflops")
+    @classmethod
+    def _dense_below_sparse(cls, value: dict[str, float], info: ValidationInfo) -> dict[str, float]:
+        dense = info.data.get("dense_tflops")
+        if dense is None:
+            return value
+        for key, sparse in value.items():
+            d = getattr(dense, "bf16" if key == "bf16_fp16" else key, None)
             if d is not None and d > sparse:
-                raise ValueError(f"dense {key} {d} exceeds the sparse figure {sparse}")
-        for key, value in dense.items():
-            if value is not None and value > 20000:
-                raise ValueError(f"dense_tflops.{key} {value} is not plausible (> 20000)")
-            if value is not None and key not in self.supported_precisions and key != "fp64":
-                raise ValueError(f"dense_tflops.{key} is given but {key} is not in supported_precisions")
-        return self
+                raise ValueError(f"dense {key} {d} exceeds the with-sparsity figure {sparse}; dense must be <= sparse")
+        return value
+
+    @field_validator("supported_precisions")
+    @classmethod
+    def _dense_needs_support(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        dense = info.data.get("dense_tflops")
+        for key, tflops in (dense.model_dump().items() if dense else ()):
+            if tflops is not None and key not in value and key != "fp64":
+                raise ValueError(f"dense_tflops.{key} is given but {key} is not listed")
+        return value
 
     @property
     def cc(self) -> float | None:
@@ -182,7 +194,7 @@ class Model(_Strict):
     kind: Literal["llm", "non_llm"] = "llm"
     hf_repo: str | None = None
     hf_repo_variants: list[str] = Field(default_factory=list)
-    params_total_b: PositiveFloat
+    params_total_b: Annotated[float, Field(ge=0.01, le=5000)]
     params_active_b: PositiveFloat | None = None
     params_basis: str | None = None
     params_from_config_b: PositiveFloat | None = None
@@ -225,8 +237,6 @@ class Model(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> Model:
-        if not 0.01 <= self.params_total_b <= 5000:
-            raise ValueError(f"params_total_b {self.params_total_b} is not plausible (0.01-5000)")
         if self.params_active_b is not None and self.params_active_b > self.params_total_b:
             raise ValueError("params_active_b exceeds params_total_b")
         if self.kind == "llm":
@@ -344,6 +354,17 @@ class PriceFile(_Strict):
             if offer.provider != self.provider:
                 raise ValueError(f"offer {offer.instance_type!r} names provider {offer.provider!r}")
         return self
+
+
+class InstanceType(_Strict):
+    """A cloud instance type and the GPUs it carries, for instances without a price row."""
+
+    provider: str
+    instance_type: str
+    gpu: str
+    gpu_count: PositiveInt
+    source: str
+    as_of: date
 
 
 class Benchmark(_Strict):

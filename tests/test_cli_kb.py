@@ -1,0 +1,79 @@
+"""``gpu-advisor kb ...`` commands, run in-process through ``bot.cli.main``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from bot.cli import main
+from bot.kb.loader import set_knowledge
+from tests.conftest import REPO, TINY_GPUS, write_tiny_kb
+
+
+def test_kb_validate_ok(capsys):
+    assert main(["kb", "validate", str(REPO / "knowledge")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ok: ")
+    assert "72 GPUs, 94 models, 156 price offers from 10 providers, 25 benchmarks" in out
+
+
+def test_kb_validate_broken_dir_lists_each_error(tmp_path, capsys):
+    kdir = write_tiny_kb(tmp_path, gpus=TINY_GPUS.replace("memory_gb: 80\n", "memory_gb: -1\n"))
+    assert main(["kb", "validate", str(kdir)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("knowledge/gpus.yaml:7: memory_gb: ")
+    assert err[-1] == f"2 error(s) in {kdir}"
+
+
+def test_kb_stats_counts(capsys, monkeypatch):
+    monkeypatch.setenv("GPU_ADVISOR_KNOWLEDGE", str(REPO / "knowledge"))
+    set_knowledge(None)
+    try:
+        assert main(["kb", "stats"]) == 0
+    finally:
+        set_knowledge(None)
+    out = capsys.readouterr().out
+    assert "GPUs: 72" in out and "models: 94" in out
+    assert "price dates: oldest 2025-08-18, newest 2026-11-09, undated 113" in out
+
+
+def test_env_var_points_at_another_knowledge_dir(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("GPU_ADVISOR_KNOWLEDGE", str(write_tiny_kb(tmp_path)))
+    set_knowledge(None)
+    try:
+        assert main(["kb", "stats"]) == 0
+    finally:
+        set_knowledge(None)
+    assert "GPUs: 2 " in capsys.readouterr().out
+
+
+def test_kb_show_fuzzy_with_sources(capsys):
+    assert main(["kb", "show", "Telsa", "P40"]) == 0
+    out = capsys.readouterr().out
+    assert "closest gpu: 'Tesla P40'" in out
+    assert "id: p40-24gb" in out
+    assert "sources:" in out
+
+
+def test_kb_show_unknown_exits_2_with_suggestions(capsys):
+    assert main(["kb", "show", "RTX 3050"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown GPU, model or instance 'RTX 3050'" in err
+    assert "Did you mean" in err
+
+
+def test_kb_stale_lists_undated_and_old(capsys, monkeypatch):
+    import bot.cli as cli
+    from datetime import date
+
+    monkeypatch.setattr(cli, "_today", lambda: date(2026, 11, 29))
+    assert main(["kb", "stale", "--days", "90"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    # 113 undated + dated offers before 2026-08-31 (DigitalOcean 2026-05-28: 5, AWS PR 2025-08-18: 2).
+    assert out[-1] == "120 of 156 offers are older than 90 days (before 2026-08-31) or undated"
+
+
+def test_console_script_runs():
+    proc = subprocess.run([sys.executable, "-m", "bot.cli", "kb", "validate"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
