@@ -1,0 +1,187 @@
+"""State kept between messages, in SQLAlchemy 2: conversation context, processed events, audit.
+
+SQLite by default (``sqlite:///./gpu-advisor.db``); PostgreSQL with
+``postgresql+psycopg://...``. Several processes may share one database: deduplication of Slack
+event retries relies on the primary key of ``processed_events`` (an INSERT either succeeds in
+exactly one process or raises IntegrityError in the others), which both back ends enforce.
+
+No message text is ever stored in the audit table; conversation context stores the parsed
+query (JSON) so follow-ups work, and expires.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import DateTime, Float, Integer, String, Text, create_engine, delete, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+__all__ = ["DEFAULT_DATABASE_URL", "ConversationContext", "Store"]
+
+DEFAULT_DATABASE_URL = "sqlite:///./gpu-advisor.db"
+CONTEXT_TTL = timedelta(hours=24)
+EVENT_TTL = timedelta(hours=1)  # Slack retries within minutes (3 retries: ~1 min, ~5 min); an hour is ample
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _aware(value: datetime) -> datetime:
+    # SQLite returns naive datetimes even for timezone-aware columns.
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class ConversationRow(Base):
+    __tablename__ = "gpu_advisor_conversations"
+
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    team_id: Mapped[str | None] = mapped_column(String(32))
+    channel_id: Mapped[str | None] = mapped_column(String(32))
+    thread_ts: Mapped[str | None] = mapped_column(String(32))
+    query_json: Mapped[str] = mapped_column(Text)
+    answer_summary: Mapped[str] = mapped_column(Text, default="")
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class ProcessedEventRow(Base):
+    __tablename__ = "gpu_advisor_processed_events"
+
+    event_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    team_id: Mapped[str | None] = mapped_column(String(32))
+    processed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class AuditRow(Base):
+    __tablename__ = "gpu_advisor_audit"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    team_id: Mapped[str | None] = mapped_column(String(32))
+    channel_type: Mapped[str | None] = mapped_column(String(16))
+    intent: Mapped[str | None] = mapped_column(String(32))
+    latency_ms: Mapped[float | None] = mapped_column(Float)
+    outcome: Mapped[str] = mapped_column(String(32))
+
+
+@dataclass(frozen=True)
+class ConversationContext:
+    """What a DM or thread remembers: the last parsed query (JSON) and a summary of the answer."""
+
+    key: str
+    query_json: str
+    answer_summary: str
+    updated_at: datetime
+
+
+class Store:
+    """Conversation context, processed Slack event ids and the audit log, in one database.
+
+    Args:
+        url: SQLAlchemy URL; ``None`` means :data:`DEFAULT_DATABASE_URL`.
+        engine: an existing engine (tests), instead of ``url``.
+
+    Tables are created on construction if missing.
+    """
+
+    def __init__(self, url: str | None = None, *, engine: Engine | None = None):
+        self.engine = engine or create_engine(url or DEFAULT_DATABASE_URL, pool_pre_ping=True)
+        Base.metadata.create_all(self.engine)
+        self._session = sessionmaker(self.engine, expire_on_commit=False)
+
+    # ------------------------------------------------------------------ events
+    def claim_event(self, event_id: str, team_id: str | None = None, *, now: datetime | None = None) -> bool:
+        """Record that ``event_id`` is being handled; ``True`` only for the first claimant.
+
+        Safe across processes sharing the database: the primary key makes exactly one INSERT win.
+        An expired record (older than :data:`EVENT_TTL`) is replaced.
+        """
+        now = now or _now()
+        with self._session() as session:
+            existing = session.get(ProcessedEventRow, event_id)
+            if existing is not None:
+                if _aware(existing.expires_at) > now:
+                    return False
+                session.delete(existing)
+                session.commit()
+        try:
+            with self._session() as session:
+                session.add(ProcessedEventRow(event_id=event_id, team_id=team_id, processed_at=now,
+                                              expires_at=now + EVENT_TTL))
+                session.commit()
+            return True
+        except IntegrityError:
+            return False
+
+    # ------------------------------------------------------------------ context
+    def load_context(self, key: str, *, now: datetime | None = None) -> ConversationContext | None:
+        """The context saved under ``key``, or ``None`` if there is none or it expired."""
+        now = now or _now()
+        with self._session() as session:
+            row = session.get(ConversationRow, key)
+            if row is None or _aware(row.expires_at) <= now:
+                return None
+            return ConversationContext(row.key, row.query_json, row.answer_summary, _aware(row.updated_at))
+
+    def save_context(self, key: str, query_json: str, answer_summary: str = "", *, team_id: str | None = None,
+                     channel_id: str | None = None, thread_ts: str | None = None,
+                     now: datetime | None = None) -> None:
+        """Insert or replace the context under ``key``; it expires after :data:`CONTEXT_TTL`."""
+        now = now or _now()
+        with self._session() as session:
+            row = session.get(ConversationRow, key)
+            if row is None:
+                row = ConversationRow(key=key)
+                session.add(row)
+            row.team_id, row.channel_id, row.thread_ts = team_id, channel_id, thread_ts
+            row.query_json, row.answer_summary = query_json, answer_summary
+            row.updated_at, row.expires_at = now, now + CONTEXT_TTL
+            session.commit()
+
+    def clear_context(self, key: str) -> None:
+        """Forget the context under ``key`` ("reset" in a DM)."""
+        with self._session() as session:
+            session.execute(delete(ConversationRow).where(ConversationRow.key == key))
+            session.commit()
+
+    # ------------------------------------------------------------------ audit
+    def record_audit(self, *, team_id: str | None, channel_type: str | None, intent: str | None,
+                     latency_ms: float | None, outcome: str, now: datetime | None = None) -> None:
+        """Append one audit row (no message text, by design)."""
+        with self._session() as session:
+            session.add(AuditRow(at=now or _now(), team_id=team_id, channel_type=channel_type, intent=intent,
+                                 latency_ms=latency_ms, outcome=outcome))
+            session.commit()
+
+    def audit_rows(self, limit: int = 100) -> list[AuditRow]:
+        """The newest audit rows, newest first."""
+        with self._session() as session:
+            return list(session.scalars(select(AuditRow).order_by(AuditRow.id.desc()).limit(limit)))
+
+    # ------------------------------------------------------------------ upkeep
+    def purge_expired(self, *, now: datetime | None = None) -> int:
+        """Delete expired contexts and event ids; returns how many rows went."""
+        now = now or _now()
+        with self._session() as session:
+            a = session.execute(delete(ConversationRow).where(ConversationRow.expires_at <= now)).rowcount
+            b = session.execute(delete(ProcessedEventRow).where(ProcessedEventRow.expires_at <= now)).rowcount
+            session.commit()
+        return (a or 0) + (b or 0)
+
+    def ping(self) -> bool:
+        """True when the database answers ``SELECT 1``."""
+        try:
+            with Session(self.engine) as session:
+                session.execute(select(1))
+            return True
+        except Exception:  # noqa: BLE001 - health checks report, never raise
+            return False
