@@ -180,13 +180,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="published parameter count, billions (warns when the computed one differs > 2%%)")
     p.set_defaults(func=cmd_kb_import_hf)
 
-    for register in _EXTRA_COMMANDS:
+    for register in _extra_commands():
         register(sub)
     return parser
 
 
-#: Modules that add subcommands (estimate, parse, ask, chat, serve, manifest) register here.
-_EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = []
+def _extra_commands() -> list[Callable[[argparse._SubParsersAction], None]]:
+    """Modules that add their own subcommands (imported here so ``kb`` works without them)."""
+    from bot.slack.commands import register as slack_commands
+
+    return [slack_commands]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -77,3 +77,19 @@ def test_console_script_runs():
     proc = subprocess.run([sys.executable, "-m", "bot.cli", "kb", "validate"], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_kb_import_skypilot_prints_entries(capsys):
+    assert main(["kb", "import-skypilot", str(REPO / "tests/fixtures/importers/aws_vms.csv"), "--provider", "aws"]) == 0
+    captured = capsys.readouterr()
+    assert "instance_type: p4d.24xlarge" in captured.out
+    assert "price_per_hour_usd: 32.7726" in captured.out
+    assert "Price blank" in captured.err  # the p5e row has no on-demand price
+
+
+def test_kb_import_hf_config_warns_on_declared_size(capsys):
+    config = REPO / "tests/fixtures/importers/llama-2-7b-config.json"
+    assert main(["kb", "import-hf-config", str(config), "--id", "my-7b", "--declared-params-b", "7"]) == 0
+    captured = capsys.readouterr()
+    assert "params_total_b: 6.738415616" in captured.out
+    assert "differs from the computed 6.738415616B by 3.9%" in captured.err

@@ -172,7 +172,7 @@ class Model(_Strict):
 
     Attributes:
         params_total_b: all parameters, billions (exact where published: Llama 2 70B is
-            68.976653312); memory follows this.
+            68.976648192); memory follows this.
         params_active_b: parameters used per token for MoE models, billions; compute and
             decode bandwidth follow this. ``None`` for dense models.
         head_dim: per-head dimension (the config's ``head_dim``, else hidden/heads).

@@ -1,0 +1,26 @@
+"""Importers that turn outside data into knowledge-base entries (pure functions, no I/O but reading).
+
+* :func:`import_skypilot_csv`: SkyPilot catalog ``vms.csv`` -> price-offer dicts.
+* :func:`import_hf_config`: Hugging Face ``config.json`` -> model entry dict, with an exact
+  parameter count (:func:`compute_params_from_config`).
+"""
+
+from bot.kb.importers.hf_config import (
+    ConfigImportError,
+    HfImportResult,
+    compute_params_from_config,
+    import_hf_config,
+    load_config,
+)
+from bot.kb.importers.skypilot import CatalogImportError, ImportResult, import_skypilot_csv
+
+__all__ = [
+    "CatalogImportError",
+    "ConfigImportError",
+    "HfImportResult",
+    "ImportResult",
+    "compute_params_from_config",
+    "import_hf_config",
+    "import_skypilot_csv",
+    "load_config",
+]
