@@ -150,6 +150,186 @@ def cmd_kb_import_hf(args: argparse.Namespace) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- estimate
+
+def _resolve(kind: str, name: str) -> str:
+    """An id from what the user typed (``"llama 2 70b"``, ``"a100 40g"``); exit 2 via UnknownEntityError."""
+    kb = get_knowledge()
+    table = kb.gpus if kind == "gpu" else kb.models
+    if name in table:
+        return name
+    match = get_index(kb).resolve(kind, name)
+    if match.variant_assumed or match.score < 100:
+        print(f"# {name!r} read as {get_index(kb).display_name(kind, match.id)} ({match.id})", file=sys.stderr)
+    return match.id
+
+
+def _estimate_model(args: argparse.Namespace):
+    """A knowledge model, or a generic one from ``--params`` (with optional shape overrides)."""
+    from bot.estimation import generic_model
+
+    if args.params is not None:
+        return generic_model(args.params / 1e9 if args.params > 1e6 else args.params,
+                             (args.active_params / 1e9 if args.active_params and args.active_params > 1e6
+                              else args.active_params),
+                             num_hidden_layers=args.layers, hidden_size=args.hidden, num_key_value_heads=args.kv_heads)
+    if not args.model:
+        raise UnknownEntityError("model", "(none given)", ["--model NAME or --params 7e9"])
+    return _resolve("model", args.model)
+
+
+def _print_result(result, as_json: bool) -> None:
+    data = result.model_dump(mode="json")
+    if as_json:
+        print(json.dumps(data, ensure_ascii=False))
+    else:
+        print(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110), end="")
+
+
+def cmd_estimate_inference(args: argparse.Namespace) -> int:
+    """``estimate inference --model M --gpu G ...``: memory, fit, TTFT, decode and throughput."""
+    from bot.estimation import estimate_inference
+
+    batch = "max" if str(args.batch).lower() == "max" else int(args.batch)
+    result = estimate_inference(get_knowledge(), _estimate_model(args), _resolve("gpu", args.gpu), count=args.count,
+                                precision=args.precision, kv_precision=args.kv_precision,
+                                context_tokens=args.context, input_tokens=args.input_tokens,
+                                output_tokens=args.output_tokens, batch_size=batch, engine=args.engine)
+    _print_result(result, args.json)
+    return 0
+
+
+def cmd_estimate_training(args: argparse.Namespace) -> int:
+    """``estimate training --model M --gpu G --count N --tokens D``: FLOPs, GPU-hours, memory, cost."""
+    from bot.estimation import estimate_training
+
+    result = estimate_training(get_knowledge(), _estimate_model(args), _resolve("gpu", args.gpu), args.count,
+                               args.tokens, precision=args.precision or "bf16",
+                               price_per_gpu_hour=args.price_per_gpu_hour)
+    _print_result(result, args.json)
+    return 0
+
+
+def cmd_estimate_finetune(args: argparse.Namespace) -> int:
+    """``estimate finetune --model M --gpu G --method lora``: memory per GPU, fit, GPU-hours."""
+    from bot.estimation import estimate_finetune
+
+    result = estimate_finetune(get_knowledge(), _estimate_model(args), _resolve("gpu", args.gpu),
+                               count=args.count or 1, method=args.method, seq_len=args.seq_len,
+                               micro_batch=args.micro_batch, tokens=args.tokens)
+    _print_result(result, args.json)
+    return 0
+
+
+def _add_estimate(sub: argparse._SubParsersAction) -> None:
+    est = sub.add_parser("estimate", help="run the sizing engine directly (JSON out with --json)")
+    est_sub = est.add_subparsers(dest="estimate_command", required=True)
+    for name, func in (("inference", cmd_estimate_inference), ("training", cmd_estimate_training),
+                       ("finetune", cmd_estimate_finetune)):
+        p = est_sub.add_parser(name)
+        p.add_argument("--model", help="model name as you would type it (\"llama 2 70b\")")
+        p.add_argument("--params", type=float, help="a model not in the knowledge base: parameters (7e9 or 7)")
+        p.add_argument("--active-params", type=float, help="MoE: parameters active per token")
+        p.add_argument("--layers", type=int)
+        p.add_argument("--hidden", type=int)
+        p.add_argument("--kv-heads", type=int)
+        p.add_argument("--gpu", required=True, help="GPU name (\"H100\", \"a100 40g\")")
+        p.add_argument("--count", type=int, required=name == "training",
+                       help="GPUs (inference: default the smallest that fits)")
+        p.add_argument("--precision", default=None)
+        p.add_argument("--json", action="store_true")
+        if name == "inference":
+            p.add_argument("--kv-precision", default=None)
+            p.add_argument("--context", type=int, default=None, help="tokens per sequence (default 4096)")
+            p.add_argument("--input-tokens", type=int, default=None)
+            p.add_argument("--output-tokens", type=int, default=None)
+            p.add_argument("--batch", default="1", help="concurrent sequences, or 'max'")
+            p.add_argument("--engine", default="vllm", choices=["vllm", "tensorrt-llm", "llama.cpp", "hf"])
+        elif name == "training":
+            p.add_argument("--tokens", type=float, required=True, help="training tokens, e.g. 2e12")
+            p.add_argument("--price-per-gpu-hour", type=float, default=None)
+        else:
+            p.add_argument("--method", choices=["full", "lora", "qlora"], required=True)
+            p.add_argument("--seq-len", type=int, default=None)
+            p.add_argument("--micro-batch", type=int, default=1)
+            p.add_argument("--tokens", type=float, default=None)
+        p.set_defaults(func=func)
+
+
+# --------------------------------------------------------------------------- parse, ask, chat
+
+def _lines(arg: str) -> list[str]:
+    """``-`` means one message per line of standard input; anything else is one message."""
+    if arg == "-":
+        return [line.rstrip("\n") for line in sys.stdin if line.strip()]
+    return [arg]
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    """``parse "TEXT" [--json]``; ``parse - --json`` reads one message per line, writes JSON lines."""
+    from bot.parsing.parser import parse_question
+
+    kb = get_knowledge()
+    for text in _lines(args.text):
+        query = parse_question(text, kb)
+        if args.json or args.text == "-":
+            print(query.model_dump_json(exclude_defaults=False))
+        else:
+            print(yaml.safe_dump(query.model_dump(mode="json", exclude_defaults=True), sort_keys=False,
+                                 allow_unicode=True, width=110), end="")
+    return 0
+
+
+def _render(answer, args: argparse.Namespace, *, one_line: bool) -> str:
+    from bot.render.blockkit import render_message
+    from bot.render.jsonout import render_json
+    from bot.render.terminal import render_text
+
+    if args.json:
+        return render_json(answer, indent=None if one_line else 2)
+    if args.blocks:
+        return json.dumps(render_message(answer), ensure_ascii=False, indent=None if one_line else 2)
+    return render_text(answer)
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    """``ask "QUESTION" [--json | --blocks]``; ``ask -`` answers one question per input line."""
+    from bot.advice.conversation import respond_to
+
+    kb = get_knowledge()
+    for text in _lines(args.question):
+        turn = respond_to(text, None, kb=kb)
+        print(_render(turn.answer, args, one_line=args.question == "-"))
+    return 0
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    """``chat``: an interactive prompt with follow-ups ("what about int4?"), like a Slack DM."""
+    from bot.advice.conversation import help_turn, respond_to
+
+    kb = get_knowledge()
+    previous = None
+    print("GPU Advisor chat. Ask a question; follow-ups keep the context; 'reset' starts over, 'quit' exits.")
+    while True:
+        try:
+            text = input("> ")
+        except (EOFError, KeyboardInterrupt):
+            print()
+            return 0
+        if text.strip().lower() in {"quit", "exit", "q"}:
+            return 0
+        if not text.strip():
+            continue
+        if text.strip().lower() in {"reset", "new"}:
+            previous = None
+            turn = help_turn(kb, reset=True)
+        else:
+            turn = respond_to(text, previous, kb=kb)
+            if turn.answer.intent not in ("help", "unknown"):
+                previous = turn.query
+        print(_render(turn.answer, args, one_line=False))
+
+
 # --------------------------------------------------------------------------- wiring
 
 def build_parser() -> argparse.ArgumentParser:
@@ -179,6 +359,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--declared-params-b", type=float, default=None,
                    help="published parameter count, billions (warns when the computed one differs > 2%%)")
     p.set_defaults(func=cmd_kb_import_hf)
+
+    _add_estimate(sub)
+    p = sub.add_parser("parse", help="show how a question is understood")
+    p.add_argument("text", help="the question, or - for one per line on standard input")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_parse)
+    for name, helptext, func in (("ask", "answer a question", cmd_ask),
+                                 ("chat", "interactive questions with follow-ups", cmd_chat)):
+        p = sub.add_parser(name, help=helptext)
+        if name == "ask":
+            p.add_argument("question", help="the question, or - for one per line on standard input")
+        fmt = p.add_mutually_exclusive_group()
+        fmt.add_argument("--json", action="store_true", help="the Answer as JSON (JSON lines with -)")
+        fmt.add_argument("--blocks", action="store_true", help="the Slack Block Kit message")
+        p.set_defaults(func=func)
 
     for register in _extra_commands():
         register(sub)

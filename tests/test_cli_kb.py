@@ -63,8 +63,9 @@ def test_kb_show_unknown_exits_2_with_suggestions(capsys):
 
 
 def test_kb_stale_lists_undated_and_old(capsys, monkeypatch):
-    import bot.cli as cli
     from datetime import date
+
+    import bot.cli as cli
 
     monkeypatch.setattr(cli, "_today", lambda: date(2026, 11, 29))
     assert main(["kb", "stale", "--days", "90"]) == 0

@@ -1,0 +1,87 @@
+"""GPU Advisor's sizing engine: memory, fit, speed, training time and cost, by deterministic formulas.
+
+Pure Python over :mod:`bot.kb` (no Slack, no database). Every result carries ``assumptions``,
+``warnings`` and ``sources``; constants and efficiency factors live in
+``knowledge/efficiency.yaml`` (loaded once per knowledge-base object).
+
+Public API::
+
+    estimate_inference(kb, model_id, gpu_id, count=None, precision="bf16", kv_precision=None,
+                       context_tokens=None, input_tokens=None, output_tokens=None, batch_size=1,
+                       engine="vllm", tensor_parallel=None) -> InferenceEstimate
+    estimate_training(kb, model_id, gpu_id, count, tokens, precision="bf16", recompute=False,
+                      price_per_gpu_hour=None, ...) -> TrainingEstimate
+    estimate_finetune(kb, model_id, gpu_id, count=1, method="lora", seq_len=None, micro_batch=1,
+                      tokens=None, lora_rank=16, ...) -> FinetuneEstimate
+    cheapest_offers(kb, gpu_id, gpu_count=1, pricing="on_demand") -> list[PriceOffer]
+    cost_per_million_tokens(price_per_hour_usd, tokens_per_s) -> float
+    generic_model(params_total_b, params_active_b=None, ...) -> Model   # "a 7B model"
+
+``model_id``/``gpu_id`` accept ids or :class:`~bot.kb.schema.Model` / :class:`~bot.kb.schema.Gpu`
+objects; the ``*_for`` variants take the objects directly.
+"""
+
+from bot.estimation.common import (
+    GB,
+    GIB,
+    KvShape,
+    generic_model,
+    kv_shape,
+    resolve_precision,
+    valid_tp_degrees,
+    weight_bytes,
+)
+from bot.estimation.cost import (
+    cheapest_offers,
+    cost_per_million_tokens,
+    offer_price_per_gpu_hour,
+    price_for_gpus,
+)
+from bot.estimation.efficiency import EfficiencyTable, efficiency_for, load_efficiency
+from bot.estimation.inference import estimate_inference, estimate_inference_for
+from bot.estimation.results import (
+    EstimationError,
+    FinetuneEstimate,
+    InferenceEstimate,
+    MemoryBreakdown,
+    TrainingEstimate,
+    TrainingMemory,
+)
+from bot.estimation.training import (
+    estimate_finetune,
+    estimate_finetune_for,
+    estimate_training,
+    estimate_training_for,
+    lora_trainable_params,
+)
+
+__all__ = [
+    "GB",
+    "GIB",
+    "EfficiencyTable",
+    "EstimationError",
+    "FinetuneEstimate",
+    "InferenceEstimate",
+    "KvShape",
+    "MemoryBreakdown",
+    "TrainingEstimate",
+    "TrainingMemory",
+    "cheapest_offers",
+    "cost_per_million_tokens",
+    "efficiency_for",
+    "estimate_finetune",
+    "estimate_finetune_for",
+    "estimate_inference",
+    "estimate_inference_for",
+    "estimate_training",
+    "estimate_training_for",
+    "generic_model",
+    "kv_shape",
+    "load_efficiency",
+    "lora_trainable_params",
+    "offer_price_per_gpu_hour",
+    "price_for_gpus",
+    "resolve_precision",
+    "valid_tp_degrees",
+    "weight_bytes",
+]

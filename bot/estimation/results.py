@@ -1,0 +1,165 @@
+"""Result objects of the sizing engine (pydantic v2). Units are in the field names; GB = 1e9 bytes."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bot.errors import AdvisorError
+
+__all__ = [
+    "EstimationError",
+    "FinetuneEstimate",
+    "InferenceEstimate",
+    "MemoryBreakdown",
+    "TrainingEstimate",
+    "TrainingMemory",
+]
+
+
+class EstimationError(AdvisorError, ValueError):
+    """An estimate was asked with arguments that cannot be honoured (e.g. a TP degree that does not
+    divide the attention heads, a non-positive token count)."""
+
+
+class _Result(BaseModel):
+    model_config = ConfigDict(frozen=False, extra="forbid")
+
+    assumptions: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+
+
+class MemoryBreakdown(BaseModel):
+    """Inference memory of one model replica.
+
+    Attributes:
+        weights_gb: one copy of the weights, GB.
+        kv_cache_gb: KV cache of all ``batch_size`` sequences at ``context_tokens`` summed over the
+            replica's GPUs (includes KV heads replicated when TP > KV heads), GB; ``None`` when the
+            model's shape is unknown.
+        overhead_gb: CUDA context + engine activation workspace + communication buffers, summed
+            over the replica's GPUs, GB.
+        total_gb: ``weights_gb + kv_cache_gb + overhead_gb``.
+        per_gpu_gb: what one GPU needs, GB (the fit criterion compares this with ``gpu_memory_gb``).
+        per_gpu_gib: the same in GiB (2^30 bytes), for comparing with nvidia-smi.
+        gpu_memory_gb: the GPU's memory as marketed, GB.
+        kv_cache_bytes_per_token: KV bytes per token over all layers (before sliding-window caps).
+        engine_reserved_gb_per_gpu: what the engine pre-allocates regardless of need (vLLM:
+            gpu_memory_utilization 0.9 x memory), GB; ``None`` for engines that allocate on demand.
+    """
+
+    weights_gb: float
+    kv_cache_gb: float | None
+    overhead_gb: float
+    total_gb: float
+    per_gpu_gb: float
+    per_gpu_gib: float
+    gpu_memory_gb: float
+    kv_cache_bytes_per_token: float | None = None
+    engine_reserved_gb_per_gpu: float | None = None
+
+
+class InferenceEstimate(_Result):
+    """Serving estimate for one model on one GPU type.
+
+    Speeds are ``None`` for non-LLM models and when the GPU has no published peak for the
+    precision (compute-bound figures). ``throughput_tokens_per_s`` is aggregate output tokens/s
+    over all ``gpu_count`` GPUs (all replicas) in steady state, prefill included.
+    """
+
+    model: str
+    gpu: str
+    gpu_count: int
+    tensor_parallel: int
+    pipeline_stages: int
+    replicas: int
+    engine: str
+    precision: str
+    requested_precision: str | None
+    kv_precision: str | None
+    fits: bool
+    memory: MemoryBreakdown
+    context_tokens: int
+    input_tokens: int
+    output_tokens: int
+    batch_size: int
+    max_batch_size: int | None
+    max_context_tokens: int | None
+    ttft_s: float | None
+    tpot_ms: float | None
+    decode_tokens_per_s_per_sequence: float | None
+    throughput_tokens_per_s: float | None
+    bound: Literal["memory-bandwidth", "compute"] | None
+    mbu: float | None
+    mfu: float | None
+
+
+class TrainingMemory(BaseModel):
+    """Per-GPU training memory, GB: model states (weights, gradients, optimizer) and activations."""
+
+    weights_gb: float
+    gradients_gb: float
+    optimizer_gb: float
+    activations_gb: float
+    overhead_gb: float
+    total_gb: float
+
+
+class TrainingEstimate(_Result):
+    """Pretraining / full-training estimate.
+
+    ``flops`` is 6 x P_active x tokens (x 4/3 with full recompute); ``attention_flops`` is the
+    12 x L x d_attn x seq per-token term (PaLM) that MFU also counts; time uses their sum.
+    """
+
+    model: str
+    gpu: str
+    gpu_count: int
+    precision: str
+    tokens: float
+    flops: float
+    attention_flops: float
+    mfu: float
+    goodput: float
+    achieved_tflops_per_gpu: float
+    gpu_hours: float | None
+    wall_clock_hours: float | None
+    steady_state_wall_clock_hours: float | None
+    memory_per_gpu_gb: float
+    memory: TrainingMemory
+    fits: bool
+    sharding: str
+    tensor_parallel: int
+    pipeline_stages: int
+    seq_len: int
+    micro_batch: int
+    price_per_gpu_hour_usd: float | None
+    cost_usd: float | None
+    price_source: str | None = None
+
+
+class FinetuneEstimate(_Result):
+    """Fine-tuning estimate (full, LoRA or QLoRA); ``gpu_hours`` only when ``tokens`` was given."""
+
+    model: str
+    gpu: str
+    gpu_count: int
+    method: Literal["full", "lora", "qlora"]
+    precision: str
+    seq_len: int
+    micro_batch: int
+    lora_rank: int | None
+    trainable_params: float
+    memory_per_gpu_gb: float
+    memory: TrainingMemory
+    fits: bool
+    sharding: str
+    tokens: float | None
+    flops: float | None
+    mfu: float | None
+    gpu_hours: float | None
+    wall_clock_hours: float | None
+    price_per_gpu_hour_usd: float | None
+    cost_usd: float | None
