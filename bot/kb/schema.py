@@ -83,6 +83,8 @@ class Gpu(_Strict):
             ``None`` when the card has none (all 40-series GeForce).
         supported_precisions: formats the hardware computes natively (tensor or vector path).
         unsupported: formats with no tensor/matrix path, as the sources state them.
+        missing_figures: tensor rates the hardware has but no source consulted publishes,
+            with the reason (H100 NVL's per-card figures); estimates needing them say so.
         default_for: generic names for which this variant is assumed (``"H100"`` means the
             SXM 80GB); a match through one of these sets ``variant_assumed``.
         derived: field name to how its value was computed from a sourced figure.
@@ -102,6 +104,7 @@ class Gpu(_Strict):
     fp16_accumulate_tflops: PositiveFloat | None = None
     supported_precisions: list[Precision]
     unsupported: list[str] = Field(default_factory=list)
+    missing_figures: dict[str, str] = Field(default_factory=dict)
     nvlink_gb_s: PositiveFloat | None = None
     interconnect: str | None = None
     pcie_gen: PositiveInt | None = None
@@ -175,6 +178,9 @@ class Model(_Strict):
             68.976648192); memory follows this.
         params_active_b: parameters used per token for MoE models, billions; compute and
             decode bandwidth follow this. ``None`` for dense models.
+        params_from_config_b: the count summed from the config's weight shapes, billions.
+        params_config_gap: why ``params_total_b`` differs from ``params_from_config_b`` by more
+            than 2% (a vision tower counted, a tied head stored twice), when it does.
         head_dim: per-head dimension (the config's ``head_dim``, else hidden/heads).
         sliding_window: attention window, tokens, on the layers that use it.
         sliding_window_layers: how many of ``num_hidden_layers`` use the window (Gemma 2:
@@ -198,6 +204,7 @@ class Model(_Strict):
     params_active_b: PositiveFloat | None = None
     params_basis: str | None = None
     params_from_config_b: PositiveFloat | None = None
+    params_config_gap: str | None = None
     num_hidden_layers: PositiveInt | None = None
     hidden_size: PositiveInt | None = None
     num_attention_heads: PositiveInt | None = None
@@ -255,6 +262,10 @@ class Model(_Strict):
                 raise ValueError("sliding_window_layers exceeds num_hidden_layers")
             if self.sliding_window_layers and not self.sliding_window:
                 raise ValueError("sliding_window_layers is set but sliding_window is not")
+        if (self.params_from_config_b and abs(self.params_from_config_b / self.params_total_b - 1) > 0.02
+                and not self.params_config_gap):
+            raise ValueError(f"params_total_b {self.params_total_b:g} differs from params_from_config_b "
+                             f"{self.params_from_config_b:g} by more than 2%: record why in params_config_gap")
         return self
 
     @property
