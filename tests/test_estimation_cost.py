@@ -56,6 +56,6 @@ def test_estimation_package_is_pure():
 def test_training_without_published_peak_has_no_time(kb):
     from bot.estimation import estimate_training
 
-    r = estimate_training(kb, "llama-2-7b", "rtx-3090-24gb", count=8, tokens=1e9)
+    r = estimate_training(kb, "llama-2-7b", "h100-nvl-94gb", count=8, tokens=1e9)  # no per-card peak published
     assert r.gpu_hours is None and r.cost_usd is None
     assert any("TFLOPS" in w for w in r.warnings)

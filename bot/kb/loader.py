@@ -203,7 +203,7 @@ def _check_aliases(
     entries: Iterable[tuple[str, Path, str, int, list[str]]], out: _Collector, owner: dict[str, str]
 ) -> None:
     for kind, path, top, index, names in entries:
-        for pos, name in enumerate(names):
+        for name in names:
             key = normalize_name(name)
             ident = names[0]
             prev = owner.get(key)

@@ -1,0 +1,388 @@
+"""Find GPUs, cloud instances and GPU counts in a message.
+
+How a name is found (each step only where the previous one found nothing):
+
+1. cloud instance types (``p5.48xlarge``, ``a2-highgpu-8g``): exact names from the price
+   files, read as "N x GPU" (a close misspelling such as ``p4dn.24xlarge`` is accepted with a note);
+2. word windows: up to N consecutive words ("rtx a6000 ada", "a100 80g", "a 100") are joined
+   and looked up as an exact alias; a plural ("4090s"), a glued count ("a100x8") and the
+   letter O typed for a zero ("H1OO") are understood;
+3. a vendor word ("Telsa P40", "GTX 1080 Ti") or a GPU-shaped word ("A40900", "mi300")
+   is looked up fuzzily (:mod:`bot.kb.index`: score threshold plus digit guard). What still
+   does not resolve is reported as an unknown term with suggestions, never guessed.
+
+A memory size next to the name ("a100 40g", "40gb a100", "a100 (80GB)") picks the variant;
+a number or Chinese/Korean counter next to it ("8x A100", "h100 x8", "4张4090", "双卡A4000",
+"T4 15G 4장") is the count.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bot.kb.index import repair_name
+from bot.parsing.tables import GPU_WORD, ParserTables
+from bot.parsing.text import SpanSet
+
+__all__ = ["FoundGpu", "scan_gpus", "scan_instances", "scan_standalone_counts"]
+
+_GLUED_SUFFIX = re.compile(r"^(.+?)x(\d{1,2})$")  # "a100x8"
+_DECIMAL_AFTER = re.compile(r"^[.,]\d")
+_TIGHT_GAP = re.compile(r"^\s?$")
+_GLUED_WORD = re.compile(r"^[a-z0-9]+x\d{1,2}$")
+
+_NUMBER_WORDS = {
+    "one": 1, "single": 1, "a single": 1, "two": 2, "dual": 2, "pair of": 2, "a pair of": 2, "three": 3,
+    "four": 4, "quad": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twelve": 12, "sixteen": 16,
+    "一": 1, "单": 1, "二": 2, "两": 2, "双": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
+    "九": 9, "十": 10,
+}
+_NUM = r"\d{1,4}|a single|single|one|two|dual|a pair of|pair of|three|four|quad|five|six|eight|ten|twelve|sixteen"
+_CJK_NUM = r"[一二两三四五六七八九十单双]"
+_COUNTER = r"张|張|卡|块|台|장|枚|pcs"
+_COUNT_BEFORE = re.compile(
+    rf"(?<![a-z0-9.$])({_NUM}|{_CJK_NUM})\s*(?:x|×|\*|-|{_COUNTER})?\s*(?:of\s+)?(?:(?:nvidia|geforce|tesla|amd)\s+)?$"
+)
+_COUNT_AFTER = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,4}})(?![\d.])|(\d{{1,4}}|{_CJK_NUM})\s*(?:{_COUNTER}))")
+_STANDALONE_COUNT = re.compile(
+    rf"(?<![a-z0-9.$])(\d{{1,4}}|{_CJK_NUM}|two|three|four|six|eight|sixteen)\s*(?:x\s*)?"
+    r"(?:gpus?(?![\s-]*h(?:ou)?rs?\b)(?![a-z])|cards?\b|张卡|块卡|张显卡|块显卡|卡|显卡)"
+)
+_MEMORY_WORD = re.compile(r"^(\d{1,3})(?:g|gb|gib)$")
+_JOIN_GAP = re.compile(r"^[ \t\-_]{0,2}$")
+_MEMORY_GAP = re.compile(r"^[ \t(\-_]{0,3}$")
+
+#: Words that introduce a GPU name; a name starting here that is not in the knowledge base
+#: is an unknown GPU, not a sentence word.
+VENDOR_WORDS = frozenset(
+    {"rtx", "gtx", "tesla", "telsa", "quadro", "geforce", "radeon", "rx", "instinct", "nvidia", "titan", "arc"}
+)
+_VENDOR_TAIL = re.compile(r"^(?:\d{2,5}[a-z]{0,4}|[a-z]{1,2}\d{2,5}[a-z]{0,3}|ti|super|xt|xtx|ada|titan|pro|max|ultra|s)$")
+#: A word shaped like a GPU model code (letter series + digits): "a40900", "h300", "mi355x".
+_GPU_SHAPED = re.compile(r"^(?:a|h|b|l|v|p|k|t|mi|gh|gb)\d{2,5}[a-z]{0,2}$")
+_ACTIVE_PARAMS = re.compile(r"^a\d+(?:\.\d+)?b$")  # "A22B" in Qwen3-235B-A22B is not a GPU
+#: After "a 100" the article reading ("a 100 users") is more likely than the GPU unless one
+#: of these follows.
+_SPLIT_NAME_FOLLOWERS = frozenset(
+    {"or", "vs", "and", "for", "with", "to", "on", "in", "gpu", "gpus", "card", "cards", "sxm", "sxm4", "sxm5",
+     "pcie", "nvl", "x", "is", "are", "was", "vs.", "versus", "but", "than", "s"}
+)
+#: Units after a bare number that make it a quantity, not a GPU ("4090 tokens").
+_QUANTITY_UNITS = frozenset(
+    {"tokens", "token", "tok", "usd", "dollars", "hours", "hour", "h", "hrs", "ms", "steps", "rows", "samples",
+     "mb", "mib", "users", "requests", "req", "words", "files", "seconds", "s", "sec", "k", "m", "b", "px",
+     "epochs", "images", "days", "d", "w", "watts", "mhz", "ctx", "context"}
+)
+_APPLE = re.compile(r"(?:mac\s*(?:studio|mini|pro|book(?:\s*pro)?)\s*(?:with\s*)?)?(?:apple\s*)?\bm[1-4]\s*(?:ultra|max|pro)\b")
+_INSTANCE = re.compile(
+    r"\b(?:[a-z]\d[a-z]{0,3}\.\d{0,2}x?large|[a-z]\d[a-z]{0,3}\.metal"
+    r"|a\d-(?:high|ultra|mega|edge)gpu-\d+g|g2-standard-\d+"
+    r"|standard_n[a-z]\d+[a-z_0-9]*|(?:bm|vm)\.gpu[a-z0-9.\-]*|gpu_\d+x_[a-z0-9_]+)\b"
+)
+
+
+@dataclass
+class FoundGpu:
+    """A GPU (or an unknown GPU-like name) found in the text.
+
+    Attributes:
+        id: GPU id, or ``None`` for an unknown name.
+        as_written: the user's text.
+        start, end: character span of the name in the lower-cased text.
+        span_start, span_end: the span including a count and memory size next to it.
+        count: GPUs of this kind, when stated.
+        variant_assumed: the default variant was taken.
+        provider: provider id, for a cloud instance type.
+        notes: what was assumed or corrected.
+        suggestions: for unknown names, close knowledge-base names.
+    """
+
+    id: str | None
+    as_written: str
+    start: int
+    end: int
+    span_start: int
+    span_end: int
+    count: int | None = None
+    variant_assumed: bool = False
+    provider: str | None = None
+    notes: list[str] = field(default_factory=list)
+    suggestions: list[str] = field(default_factory=list)
+
+
+def _count_value(word: str) -> int | None:
+    word = word.strip()
+    value = int(word) if word.isdigit() else _NUMBER_WORDS.get(word)
+    return value if value and 0 < value <= 4096 else None
+
+
+def _repair_word(word: str) -> str:
+    """"h1oo" -> "h100": the letter O typed for a zero, only next to a digit."""
+    if "o" in word and any(c.isdigit() for c in word):
+        return repair_name(word)
+    return word
+
+
+def scan_instances(low: str, tables: ParserTables) -> list[FoundGpu]:
+    """Cloud instance types, each as ``gpu_count`` x its GPU, with the provider.
+
+    Args:
+        low: the lower-cased message.
+        tables: the knowledge base's parser tables.
+
+    Returns:
+        One :class:`FoundGpu` per instance name that resolves (exactly, or fuzzily with a note).
+    """
+    found = []
+    for m in _INSTANCE.finditer(low):
+        match = tables.index.lookup("instance", m.group(0))
+        if match is None:
+            continue
+        notes = []
+        if match.score < 100:
+            notes.append(f"Read '{m.group(0)}' as the instance {match.alias} ({match.gpu_count}x "
+                         f"{tables.index.display_name('gpu', match.id)}).")
+        found.append(FoundGpu(match.id, m.group(0), m.start(), m.end(), m.start(), m.end(), match.gpu_count,
+                              False, match.provider, notes))
+    return found
+
+
+def _words(low: str, masked: SpanSet) -> list[tuple[str, int, int]]:
+    return [(m.group(0), m.start(), m.end()) for m in GPU_WORD.finditer(low) if m.start() not in masked]
+
+
+class _GpuScanner:
+    """One pass over one message; see the module docstring for the rules."""
+
+    def __init__(self, low: str, written, tables: ParserTables, masked: SpanSet,
+                 max_fuzzy: int = 12):
+        self.low = low
+        self.written = written
+        self.tables = tables
+        self.words = _words(low, masked)
+        self.reps = [_repair_word(w) for w, _, _ in self.words]
+        self.fuzzy_budget = max_fuzzy  # bounds the work on a 40,000-character message
+        self.found: list[FoundGpu] = []
+
+    def _joinable(self, k: int) -> bool:
+        """Whether word k and word k+1 belong to one name (only spaces or hyphens between)."""
+        return k + 1 < len(self.words) and bool(_JOIN_GAP.match(self.low[self.words[k][2]:self.words[k + 1][1]]))
+
+    def _run(self, i: int, limit: int) -> int:
+        n = 1
+        while n < limit and self._joinable(i + n - 1):
+            n += 1
+        return n
+
+    def _resolve_key(self, key: str, last_word: str) -> tuple[str, str, int | None, str | None] | None:
+        """(GPU id, matched key, glued count, note) for a joined key, or None."""
+        keys = self.tables.gpu_keys
+        gpu_id = keys.get(key)
+        if gpu_id is not None:
+            stem = keys.get(key[:-1]) if key.endswith("s") else None
+            # "v100s" is usually the plural of V100, not the rare V100S: a lower-case trailing
+            # "s" is read as a plural when no provider rents the s-named GPU but they rent the stem.
+            if (stem and stem != gpu_id and last_word.endswith("s")
+                    and self.tables.offer_counts.get(gpu_id, 0) == 0 and self.tables.offer_counts.get(stem, 0) > 0):
+                note = (f"Read '{last_word}' as a plural of {self.tables.index.display_name('gpu', stem)} "
+                        f"(the {self.tables.index.display_name('gpu', gpu_id)} is a different, rarely rented card).")
+                return stem, key[:-1], None, note
+            return gpu_id, key, None, None
+        if key.endswith("s") and key[:-1] in keys:
+            return keys[key[:-1]], key[:-1], None, None
+        glued = _GLUED_SUFFIX.match(key)
+        if glued and glued.group(1) in keys:
+            return keys[glued.group(1)], glued.group(1), int(glued.group(2)), None
+        return None
+
+    def _bare_number_ok(self, start: int, end: int, next_index: int) -> bool:
+        """A GPU named only by digits ("4090") must not be a quantity ("4090 tokens", "$3090")."""
+        before = self.low[start - 1] if start else " "
+        after = self.low[end:end + 2]
+        if before in ".,:=$/#" or _DECIMAL_AFTER.match(after):
+            return False
+        if next_index < len(self.words) and self.words[next_index][0] in _QUANTITY_UNITS:
+            gap = self.low[end:self.words[next_index][1]]
+            return not _TIGHT_GAP.match(gap)
+        return True
+
+    def _split_name_ok(self, next_index: int, end: int) -> bool:
+        """"a 100" is the A100 only when followed by a connector, punctuation or the end."""
+        if next_index >= len(self.words):
+            return True
+        gap = self.low[end:self.words[next_index][1]]
+        return bool(gap.strip()) or self.words[next_index][0] in _SPLIT_NAME_FOLLOWERS or bool(
+            _MEMORY_WORD.match(self.words[next_index][0]))
+
+    def _exact_at(self, i: int) -> tuple[int, str, str, int | None, str | None] | None:
+        """Longest exact window starting at word i: (words used, id, key, glued count, note)."""
+        first = self.reps[i]
+        split_letter = (len(first) == 1 and first in "ahlvtbpk" and i + 1 < len(self.words)
+                        and self.reps[i + 1].isdigit() and self._joinable(i))
+        if first not in self.tables.gpu_first_words and not split_letter and not (
+                first.endswith("s") and first[:-1] in self.tables.gpu_first_words):
+            if not _GLUED_WORD.match(first):
+                return None
+        for n in range(self._run(i, self.tables.gpu_max_words + 1), 0, -1):
+            if split_letter and n == 1:
+                break
+            key = "".join(self.reps[i:i + n])
+            hit = self._resolve_key(key, self.words[i + n - 1][0])
+            if hit is None:
+                continue
+            gpu_id, matched_key, glued, note = hit
+            end = self.words[i + n - 1][2]
+            if matched_key.isdigit() and not self._bare_number_ok(self.words[i][1], end, i + n):
+                continue
+            if split_letter and n == 2 and not self._split_name_ok(i + n, end):
+                continue
+            return n, gpu_id, matched_key, glued, note
+        return None
+
+    def _memory_variant(self, gpu_id: str, memory_gb: int) -> tuple[str, str] | None:
+        """The variant of ``gpu_id``'s product with ``memory_gb`` GB: (id, key), or None."""
+        keys = self.tables.gpu_keys
+        for base in sorted(self.tables.gpu_keys_by_id.get(gpu_id, []), key=len):
+            for suffix in (f"{memory_gb}g", f"{memory_gb}gb"):
+                if base + suffix in keys:
+                    return keys[base + suffix], base + suffix
+        return None
+
+    def _memory_word_at(self, k: int) -> tuple[int, int] | None:
+        """(memory GB, words used) when word k (and k+1) spell a memory size ("80gb", "80 gb")."""
+        if k >= len(self.words) or k < 0:
+            return None
+        m = _MEMORY_WORD.match(self.words[k][0])
+        if m:
+            return int(m.group(1)), 1
+        if (self.words[k][0].isdigit() and k + 1 < len(self.words) and self.words[k + 1][0] in ("g", "gb", "gib")
+                and self._joinable(k)):
+            return int(self.words[k][0]), 2
+        return None
+
+    def _add(self, i: int, n: int, gpu_id: str, key: str, glued: int | None, note: str | None) -> int:
+        """Record a match of words i..i+n-1; take memory and counts around it. Returns the next word."""
+        start, end = self.words[i][1], self.words[i + n - 1][2]
+        span_start, span_end = start, end
+        lookup_key = key
+        notes = [note] if note else []
+        # a memory size after the name ("a100 40g", "A100 (80GB)") or before it ("40gb a100")
+        after = self._memory_word_at(i + n)
+        if after and _MEMORY_GAP.match(self.low[end:self.words[i + n][1]]):
+            memory_gb, used = after
+            variant = self._memory_variant(gpu_id, memory_gb)
+            if variant:
+                gpu_id, lookup_key = variant
+            span_end = self.words[i + n + used - 1][2]
+            if self.low[span_end:span_end + 1] == ")":
+                span_end += 1
+            n += used
+        elif i > 0 and _MEMORY_WORD.match(self.words[i - 1][0]) and re.match(
+                r"^\s{1,2}$", self.low[self.words[i - 1][2]:start]):
+            variant = self._memory_variant(gpu_id, int(_MEMORY_WORD.match(self.words[i - 1][0]).group(1)))
+            if variant:
+                gpu_id, lookup_key = variant
+            span_start = self.words[i - 1][1]
+        match = self.tables.index.lookup("gpu", lookup_key, fuzzy=False)
+        assumed = bool(match and match.variant_assumed)
+        written = self.written(start, self.words[i + n - 1][2])
+        count = glued
+        if count is None:
+            before = _COUNT_BEFORE.search(self.low[max(0, span_start - 24):span_start])
+            if before and not self._follows_model_word(span_start - len(before.group(0))):
+                count = _count_value(before.group(1))
+                if count is not None:
+                    span_start -= len(before.group(0))
+        if count is None:
+            after_count = _COUNT_AFTER.match(self.low[span_end:span_end + 16])
+            if after_count:
+                count = _count_value(after_count.group(1) or after_count.group(2))
+                if count is not None:
+                    span_end += after_count.end()
+        if assumed:
+            notes.append(f"Assumed {self.tables.index.display_name('gpu', gpu_id)} for '{written}'.")
+        self.found.append(FoundGpu(gpu_id, written, start, self.words[i + n - 1][2], span_start, span_end, count,
+                                   assumed, None, notes))
+        return i + n
+
+    def _follows_model_word(self, pos: int) -> bool:
+        """"llama 2 a100": the 2 is a model version, not a count."""
+        before = self.low[max(0, pos - 12):pos].split()
+        return bool(before) and before[-1] in {"llama", "qwen", "gemma", "phi", "mistral", "l", "version", "v"}
+
+    def _fuzzy_or_unknown(self, i: int, vendor: bool) -> int | None:
+        """Fuzzy-resolve a vendor window or a GPU-shaped word; report it unknown otherwise."""
+        n = 1
+        if vendor:
+            while (n < 4 and self._joinable(i + n - 1) and _VENDOR_TAIL.match(self.words[i + n][0])):
+                n += 1
+            if n == 1 or not any(ch.isdigit() for w, _, _ in self.words[i:i + n] for ch in w):
+                return None
+        start, end = self.words[i][1], self.words[i + n - 1][2]
+        written = self.written(start, end)
+        if self.fuzzy_budget <= 0:
+            return None
+        self.fuzzy_budget -= 1
+        match = self.tables.index.lookup("gpu", written)
+        if match is not None:
+            name = self.tables.index.display_name("gpu", match.id)
+            note = f"Read '{written}' as {name}."
+            return self._add(i, n, match.id, repair_name(match.alias), None, note)
+        # a known name inside the window ("geforce 4090") is left to the exact scan
+        if vendor and any(self._exact_at(k) for k in range(i + 1, i + n)):
+            return None
+        self.found.append(FoundGpu(None, written, start, end, start, end,
+                                   suggestions=self.tables.index.suggest("gpu", written)))
+        return i + n
+
+    def scan(self) -> list[FoundGpu]:
+        i = 0
+        while i < len(self.words):
+            exact = self._exact_at(i)
+            if exact is not None:
+                i = self._add(i, *exact)
+                continue
+            word = self.reps[i]
+            next_i = None
+            if word in VENDOR_WORDS:
+                next_i = self._fuzzy_or_unknown(i, vendor=True)
+            elif _GPU_SHAPED.match(word) and not _ACTIVE_PARAMS.match(word):
+                next_i = self._fuzzy_or_unknown(i, vendor=False)
+            i = next_i if next_i is not None else i + 1
+        return self.found
+
+
+def scan_gpus(low: str, written, tables: ParserTables, masked: SpanSet) -> list[FoundGpu]:
+    """GPU names in ``low`` outside the ``masked`` spans, in order, including unknown ones.
+
+    Args:
+        low: the lower-cased message.
+        written: ``(start, end) -> str`` giving the user's text for a span.
+        tables: the knowledge base's parser tables.
+        masked: spans already claimed (instance types, model names).
+
+    Returns:
+        :class:`FoundGpu` records; ``id`` is ``None`` for names not in the knowledge base.
+    """
+    found = _GpuScanner(low, written, tables, masked).scan()
+    claimed = SpanSet([(f.start, f.end) for f in found])
+    for m in _APPLE.finditer(low):
+        if m.start() not in claimed:
+            text = written(m.start(), m.end())
+            found.append(FoundGpu(None, text, m.start(), m.end(), m.start(), m.end(),
+                                  suggestions=tables.index.suggest("gpu", text)))
+    found.sort(key=lambda f: f.start)
+    return found
+
+
+def scan_standalone_counts(low: str, claimed: SpanSet) -> list[int]:
+    """Counts stated apart from a GPU name ("6 gpus", "8卡"), outside the ``claimed`` spans."""
+    out = []
+    for m in _STANDALONE_COUNT.finditer(low):
+        if m.start() in claimed:
+            continue
+        value = _count_value(m.group(1))
+        if value is not None:
+            out.append(value)
+    return out

@@ -1,0 +1,358 @@
+"""Find the model a message is about.
+
+In order of precedence:
+
+1. Ollama tags (``llama3:70b``, ``qwen2.5:72b-instruct-q4_K_M``): the tag's quant, or Ollama's
+   default 4-bit Q4_K_M when it names none (with a note);
+2. Hugging Face repo ids (``Qwen/Qwen2.5-72B-Instruct``) that are aliases;
+3. word windows joined and looked up as exact aliases (``llama-2-70b-gptq``, ``l2 70b``,
+   ``Llama-3.1-70B-Instruct-AWQ``); fine-tune and quantisation suffixes after the name
+   (``-instruct``, ``-chat``, ``-it``, ``-hf``, ``-GPTQ``, ``-AWQ``, ``-GGUF``) map to the base
+   model and, where they say so, the precision;
+4. family + size ("llama 70b", "qwen 72b", "70b llama2"): the newest model of that family
+   and size, ``variant_assumed`` with a note; an approximate size ("~1b llama") stays generic;
+5. a bare size ("a 7b model", "vicuna-13b", "100B MoE with 10B active", "13B, 40 layers,
+   GQA 8"): a generic model; an unknown name before the size is reported as an unknown term.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bot.kb.index import repair_name
+from bot.parsing.tables import MODEL_WORD, ParserTables
+from bot.parsing.text import SpanSet
+
+__all__ = ["FoundModel", "scan_models", "shape_hints"]
+
+_SUFFIX_GAP = re.compile(r"^[ \t\-_]{1,2}$")
+_SPACE_GAP = re.compile(r"^\s{1,2}$")
+_NEAR_GAP = re.compile(r"^[ \t\-_]{0,3}$")
+_NAME_BEFORE_SIZE = re.compile(r"([a-z][a-z0-9.]*(?:-[a-z0-9.]+)*)-$")  # "vicuna-" in "vicuna-13b"
+
+_OLLAMA = re.compile(r"(?<![\w/.:-])([a-z][a-z0-9.\-]*[a-z0-9]):([a-z0-9][a-z0-9._\-]*[a-z0-9])")
+_OLLAMA_QUANT = re.compile(r"^(?:q\d(?:_k)?(?:_[a-z0-9]+)?|iq\d_[a-z0-9_]+|fp16|f16|bf16|fp8|int4|int8)$")
+_HF_REPO = re.compile(r"(?<![\w.])([a-z0-9][\w.\-]*)/([a-z0-9][\w.\-]*[a-z0-9])")
+_SIZE_WORD = re.compile(r"^(\d+(?:\.\d+)?)b$")
+_MOE_WORD = re.compile(r"^(?:(\d+)x(\d+(?:\.\d+)?)b?|(\d+(?:\.\d+)?)bx(\d+))$")
+_FAMILY_HEAD = re.compile(r"^([a-z]+)(\d+(?:\.\d+)?)?$")
+_VERSION_WORD = re.compile(r"^v?\d+(?:\.\d+)?$")
+_JOIN_GAP = re.compile(r"^[ \t\-_]{0,2}$")
+#: Words after a model name that name a fine-tune or packaging of the same base model.
+_SUFFIX_WORDS = frozenset(
+    {"instruct", "chat", "it", "hf", "base", "gptq", "awq", "gguf", "ggml", "int4", "int8", "fp8", "fp16", "bf16",
+     "4bit", "8bit", "exl2", "pt", "sft", "dpo", "class", "model", "v1", "v2", "v0.1", "v0.2", "v0.3", "uncensored"}
+)
+_SUFFIX_PRECISION = {"gptq": "gptq", "awq": "awq", "int4": "int4", "int8": "int8", "fp8": "fp8", "fp16": "fp16",
+                     "bf16": "bf16", "4bit": "int4", "8bit": "int8"}
+#: Words allowed between a family word and its size ("llama 3 instruct 70b" is rare, but
+#: "qwen2.5 coder 32b" is not): they must match the model's extras to choose it.
+_BETWEEN_WORDS = frozenset({"instruct", "chat", "base", "it", "hf", "model"})
+#: Spoken family abbreviations: "l2 70b" is Llama 2 70B.
+_FAMILY_SYNONYMS = {"l": "llama", "codellama": "codellama", "meta": "llama"}
+_APPROX = re.compile(r"(?:~|about|around|roughly|approx\.?|approximately|circa)\s*$")
+_GENERIC_SIZE = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s?(?:b\b|billion\b)(?:[\s-]*(?:params?|parameters?)\b)?"
+    r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|examples|words|images|requests))"
+)
+_MOE_GENERIC = re.compile(
+    r"(\d+(?:\.\d+)?)\s?b\b[^.;\n]{0,40}?(\d+(?:\.\d+)?)\s?b\s*(?:params?\s*)?active"
+)
+_LAYERS = re.compile(r"(?:\"?num_hidden_layers\"?\s*[=:]\s*(\d+))|(?<![\w.])(\d{1,3})\s*(?:layers|transformer blocks)\b")
+_HIDDEN = re.compile(r"\"?(?:hidden_size|d_model|n_embd|hidden(?:\s*size)?|dim)\"?\s*[=:]?\s*(\d{3,6})\b")
+_KV_HEADS = re.compile(
+    r"\"?(?:num_key_value_heads|n_kv_heads|kv[_\s]heads)\"?\s*[=:]?\s*(\d{1,3})\b|\bgqa\s*[=:(]?\s*(\d{1,3})\b"
+    r"|(?<![\w.])(\d{1,3})\s*kv[\s_-]?heads"
+)
+
+
+@dataclass
+class FoundModel:
+    """A model mention with its span in the lower-cased text (see :class:`~bot.parsing.query.ModelMention`).
+
+    ``unknown`` carries a name that is not in the knowledge base (with ``suggestions``).
+    """
+
+    id: str | None
+    as_written: str
+    start: int
+    end: int
+    variant_assumed: bool = False
+    generic: bool = False
+    params_total_b: float | None = None
+    params_active_b: float | None = None
+    precision: str | None = None
+    notes: list[str] = field(default_factory=list)
+    unknown: str | None = None
+    suggestions: list[str] = field(default_factory=list)
+
+
+def _size_key(word: str) -> str | None:
+    """"70b" -> "70b"; "8x7", "8x7b", "7bx8" -> "8x7b"; else None."""
+    if _SIZE_WORD.match(word):
+        return word
+    m = _MOE_WORD.match(word)
+    if m:
+        if m.group(1):
+            return f"{m.group(1)}x{m.group(2)}b"
+        return f"{m.group(4)}x{m.group(3)}b"
+    return None
+
+
+def _size_billions(size: str) -> float | None:
+    m = _SIZE_WORD.match(size)
+    return float(m.group(1)) if m else None
+
+
+class _ModelScanner:
+    def __init__(self, prepared_low: str, written, tables: ParserTables):
+        self.low = prepared_low
+        self.written = written
+        self.tables = tables
+        self.found: list[FoundModel] = []
+        self.masked = SpanSet()
+        self.family_only: list[str] = []
+
+    def _is_masked(self, pos: int) -> bool:
+        return pos in self.masked
+
+    def _display(self, model_id: str) -> str:
+        return self.tables.index.display_name("model", model_id)
+
+    # ----------------------------------------------------------------- 1. Ollama tags
+    def ollama(self) -> None:
+        for m in _OLLAMA.finditer(self.low):
+            name, tag = m.group(1), m.group(2)
+            head = _FAMILY_HEAD.match(name.split("-")[0])
+            family = head.group(1) if head else ""
+            if family not in self.tables.families and name not in self.tables.model_first_words:
+                continue
+            parts = tag.split("-")
+            size = _size_key(parts[0])
+            model_id = None
+            if size is not None:
+                model_id = self.tables.model_keys.get(repair_name(f"{name}:{size}"))
+            if model_id is None:
+                model_id = self.tables.model_keys.get(repair_name(f"{name}:{parts[0]}")) or (
+                    self.tables.model_keys.get(repair_name(name)) if not size else None)
+            assumed, notes = False, []
+            if model_id is None and size is not None and head:
+                model_id, assumed = self._by_family(family, head.group(2) or "", size, set())
+                if model_id:
+                    notes.append(f"Assumed {self._display(model_id)} for '{m.group(0)}'.")
+            if model_id is None:
+                continue
+            quant = next((p for p in parts[1:] if _OLLAMA_QUANT.match(p)), None)
+            if quant is None:
+                precision = "q4_k_m"
+                notes.append(f"{m.group(0)} is an Ollama tag: assumed its default 4-bit quantisation (Q4_K_M).")
+            else:
+                precision = "fp16" if quant == "f16" else quant
+            self.found.append(FoundModel(model_id, self.written(m.start(), m.end()), m.start(), m.end(), assumed,
+                                         precision=precision, notes=notes))
+            self.masked.add(m.span())
+
+    # ----------------------------------------------------------------- 2. HF repo ids
+    def hf_repos(self) -> None:
+        for m in _HF_REPO.finditer(self.low):
+            if self._is_masked(m.start()):
+                continue
+            model_id = self.tables.model_keys.get(repair_name(m.group(0)))
+            if model_id is None:
+                continue  # the part after "/" is scanned as a name below
+            end = m.end()
+            precision, end = self._suffixes(end)
+            self.found.append(FoundModel(model_id, self.written(m.start(), end), m.start(), end, precision=precision))
+            self.masked.add((m.start(), end))
+
+    # ----------------------------------------------------------------- 3.-4. word windows
+    def _words(self) -> list[tuple[str, int, int]]:
+        return [(m.group(0), m.start(), m.end()) for m in MODEL_WORD.finditer(self.low) if not self._is_masked(m.start())]
+
+    def _suffixes(self, end: int) -> tuple[str | None, int]:
+        """Consume "-instruct-gptq"-style words after ``end``; return (precision, new end)."""
+        precision = None
+        for m in MODEL_WORD.finditer(self.low, end):
+            if not _SUFFIX_GAP.match(self.low[end:m.start()]):
+                break
+            word = m.group(0)
+            if word not in _SUFFIX_WORDS and not _OLLAMA_QUANT.match(word):
+                break
+            if word in _SUFFIX_PRECISION and (precision is None or precision in ("int4", "int8")):
+                precision = _SUFFIX_PRECISION[word]
+            elif _OLLAMA_QUANT.match(word) and word.startswith(("q", "iq")):
+                precision = word
+            end = m.end()
+        return precision, end
+
+    def _by_family(self, family: str, version: str, size: str, extras: set[str]) -> tuple[str | None, bool]:
+        """The newest model of ``family`` with ``size`` (and ``version`` when given)."""
+        same_size = [s for s in self.tables.shapes.get(family, [])
+                     if s.size == size and (not version or s.version == version)]
+        candidates = [s for s in same_size if s.extras <= extras]
+        if not candidates and version and len(same_size) == 1:
+            return same_size[0].id, True  # "llama 3.2 11b" is the 11B Vision: the only one
+        if not candidates:
+            return None, False
+        best = max(candidates, key=lambda s: s.order)
+        return best.id, not version or len(candidates) > 1
+
+    def windows(self) -> None:
+        words = self._words()
+        reps = [w for w, _, _ in words]
+        i = 0
+        while i < len(words):
+            word = reps[i]
+            head = _FAMILY_HEAD.match(word)
+            is_start = word in self.tables.model_first_words or (head and head.group(1) in self.tables.families)
+            synonym = head and head.group(1) in _FAMILY_SYNONYMS and head.group(2)
+            if not (is_start or synonym):
+                moe = _size_key(word) if _MOE_WORD.match(word) else None
+                if moe and moe in self.tables.sizes and len({s.family for s in self.tables.sizes[moe]}) == 1:
+                    shape = max(self.tables.sizes[moe], key=lambda s: s.order)
+                    note = f"Read '{self.written(words[i][1], words[i][2])}' as {self._display(shape.id)}."
+                    self.found.append(FoundModel(shape.id, self.written(words[i][1], words[i][2]), words[i][1],
+                                                 words[i][2], True, notes=[note]))
+                    self.masked.add((words[i][1], words[i][2]))
+                i += 1
+                continue
+            run = 1
+            while (run < self.tables.model_max_words + 1 and i + run < len(words)
+                   and _JOIN_GAP.match(self.low[words[i + run - 1][2]:words[i + run][1]])):
+                run += 1
+            hit = None
+            for n in range(run, 0, -1):
+                key = repair_name("".join(reps[i:i + n]))
+                model_id = self.tables.model_keys.get(key)
+                if model_id is not None and (n > 1 or not _VERSION_WORD.match(word)):
+                    hit = (n, model_id)
+                    break
+            if hit is not None:
+                n, model_id = hit
+                start, end = words[i][1], words[i + n - 1][2]
+                precision, end = self._suffixes(end)
+                self.found.append(FoundModel(model_id, self.written(start, end), start, end, precision=precision))
+                self.masked.add((start, end))
+                i += n
+                while i < len(words) and words[i][1] < end:
+                    i += 1
+                continue
+            used = self._family_size(words, i, head)
+            i += used or 1
+
+    def _family_size(self, words: list[tuple[str, int, int]], i: int, head: re.Match | None) -> int:
+        """Family + size resolution starting at word i; returns the words consumed (0 if none)."""
+        if head is None:
+            return 0
+        family, version = head.group(1), head.group(2) or ""
+        if family in _FAMILY_SYNONYMS:
+            if family == "l" and version not in ("2", "3", "3.1", "3.2", "3.3"):
+                return 0
+            family = _FAMILY_SYNONYMS[family]
+        if family not in self.tables.families:
+            return 0
+        k = i + 1
+        if not version and k < len(words) and _VERSION_WORD.match(words[k][0]) and self._near(words, k):
+            version = words[k][0].lstrip("v")
+            k += 1
+        extras: set[str] = set()
+        size = None
+        for j in range(k, min(k + 3, len(words))):
+            if not self._near(words, j):
+                break
+            size = _size_key(words[j][0])
+            if size:
+                k = j + 1
+                break
+            extras.add(words[j][0])
+        start, end = words[i][1], words[k - 1][2] if size else words[i][2]
+        if size is None and i > 0 and _SPACE_GAP.match(self.low[words[i - 1][2]:words[i][1]]):
+            size = _size_key(words[i - 1][0])  # "70b llama2"
+            if size:
+                start = words[i - 1][1]
+        if size is None:
+            self.family_only.append(self.written(words[i][1], words[i][2]))
+            return 1
+        written = self.written(start, end)
+        approx = _APPROX.search(self.low[max(0, start - 12):start])
+        model_id, assumed = (None, False) if approx else self._by_family(family, version, size, extras - _BETWEEN_WORDS)
+        if model_id is not None:
+            note = f"Assumed {self._display(model_id)} for '{written}'"
+            note += " (the newest matching model in the knowledge base)." if not version else "."
+            self.found.append(FoundModel(model_id, written, start, end, assumed, notes=[note] if assumed else []))
+        else:
+            billions = _size_billions(size)
+            note = (f"Treated '{written}' as a generic {size.upper()} model"
+                    + (" (approximate size, family noted only)." if approx else
+                       " (no such model in the knowledge base)."))
+            self.found.append(FoundModel(None, written, start, end, generic=True, params_total_b=billions,
+                                         notes=[note], unknown=None if approx else written,
+                                         suggestions=[] if approx else self.tables.index.suggest("model", written)))
+        self.masked.add((start, end))
+        return max(1, k - i)
+
+    def _near(self, words: list[tuple[str, int, int]], j: int) -> bool:
+        return bool(_NEAR_GAP.match(self.low[words[j - 1][2]:words[j][1]]))
+
+    # ----------------------------------------------------------------- 5. generic sizes
+    def generic(self) -> None:
+        moe = _MOE_GENERIC.search(self.low)
+        for m in _GENERIC_SIZE.finditer(self.low):
+            if self._is_masked(m.start()):
+                continue
+            start = m.start()
+            name = _NAME_BEFORE_SIZE.search(self.low[max(0, start - 30):start])
+            unknown = None
+            if name:
+                start -= len(name.group(0))
+                unknown = self.written(start, m.end())
+            total = float(m.group(1))
+            active = None
+            if moe and moe.start() <= m.start() < moe.end() and float(moe.group(2)) < total:
+                active = float(moe.group(2))
+            size = f"{m.group(1)}B"
+            note = (f"'{unknown}' is not in the knowledge base: sized as a generic {size} model." if unknown
+                    else f"No model family given: treated as a generic {size} model"
+                         + (f" with {active:g}B active parameters (MoE)." if active else "."))
+            self.found.append(FoundModel(None, self.written(start, m.end()), start, m.end(), generic=True,
+                                         params_total_b=total, params_active_b=active, notes=[note], unknown=unknown,
+                                         suggestions=self.tables.index.suggest("model", unknown) if unknown else []))
+            return  # the first size is the model; later ones are usually a second, smaller model
+
+
+def shape_hints(low: str) -> tuple[int | None, int | None, int | None]:
+    """(layers, hidden size, KV heads) stated in the text ("40 layers, GQA 8", a pasted config.json)."""
+    layers = _LAYERS.search(low)
+    hidden = _HIDDEN.search(low)
+    kv = _KV_HEADS.search(low)
+    return (
+        int(next(g for g in layers.groups() if g)) if layers else None,
+        int(hidden.group(1)) if hidden else None,
+        int(next(g for g in kv.groups() if g)) if kv else None,
+    )
+
+
+def scan_models(low: str, written, tables: ParserTables) -> tuple[list[FoundModel], SpanSet, list[str]]:
+    """Model mentions in ``low``, best first.
+
+    Args:
+        low: the lower-cased message.
+        written: ``(start, end) -> str`` giving the user's text for a span.
+        tables: the knowledge base's parser tables.
+
+    Returns:
+        (mentions: knowledge-base models in order of appearance, then the first generic
+        size; spans they occupy, for the GPU scanner to skip; family words seen without a size).
+    """
+    scanner = _ModelScanner(low, written, tables)
+    scanner.ollama()
+    scanner.hf_repos()
+    scanner.windows()
+    known = sorted((f for f in scanner.found if f.id), key=lambda f: f.start)
+    generic_found = [f for f in scanner.found if not f.id]
+    if not known:
+        scanner.generic()
+        generic_found = [f for f in scanner.found if not f.id]
+    generic_found.sort(key=lambda f: f.start)
+    return known + generic_found, scanner.masked, scanner.family_only

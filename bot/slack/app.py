@@ -1,0 +1,269 @@
+"""The Slack app: one Bolt ``App`` with every listener registered in :func:`build_app`.
+
+The Slack layer is thin: it turns Slack payloads into text, asks the core
+(:func:`bot.advice.conversation.respond_to`) and posts the rendered answer. It owns the
+platform rules a naive bot breaks:
+
+* ack at once (slash commands call ``ack()`` before any work; events are acked by Bolt
+  before the listener runs, because ``process_before_response`` is off);
+* never loop, never answer twice: bot messages, the app's own messages and every message
+  subtype are ignored; DMs only come through ``message.im`` and channel questions only
+  through ``app_mention``, so a mention is answered once although Slack also sends the
+  message event; retried events (same ``event_id``) are claimed once in the shared store,
+  so a retry reaching another process is not answered again;
+* Web API calls go through slack_sdk's retry handlers (429 ``Retry-After``, connection errors);
+* an exception gives the user a short apology with a reference id; the traceback goes to the
+  log only; tokens are never logged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from slack_bolt import App, BoltResponse
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
+
+from bot.advice.conversation import Turn, help_turn, respond_to
+from bot.kb.loader import KnowledgeBase, get_knowledge
+from bot.parsing.query import Query
+from bot.render.blockkit import render_message
+from bot.settings import Settings
+from bot.slack.home import home_view
+from bot.storage.store import Store
+
+__all__ = ["build_app", "make_client"]
+
+log = logging.getLogger("gpu_advisor.slack")
+
+RESET_WORDS = {"reset", "new", "start over", "重新开始", "重置"}
+
+
+def make_client(settings: Settings, token: str | None = None) -> WebClient:
+    """A WebClient on ``SLACK_API_URL`` with slack_sdk's retry handlers.
+
+    Retries: up to 2 on HTTP 429 (waiting ``Retry-After``) and up to 2 on connection errors
+    (slack_sdk.http_retry.builtin_handlers).
+    """
+    if token is None and settings.slack_bot_token is not None:
+        token = settings.slack_bot_token.get_secret_value()
+    return WebClient(
+        token=token,
+        base_url=settings.slack_api_url,
+        retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=2), ConnectionErrorRetryHandler(max_retry_count=2)],
+    )
+
+
+def _ref_id() -> str:
+    return uuid.uuid4().hex[:8]
+
+
+def _apology(ref: str) -> str:
+    return (f"Sorry, something went wrong while answering that (reference `{ref}`). "
+            "Please try again, or rephrase the question.")
+
+
+def build_app(
+    settings: Settings,
+    store: Store,
+    *,
+    kb_provider: Callable[[], KnowledgeBase] = get_knowledge,
+    oauth_settings: Any | None = None,
+) -> App:
+    """Create the Bolt app with all listeners.
+
+    Args:
+        settings: tokens, signing secret and Web API URL.
+        store: the shared state store (context, processed events, audit).
+        kb_provider: returns the current knowledge base (reloads swap what it returns).
+        oauth_settings: a ``slack_bolt.oauth.oauth_settings.OAuthSettings`` for
+            multi-workspace installs; ``None`` for single-workspace (``SLACK_BOT_TOKEN``).
+
+    Returns:
+        The configured ``slack_bolt.App``.
+    """
+    signing_secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
+    if oauth_settings is not None:
+        app = App(signing_secret=signing_secret, oauth_settings=oauth_settings, client=make_client(settings, None),
+                  process_before_response=False)
+    else:
+        app = App(signing_secret=signing_secret, client=make_client(settings), process_before_response=False)
+
+    # ------------------------------------------------------------------ middleware
+    @app.middleware
+    def deduplicate_events(req, resp, next):  # noqa: A002 - Bolt's parameter name
+        body = req.body or {}
+        event_id = body.get("event_id") if body.get("type") == "event_callback" else None
+        if event_id and not store.claim_event(event_id, body.get("team_id")):
+            log.info("duplicate event %s (retry %s) ignored", event_id,
+                     (req.headers.get("x-slack-retry-num") or ["0"])[0])
+            return BoltResponse(status=200, body="")
+        next()
+
+    # ------------------------------------------------------------------ helpers
+    def answer_and_remember(text: str, key: str | None, *, team_id: str | None, channel_type: str,
+                            force_intent: str | None = None) -> tuple[Turn, dict[str, Any]]:
+        started = time.perf_counter()
+        previous = None
+        if key is not None:
+            ctx = store.load_context(key)
+            if ctx is not None:
+                previous = Query.model_validate_json(ctx.query_json)
+        if key is not None and text.strip().lower() in RESET_WORDS:
+            store.clear_context(key)
+            turn = help_turn(kb_provider(), reset=True)
+        else:
+            turn = respond_to(text, previous, kb=kb_provider(), force_intent=force_intent)
+        action_ctx = uuid.uuid4().hex[:16]
+        store.save_context(f"answer:{action_ctx}", turn.query.model_dump_json(), turn.answer.verdict,
+                           team_id=team_id)
+        if key is not None and not turn.reset and turn.answer.intent not in ("help", "unknown"):
+            store.save_context(key, turn.query.model_dump_json(), turn.answer.verdict, team_id=team_id)
+        store.record_audit(team_id=team_id, channel_type=channel_type, intent=turn.answer.intent,
+                           latency_ms=(time.perf_counter() - started) * 1000, outcome="answered")
+        return turn, render_message(turn.answer, action_context=action_ctx)
+
+    def post(client: WebClient, *, channel: str, user: str | None, thread_ts: str | None,
+             message: dict[str, Any]) -> None:
+        try:
+            client.chat_postMessage(channel=channel, thread_ts=thread_ts, **message)
+        except SlackApiError as exc:
+            req_id = exc.response.headers.get("x-slack-req-id", "-") if exc.response is not None else "-"
+            log.error("chat.postMessage failed: %s (x-slack-req-id %s)", exc.response.get("error"), req_id)
+            if user:
+                try:
+                    client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread_ts,
+                                              text="Sorry, I could not post the answer here "
+                                                   f"({exc.response.get('error')}).")
+                except SlackApiError:
+                    log.error("chat.postEphemeral failed too (x-slack-req-id %s)", req_id)
+
+    def fail(client: WebClient, *, channel: str, user: str | None, thread_ts: str | None, team_id: str | None,
+             channel_type: str) -> None:
+        ref = _ref_id()
+        log.exception("advisor error, reference %s", ref)
+        store.record_audit(team_id=team_id, channel_type=channel_type, intent=None, latency_ms=None,
+                           outcome="error")
+        try:
+            if user and channel_type != "im":
+                client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread_ts, text=_apology(ref))
+            else:
+                client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=_apology(ref))
+        except SlackApiError:
+            log.error("could not deliver the apology for reference %s", ref)
+
+    # ------------------------------------------------------------------ events
+    @app.event("app_mention")
+    def on_mention(event: dict, client: WebClient, context) -> None:
+        if event.get("bot_id") or event.get("subtype"):
+            return
+        channel, user = event["channel"], event.get("user")
+        thread_ts = event.get("thread_ts") or event["ts"]
+        team_id = context.team_id
+        try:
+            _, message = answer_and_remember(event.get("text", ""), f"{team_id}:{channel}:{thread_ts}",
+                                             team_id=team_id, channel_type="channel")
+        except Exception:  # noqa: BLE001 - the user gets an apology, the log the traceback
+            fail(client, channel=channel, user=user, thread_ts=thread_ts, team_id=team_id, channel_type="channel")
+            return
+        post(client, channel=channel, user=user, thread_ts=thread_ts, message=message)
+
+    @app.event("message")
+    def on_message(event: dict, client: WebClient, context) -> None:
+        # Only plain user messages in DMs: every subtype (edits, joins, bot_message, ...) and
+        # every bot (including this app) is ignored, so the bot can never answer itself.
+        if event.get("channel_type") != "im" or event.get("subtype") or event.get("bot_id"):
+            return
+        if event.get("user") is None or event.get("user") == context.bot_user_id:
+            return
+        channel, user = event["channel"], event["user"]
+        thread_ts = event.get("thread_ts")
+        team_id = context.team_id
+        key = f"{team_id}:{channel}" + (f":{thread_ts}" if thread_ts else "")
+        try:
+            _, message = answer_and_remember(event.get("text", ""), key, team_id=team_id, channel_type="im")
+        except Exception:  # noqa: BLE001
+            fail(client, channel=channel, user=user, thread_ts=thread_ts, team_id=team_id, channel_type="im")
+            return
+        post(client, channel=channel, user=user, thread_ts=thread_ts, message=message)
+
+    @app.event("app_home_opened")
+    def on_home(event: dict, client: WebClient) -> None:
+        if event.get("tab", "home") != "home":
+            return
+        try:
+            client.views_publish(user_id=event["user"], view=home_view(kb_provider()))
+        except SlackApiError as exc:
+            log.error("views.publish failed: %s", exc.response.get("error"))
+
+    # ------------------------------------------------------------------ slash commands
+    def slash(force_intent: str | None, usage: str) -> Callable[..., None]:
+        def handler(ack, command: dict, respond, context) -> None:
+            ack()  # within Slack's 3 seconds, before any work
+            text = (command.get("text") or "").strip()
+            team_id = context.team_id
+            if not text or text.lower() in {"help", "?"}:
+                turn = help_turn(kb_provider(), usage=usage)
+                respond(response_type="ephemeral", **render_message(turn.answer))
+                return
+            try:
+                turn, message = answer_and_remember(text, None, team_id=team_id, channel_type="command",
+                                                    force_intent=force_intent)
+            except Exception:  # noqa: BLE001
+                ref = _ref_id()
+                log.exception("advisor error in %s, reference %s", command.get("command"), ref)
+                respond(response_type="ephemeral", text=_apology(ref))
+                return
+            visible = turn.answer.intent not in ("help", "unknown") and not turn.answer.examples
+            respond(response_type="in_channel" if visible else "ephemeral", **message)
+        return handler
+
+    app.command("/gpu")(slash(None, "/gpu H100 vs A100 for Llama 2 70B"))
+    app.command("/gpu-quote")(slash("quote", "/gpu-quote 8x H100 for 3 days [on aws]"))
+    app.command("/gpu-size")(slash("size_inference", "/gpu-size llama 3 70b, 200 users, 8k context, int4"))
+
+    # ------------------------------------------------------------------ buttons
+    def on_button(ack, body: dict, respond, action: dict) -> None:
+        ack()
+        try:
+            payload = json.loads(action.get("value") or "{}")
+        except json.JSONDecodeError:
+            payload = {}
+        ctx = store.load_context(f"answer:{payload.get('c', '')}")
+        message = body.get("message") or {}
+        thread_ts = message.get("thread_ts") or message.get("ts")
+        if ctx is None:
+            respond(response_type="ephemeral", replace_original=False,
+                    text="That answer is too old to follow up on; please ask again.")
+            return
+        previous = Query.model_validate_json(ctx.query_json)
+        try:
+            if action["action_id"] == "show_assumptions":
+                turn = respond_to("", previous, kb=kb_provider(), replay=True)
+                rendered = render_message(turn.answer, show_assumptions=True, action_context=payload.get("c"))
+            else:
+                turn = respond_to(payload.get("v", ""), previous, kb=kb_provider())
+                new_ctx = uuid.uuid4().hex[:16]
+                store.save_context(f"answer:{new_ctx}", turn.query.model_dump_json(), turn.answer.verdict)
+                rendered = render_message(turn.answer, action_context=new_ctx)
+        except Exception:  # noqa: BLE001
+            ref = _ref_id()
+            log.exception("advisor error on button %s, reference %s", action.get("action_id"), ref)
+            respond(response_type="ephemeral", replace_original=False, text=_apology(ref))
+            return
+        respond(response_type="in_channel", replace_original=False, thread_ts=thread_ts, **rendered)
+
+    for action_id in ("show_assumptions", "switch_precision", "quote_this"):
+        app.action(action_id)(on_button)
+
+    @app.error
+    def on_error(error: Exception, body: dict) -> None:
+        log.error("unhandled error %s: %s", type(error).__name__, error, exc_info=error)
+
+    return app

@@ -1,0 +1,84 @@
+"""Fixtures that run the real Bolt app over HTTP against the local mock of Slack's Web API."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import jsonschema
+import pytest
+from slack_sdk.signature import SignatureVerifier
+
+from bot.settings import Settings
+from bot.slack.app import build_app
+from bot.slack.runner import start_http_server
+from bot.storage.store import Store
+from tests.conftest import REPO
+from tests.slack.mock_web_api import TEAM_ID, MockSlack, start_mock_slack
+
+SIGNING_SECRET = "test-signing-secret"
+BLOCK_KIT_SCHEMA = json.loads((REPO / "tests" / "fixtures" / "block-kit.schema.json").read_text(encoding="utf-8"))
+
+
+def assert_valid_blocks(blocks: list[dict]) -> None:
+    """Valid against the Block Kit JSON Schema and within Slack's 50-blocks-per-message limit."""
+    assert 1 <= len(blocks) <= 50
+    errors = list(jsonschema.Draft202012Validator(BLOCK_KIT_SCHEMA).iter_errors(blocks))
+    assert not errors, jsonschema.exceptions.best_match(errors).message
+
+
+@dataclass
+class RunningApp:
+    base_url: str
+    mock: MockSlack
+    store: Store
+
+    def post(self, body: str, content_type: str, *, timestamp: int | None = None, secret: str = SIGNING_SECRET,
+             headers: dict[str, str] | None = None) -> tuple[int, float]:
+        """POST a signed request to /slack/events; returns (HTTP status, seconds until the response)."""
+        ts = str(timestamp if timestamp is not None else int(time.time()))
+        signature = SignatureVerifier(secret).generate_signature(timestamp=ts, body=body)
+        req = urllib.request.Request(
+            self.base_url + "/slack/events", data=body.encode(), method="POST",
+            headers={"Content-Type": content_type, "X-Slack-Request-Timestamp": ts,
+                     "X-Slack-Signature": signature, **(headers or {})})
+        started = time.perf_counter()
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                return resp.status, time.perf_counter() - started
+        except urllib.error.HTTPError as exc:
+            return exc.code, time.perf_counter() - started
+
+    def slash(self, command: str, text: str, response_id: str = "1", **kw) -> tuple[int, float]:
+        form = {"token": "x", "team_id": TEAM_ID, "team_domain": "example", "channel_id": "C0000001",
+                "channel_name": "ml-infra", "user_id": "U0000001", "user_name": "ana", "command": command,
+                "text": text, "api_app_id": "A0000001", "response_url": self.mock.response_url_base + response_id,
+                "trigger_id": "1.2.3"}
+        return self.post(urlencode(form), "application/x-www-form-urlencoded", **kw)
+
+    def event(self, event: dict, event_id: str, headers: dict[str, str] | None = None) -> tuple[int, float]:
+        body = {"token": "x", "team_id": TEAM_ID, "api_app_id": "A0000001", "event": event, "type": "event_callback",
+                "event_id": event_id, "event_time": int(time.time()),
+                "authorizations": [{"team_id": TEAM_ID, "user_id": "UBOT0001", "is_bot": True}]}
+        return self.post(json.dumps(body), "application/json", headers=headers)
+
+    def action(self, payload: dict) -> tuple[int, float]:
+        return self.post(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded")
+
+
+@pytest.fixture
+def running_app(tmp_path):
+    mock = start_mock_slack()
+    settings = Settings(slack_bot_token="xoxb-test-token", slack_signing_secret=SIGNING_SECRET,
+                        slack_api_url=mock.url)
+    store = Store(f"sqlite:///{tmp_path / 'state.db'}")
+    app = build_app(settings, store)
+    server, _thread = start_http_server(app, store, host="127.0.0.1", port=0)
+    yield RunningApp(f"http://127.0.0.1:{server.server_port}", mock, store)
+    server.shutdown()
+    server.server_close()
+    mock.server.shutdown()
