@@ -24,6 +24,7 @@ from bot.estimation import (
     estimate_training,
     generic_model,
 )
+from bot.kb.importers.hf_config import import_hf_config
 from bot.kb.loader import KnowledgeBase
 from bot.kb.schema import Gpu, Model
 from bot.parsing.query import Query
@@ -155,6 +156,10 @@ def _model(ctx: _Context) -> Model | None:
     mention = ctx.query.model
     if mention is None:
         return None
+    if mention.config is not None:
+        entry = import_hf_config(mention.config, "pasted-config").entry
+        ctx.assumptions.append("architecture from the pasted config.json (parameter count computed from its shapes)")
+        return Model.model_validate({**entry, "name": "the model of the pasted config.json"})
     if mention.id and mention.id in ctx.kb.models:
         return ctx.kb.models[mention.id]
     if mention.generic and mention.params_total_b:
@@ -165,26 +170,42 @@ def _model(ctx: _Context) -> Model | None:
 
 def _generic(ctx: _Context, total_b: float, active_b: float | None, layers: int | None, hidden: int | None,
              kv_heads: int | None) -> Model:
-    """A generic model shaped like the nearest published dense model of its size (issue: generic models)."""
+    """A model known by its size: weights and compute follow the stated parameters exactly; the KV-cache
+    shape comes from what the user gave (layers, hidden size, KV heads) and, for the rest, from the
+    nearest published model of that size, or from P ~ 12 x layers x hidden^2 when one of the two is given
+    (the transformer block count: 4h^2 attention + 8h^2 MLP per layer, Kaplan et al. 2020)."""
     dense_b = active_b or total_b
     like = _nearest_published(ctx.kb, dense_b)
-    if like is not None and layers is None and hidden is None:
-        model = generic_model(
-            total_b, active_b, name=f"a {total_b:g}B model" + (f" ({active_b:g}B active)" if active_b else ""),
-            num_hidden_layers=like.num_hidden_layers, hidden_size=like.hidden_size,
-            num_attention_heads=like.num_attention_heads,
-            num_key_value_heads=kv_heads or like.num_key_value_heads, head_dim=like.effective_head_dim,
-            vocab_size=like.vocab_size, intermediate_size=like.intermediate_size)
+    name = f"a {total_b:g}B model" + (f" ({active_b:g}B active)" if active_b else "")
+    if layers is None and hidden is None:
+        if like is None:
+            model = generic_model(total_b, active_b, name=name, num_key_value_heads=kv_heads)
+            ctx.assumptions += model.notes
+            return model
+        layers, hidden = like.num_hidden_layers, like.hidden_size
+        heads, head_dim, kv = like.num_attention_heads, like.effective_head_dim, kv_heads or like.num_key_value_heads
         ctx.assumptions.append(
-            f"a {total_b:g}B model was given the shape of {like.name} ({like.num_hidden_layers} layers, hidden "
-            f"{like.hidden_size}, {kv_heads or like.num_key_value_heads} KV heads); weights and compute follow "
-            f"{total_b:g}B exactly, the KV cache follows this assumed shape")
+            f"{name} was given the shape of {like.name} ({layers} layers, hidden {hidden}, {kv} KV heads); weights "
+            f"and compute follow {total_b:g}B exactly, the KV cache follows this assumed shape")
         ctx.sources += like.sources[:1]
-        return model
-    model = generic_model(total_b, active_b, num_hidden_layers=layers, hidden_size=hidden,
-                          num_key_value_heads=kv_heads)
-    ctx.assumptions += model.notes
-    return model
+        vocab, inter = like.vocab_size, like.intermediate_size
+    else:
+        if hidden is None:
+            hidden = max(256, round(math.sqrt(dense_b * 1e9 / (12 * layers)) / 128) * 128)
+        if layers is None:
+            layers = max(1, round(dense_b * 1e9 / (12 * hidden * hidden)))
+        head_dim = 128
+        heads = max(1, hidden // head_dim)
+        kv = kv_heads or heads
+        if heads % kv:
+            kv = heads
+        vocab, inter = 32000, int(hidden * 2.6875)
+        ctx.assumptions.append(
+            f"{name}: {layers} layers, hidden {hidden}, {heads} heads of 128, {kv} KV heads (what you gave, the rest "
+            "from P ~ 12 x layers x hidden^2); the KV cache follows this shape")
+    return generic_model(total_b, active_b, name=name, num_hidden_layers=layers, hidden_size=hidden,
+                         num_attention_heads=heads, num_key_value_heads=kv, head_dim=head_dim, vocab_size=vocab,
+                         intermediate_size=inter)
 
 
 #: Families whose shapes stand for "a typical decoder" when a user gives only a size: the mainstream
@@ -467,7 +488,7 @@ def _size_inference(ctx: _Context) -> Answer:
         candidates = [(g.id, g.count) for g in q.gpus]
     else:
         candidates = [(gid, None) for gid in _priced_gpus(kb)]
-    precisions = [q.precision] if q.precision else [None, "fp8", "int8", "int4"]
+    precisions = [q.precision] if q.precision else [None, "fp8", "int4"]  # int8 is shown as a delta
 
     options: list[Option] = []
     for gid, count in candidates:
@@ -484,6 +505,13 @@ def _size_inference(ctx: _Context) -> Answer:
     recommendation = 0 if shown and shown[0].fits else None
     for o in shown:
         ctx.price_dates.append(o.price_as_of)
+    if shown:  # the figures shown carry the assumptions and sources of the configuration they describe
+        top = shown[0]
+        try:
+            _inference(ctx, model, top.gpu, count=top.gpu_count, precision=top.precision,
+                       batch=max(1, math.ceil(users / max(1, top.gpu_count))))
+        except (EstimationError, AdvisorError):
+            pass
 
     title = _title(f"Serving {model.name}" + (f" to {users} users" if users > 1 else ""))
     if not shown:
@@ -519,6 +547,15 @@ def _smallest_config(ctx: _Context, model: Model, gpu_id: str, count: int | None
                      users: int, target: float) -> Option | None:
     """The fewest GPUs of ``gpu_id`` that hold ``users`` sequences at ``target`` tokens/s each."""
     kb = ctx.kb
+    gpu = kb.gpus[gpu_id]
+    if count is None and precision is not None:
+        canonical = _canonical(kb, precision)
+        if canonical in ("fp8", "bf16", "fp4", "int8") and not gpu.supports(canonical):
+            return None  # the fallback precision has its own row; no need to estimate it twice
+    if count is None:
+        weights_gb = model.params_total_b * _bytes_per_weight(kb, precision or model.native_precision or "fp16")
+        if weights_gb > gpu.memory_gb * MAX_GPUS_PER_CONFIG:
+            return None
     try:
         base = _inference(ctx, model, gpu_id, count=count, precision=precision, absorb=False)
     except (EstimationError, AdvisorError):
@@ -545,6 +582,13 @@ def _smallest_config(ctx: _Context, model: Model, gpu_id: str, count: int | None
         return None
     _ = kb
     return _sized_option(ctx, gpu_id, est)
+
+
+def _bytes_per_weight(kb: KnowledgeBase, precision: str) -> float:
+    try:
+        return efficiency_for(kb).weight_format(precision)[1].bytes_per_weight
+    except AdvisorError:
+        return 2.0
 
 
 def _canonical(kb: KnowledgeBase, precision: str) -> str:
@@ -857,7 +901,7 @@ def _quote(ctx: _Context) -> Answer:
     if commitment:
         c = commitment[0]
         details.append(f"{kb.providers[c.offer.provider].provider_name}'s {_usd(c.price_per_gpu_hour_usd)}/GPU-hour is a "
-                       f"{c.offer.commitment_term} commitment price, not on-demand: \"from ${c.price_per_gpu_hour_usd:.2f}\" "
+                       f"commitment price ({c.offer.commitment_term}), not on-demand: \"from ${c.price_per_gpu_hour_usd:.2f}\" "
                        "headlines usually hide the term.")
     stale = sum(1 for _, r in rows_all[:20] if r.stale)
     if stale:
@@ -1132,6 +1176,12 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
         AdvisorError: only for inconsistent knowledge; unknown names come back as warnings.
     """
     today = today or date.today()
+    if query.config_error:
+        ctx = _Context(query, kb, today)
+        return ctx.answer(title="I could not use that config.json", verdict=f"Sorry: {query.config_error}.",
+                          details=["Paste the model's whole config.json (it needs num_hidden_layers, hidden_size, "
+                                   "num_attention_heads, intermediate_size and vocab_size), or give the size instead, "
+                                   "e.g. \"a 13B model, 40 layers, GQA 8\"."], examples=EXAMPLES[:3])
     handler = _HANDLERS.get(query.intent)
     if handler is None:
         return help_answer(query, kb, today=today)

@@ -24,12 +24,15 @@ _CC = re.compile(
     r"compute capability\s*(?:of\s*)?(?:at least|>=|≥|greater than or equal to|>|of at least|above)\s*(?:sm_?)?"
     r"(\d+(?:\.\d+)?)|compute capability\s*(?:of\s*)?(\d+(?:\.\d+)?)\s*(?:or higher|or above|and above|or newer|\+)"
 )
+# vLLM: "The quantization method fp8 is not supported for the current GPU. Minimum capability: 89.
+# Current capability: 80." (capabilities written without the dot)
+_MIN_CAP = re.compile(r"minimum (?:compute )?capability:?\s*(\d+(?:\.\d+)?)")
 _ARCH_GATE = re.compile(
     r"(?:only supports?|requires?|needs?)\s*(?:an?\s*)?(ampere|ada|hopper|blackwell)\s*(?:gpus?|architecture)?"
     r"\s*(?:or newer|and newer|or later|or above)?"
 )
 _ARCH_CC = {"ampere": 8.0, "ada": 8.9, "hopper": 9.0, "blackwell": 10.0}
-_NOT_SUPPORTED = re.compile(r"(?:is |are )?not supported on (?:this|your) (?:gpu|device)|unsupported (?:gpu|device|architecture)")
+_NOT_SUPPORTED = re.compile(r"(?:is |are )?not supported (?:on|for) (?:this|your|the current) (?:gpu|device)|unsupported (?:gpu|device|architecture)")
 _QUALITY = re.compile(
     r"\bgarbage\b|\bgibberish\b|\bnonsense\b|never stops?|\bendless(?:ly)? (?:output|generat)|repeats? (?:itself|forever)"
     r"|乱码|胡言乱语|\bnccl (?:error|timeout)\b|illegal memory access|\bsegfault|core dumped|\bhangs?\b|\bhung\b"
@@ -53,11 +56,11 @@ def find_diagnosis(low: str) -> Diagnosis | None:
     Precedence: a compute-capability gate, then out-of-memory (PyTorch's or TGI's), then
     symptoms that are not sizing problems (garbage output, hangs, NCCL errors).
     """
-    cc = _CC.search(low)
+    cc = _CC.search(low) or _MIN_CAP.search(low)
     arch = _ARCH_GATE.search(low)
     feature = _FEATURE.search(low)
     if cc or arch or (feature and _NOT_SUPPORTED.search(low)):
-        cc_text = (cc.group(1) or cc.group(2)) if cc else None
+        cc_text = (cc.group(1) or (cc.group(2) if cc.re.groups > 1 else None)) if cc else None
         required = float(cc_text) if cc_text else (_ARCH_CC[arch.group(1)] if arch else None)
         if required is not None and required >= 10 and cc_text and "." not in cc_text:
             required = required / 10  # "sm_90" / "compute capability 90"

@@ -21,6 +21,7 @@ import re
 
 from bot.kb.loader import KnowledgeBase, get_knowledge
 from bot.parsing import quantities as q
+from bot.parsing.config_paste import find_pasted_config
 from bot.parsing.diagnosis import find_diagnosis, gpus_for_capacity, is_error_paste
 from bot.parsing.gpus import FoundGpu, scan_gpus, scan_instances, scan_standalone_counts
 from bot.parsing.intent import IntentInputs, classify_intent, find_workload
@@ -69,6 +70,9 @@ def parse_question(text: str, kb: KnowledgeBase | None = None) -> Query:
 def _parse(raw: str, kb: KnowledgeBase) -> Query:
     tables = get_tables(kb)
     cleaned = clean_slack_text(raw)
+    pasted = find_pasted_config(cleaned)
+    if pasted is not None:  # scan the words around a pasted config.json, not its numbers
+        cleaned = (cleaned[:pasted.start] + " " + cleaned[pasted.end:]).strip()
     prepared = prepare_text(cleaned)
     low = prepared.low
     notes: list[str] = []
@@ -111,6 +115,18 @@ def _parse(raw: str, kb: KnowledgeBase) -> Query:
             model = ModelMention(id=None, as_written="(model config)", generic=True, layers=layers,
                                  hidden_size=hidden, kv_heads=kv_heads)
 
+    config_error = None
+    if pasted is not None and pasted.entry is not None:
+        e = pasted.entry
+        model = ModelMention(id=None, as_written="pasted config.json", generic=True,
+                             params_total_b=e["params_total_b"], params_active_b=e.get("params_active_b"),
+                             layers=e.get("num_hidden_layers"), hidden_size=e.get("hidden_size"),
+                             kv_heads=e.get("num_key_value_heads"), config=pasted.config)
+        notes.append(f"Used the pasted config.json: {e.get('num_hidden_layers')} layers, hidden {e.get('hidden_size')}, "
+                     f"{e.get('num_key_value_heads')} KV heads, {e['params_total_b']:.2f}B parameters computed from it.")
+    elif pasted is not None:
+        config_error = pasted.error
+
     diagnosis = find_diagnosis(low)
     if diagnosis and diagnosis.total_capacity_gib and not gpus:
         gpus.extend(_gpu_from_capacity(kb, tables, diagnosis.total_capacity_gib, notes))
@@ -136,11 +152,11 @@ def _parse(raw: str, kb: KnowledgeBase) -> Query:
         low=low,
         marked=marked,
         gpu_names=len({f.id or f.as_written.lower() for f in gpu_found}),
-        has_model=model is not None,
+        has_model=model is not None or config_error is not None,
         precision=precision,
         diagnosis_kind=diagnosis.kind if diagnosis else None,
         error_paste=is_error_paste(low),
-        has_entities=bool(gpu_found or model or unknown),
+        has_entities=bool(gpu_found or model or unknown or config_error),
         rental_terms=bool(fields["duration_hours"] or fields["provider"] or fields["pricing"]),
     ))
     return Query(
@@ -153,6 +169,7 @@ def _parse(raw: str, kb: KnowledgeBase) -> Query:
         method=q.find_method(low),
         workload=find_workload(low),
         diagnosis=diagnosis,
+        config_error=config_error,
         language=detect_language(cleaned),
         unknown_terms=unknown,
         notes=list(dict.fromkeys(notes)),

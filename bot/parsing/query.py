@@ -65,6 +65,8 @@ class ModelMention(_Record):
         layers: number of transformer layers, when the user gave it.
         hidden_size: model width, when the user gave it.
         kv_heads: key/value heads (GQA groups), when the user gave it.
+        config: the sizing fields of a pasted Hugging Face ``config.json``; the architecture
+            then comes from it exactly (see :mod:`bot.parsing.config_paste`).
     """
 
     id: str | None = None
@@ -76,6 +78,7 @@ class ModelMention(_Record):
     layers: int | None = None
     hidden_size: int | None = None
     kv_heads: int | None = None
+    config: dict | None = None
 
 
 class UnknownTerm(_Record):
@@ -145,6 +148,8 @@ class Query(_Record):
         workload: what the GPUs are for, whatever the intent: ``inference``, ``training`` or
             ``finetune`` ("V100 vs A100 for finetuning" compares fine-tuning), or ``None``.
         diagnosis: what a pasted error says, when there is one.
+        config_error: why a pasted ``config.json`` could not be used (invalid JSON, missing
+            ``num_hidden_layers``...), so the answer can say so instead of guessing.
         language: ``en``, ``zh`` or ``other`` (Japanese, Korean, ...).
         unknown_terms: GPU/model names not in the knowledge base, with suggestions.
         notes: what was assumed, one sentence each, for the answer to show.
@@ -175,6 +180,7 @@ class Query(_Record):
     engine: str | None = None
     workload: Literal["inference", "training", "finetune"] | None = None
     diagnosis: Diagnosis | None = None
+    config_error: str | None = None
     language: Literal["en", "zh", "other"] = "en"
     unknown_terms: list[UnknownTerm] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
