@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from socketserver import ThreadingMixIn
@@ -92,9 +93,16 @@ def make_wsgi_app(app: App, store: Store, kb_provider: Callable[[], KnowledgeBas
     return wsgi
 
 
+#: GIL switch interval while serving, seconds. CPython's default (5 ms) lets a thread computing an
+#: answer hold the GIL for up to 5 ms at a time, which an ack's socket I/O then waits for; 1 ms keeps
+#: acknowledgements prompt while answers are computed (measured in bench/slack_ack.py).
+GIL_SWITCH_INTERVAL_S = 0.001
+
+
 def start_http_server(app: App, store: Store, *, host: str = "0.0.0.0", port: int = 3000,
                       kb_provider: Callable[[], KnowledgeBase] = get_knowledge) -> tuple[WSGIServer, threading.Thread]:
     """Start HTTP mode in a background thread; returns the server (``.server_port``) and thread."""
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     server = make_server(host, port, make_wsgi_app(app, store, kb_provider), server_class=_ThreadingWSGIServer,
                          handler_class=_QuietHandler)
     thread = threading.Thread(target=server.serve_forever, name="gpu-advisor-http", daemon=True)
@@ -104,6 +112,7 @@ def start_http_server(app: App, store: Store, *, host: str = "0.0.0.0", port: in
 
 def serve_http(app: App, store: Store, *, host: str = "0.0.0.0", port: int = 3000) -> None:
     """Serve HTTP mode until interrupted."""
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     server = make_server(host, port, make_wsgi_app(app, store), server_class=_ThreadingWSGIServer,
                          handler_class=_QuietHandler)
     log.info("HTTP mode listening on %s:%s (POST /slack/events, GET /healthz)", host, server.server_port)
