@@ -281,9 +281,9 @@ def _compare(ctx: _Context) -> Answer:
         base_rows.append((gpu, opt, est))
         if q.precision is None and gpu.supports("fp8") and est.precision not in ("fp8",) and model.native_precision != "fp8":
             try:
-                est8 = _inference(ctx, model, gpu.id, count=None, precision="fp8", absorb=False)
-                best8 = _inference(ctx, model, gpu.id, count=est8.gpu_count, precision="fp8", batch="max",
-                                   absorb=False)
+                # same GPUs and the same tensor-parallel layout as the 16-bit row: what FP8 gains on that hardware
+                est8 = _inference_tp(ctx, model, gpu.id, est, "fp8")
+                best8 = _inference_tp(ctx, model, gpu.id, est, "fp8", batch="max")
                 options.append(_inference_option(ctx, gpu, est8, best8))
             except EstimationError:
                 pass
@@ -309,6 +309,18 @@ def _compare(ctx: _Context) -> Answer:
     return ctx.answer(title=_title(f"{' vs '.join(g.name for g, _, _ in base_rows) or 'GPUs'} for {model.name}"),
                       verdict=verdict, details=details, table=table, options=options,
                       recommendation=recommendation, actions=actions)
+
+
+def _inference_tp(ctx: _Context, model: Model, gpu_id: str, like: InferenceEstimate, precision: str,
+                  batch: int | str = 1) -> InferenceEstimate:
+    q = ctx.query
+    try:
+        return estimate_inference(ctx.kb, model, gpu_id, count=like.gpu_count, precision=precision,
+                                  kv_precision=q.kv_precision, context_tokens=q.context_tokens,
+                                  input_tokens=q.input_tokens, output_tokens=q.output_tokens, batch_size=batch,
+                                  engine=_engine(q), tensor_parallel=like.tensor_parallel)
+    except EstimationError:
+        return _inference(ctx, model, gpu_id, count=like.gpu_count, precision=precision, batch=batch, absorb=False)
 
 
 def _inference_option(ctx: _Context, gpu: Gpu, est: InferenceEstimate, best: InferenceEstimate) -> Option:
