@@ -675,30 +675,29 @@ def _size_training(ctx: _Context) -> Answer:
         tokens = CHINCHILLA_TOKENS_PER_PARAM * model.compute_params_b * 1e9
         ctx.assumptions.append(f"{tokens / 1e9:,.0f}B training tokens: Chinchilla-optimal 20 tokens per parameter "
                                "(Hoffmann et al. 2022); say e.g. \"on 300B tokens\"")
-    configs = [(g.id, g.count or 8) for g in q.gpus] or [(g, 8) for g in _TRAINING_GPUS]
-    if any(g.count is None for g in q.gpus):
-        ctx.assumptions.append("8 GPUs where no count was given")
+    configs = [(g.id, g.count) for g in q.gpus] or [(g, None) for g in _TRAINING_GPUS]
+    if any(count is None for _, count in configs):
+        ctx.assumptions.append(f"where no GPU count was given: the fewest GPUs (8, 16, 32, ...) whose memory holds the "
+                               f"run, and also the count that finishes within {TARGET_TRAINING_DAYS} days")
     precision = q.precision if q.precision in ("bf16", "fp16", "fp8", "fp32") else "bf16"
     options = []
     for gid, count in configs:
-        try:
-            est = estimate_training(kb, model, gid, count, tokens, precision=precision)
-        except (EstimationError, AdvisorError) as exc:
-            ctx.warnings.append(f"{_gpu_label(kb, gid)}: {exc}")
-            continue
-        ctx.absorb(est)
-        price = best_on_demand(kb, gid, count, today=ctx.today)
-        ctx.price_note(price)
-        cost = est.gpu_hours * price.price_per_gpu_hour_usd if price else None
-        options.append(Option(
-            label=_cfg(kb, gid, count, est.precision), gpu=gid, gpu_name=_gpu_label(kb, gid), gpu_count=count,
-            precision=est.precision, fits=est.fits, memory_per_gpu_gb=est.memory_per_gpu_gb,
-            gpu_memory_gb=kb.gpus[gid].memory_gb, gpu_hours=est.gpu_hours, wall_clock_hours=est.wall_clock_hours,
-            provider=price.offer.provider if price else None, instance_type=price.offer.instance_type if price else None,
-            pricing_model="on_demand" if price else None,
-            price_per_hour_usd=price.price_per_hour_usd if price else None,
-            price_as_of=price.offer.as_of if price else None, price_stale=price.stale if price else None,
-            total_cost_usd=cost, notes=[f"MFU {est.mfu:.0%}, {est.sharding}"]))
+        for est in _training_runs(ctx, model, gid, count, tokens, precision):
+            ctx.absorb(est)
+            price = best_on_demand(kb, gid, est.gpu_count, today=ctx.today) or best_on_demand(kb, gid, 8, today=ctx.today)
+            ctx.price_note(price)
+            cost = est.gpu_hours * price.price_per_gpu_hour_usd if price and est.gpu_hours else None
+            options.append(Option(
+                label=_cfg(kb, gid, est.gpu_count, est.precision), gpu=gid, gpu_name=_gpu_label(kb, gid),
+                gpu_count=est.gpu_count, precision=est.precision, fits=est.fits,
+                memory_per_gpu_gb=est.memory_per_gpu_gb, gpu_memory_gb=kb.gpus[gid].memory_gb,
+                gpu_hours=est.gpu_hours, wall_clock_hours=est.wall_clock_hours,
+                provider=price.offer.provider if price else None,
+                instance_type=price.offer.instance_type if price else None,
+                pricing_model="on_demand" if price else None,
+                price_per_hour_usd=price.price_per_gpu_hour_usd * est.gpu_count if price else None,
+                price_as_of=price.offer.as_of if price else None, price_stale=price.stale if price else None,
+                total_cost_usd=cost, notes=[f"MFU {est.mfu:.0%}, {est.sharding}"]))
     if not options:
         return ctx.answer(title=_title(f"Training {model.name}"), verdict="I could not size this training run.")
     rec = _pick_cheapest_run(options)
@@ -713,15 +712,61 @@ def _size_training(ctx: _Context) -> Answer:
                         for x in options])
     details = ["FLOPs = 6 x parameters x tokens (8x with full activation recompute); time = FLOPs / (GPUs x dense "
                "peak x MFU); whole-run figures include restarts and evaluation (goodput)."]
+    if len({x.gpu for x in options}) >= 2:
+        per_gpu = {}
+        for x in options:
+            if x.gpu_hours and x.gpu not in per_gpu:
+                per_gpu[x.gpu] = x
+        ranked = sorted(per_gpu.values(), key=lambda x: x.gpu_hours)
+        if len(ranked) >= 2:
+            fast, slow = ranked[0], ranked[-1]
+            details.insert(0, f"Per GPU, {fast.gpu_name} trains {slow.gpu_hours / fast.gpu_hours:.1f}x faster than "
+                              f"{slow.gpu_name} ({_num(fast.gpu_hours, 0)} vs {_num(slow.gpu_hours, 0)} GPU-hours): "
+                              f"dense {fast.precision} peak {_num(kb.gpus[fast.gpu].dense_tflops.bf16, 0)} vs "
+                              f"{_num(kb.gpus[slow.gpu].dense_tflops.bf16, 0)} TFLOPS.")
+            nv = {x.gpu_name: kb.gpus[x.gpu].nvlink_gb_s for x in ranked}
+            if len(set(nv.values())) > 1:
+                details.insert(1, "NVLink per GPU: " + ", ".join(f"{k} {v:,.0f} GB/s" if v else f"{k} none"
+                                                                 for k, v in nv.items())
+                               + " (matters for tensor parallelism across GPUs).")
     return ctx.answer(title=_title(f"Training {model.name}"), verdict=verdict, details=details, table=table,
                       options=options, recommendation=rec, actions=[Action(action_id="show_assumptions",
                                                                            label="Show assumptions")])
+
+
+#: Wall clock a training run is sized for when the user gives no GPU count, days.
+TARGET_TRAINING_DAYS = 30
+_TRAINING_COUNTS = (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+
+
+def _training_runs(ctx: _Context, model: Model, gpu_id: str, count: int | None, tokens: float, precision: str):
+    """The run at the count given; or, without one, the fewest GPUs that fit and (if slower than
+    :data:`TARGET_TRAINING_DAYS`) the fewest that finish within it."""
+    try:
+        if count is not None:
+            return [estimate_training(ctx.kb, model, gpu_id, count, tokens, precision=precision)]
+        runs, smallest = [], None
+        for n in _TRAINING_COUNTS:
+            est = estimate_training(ctx.kb, model, gpu_id, n, tokens, precision=precision)
+            if est.fits and smallest is None:
+                smallest = est
+                runs.append(est)
+            if smallest is not None and (est.wall_clock_hours or 0) <= TARGET_TRAINING_DAYS * 24:
+                if est is not smallest:
+                    runs.append(est)
+                break
+        return runs or [estimate_training(ctx.kb, model, gpu_id, _TRAINING_COUNTS[-1], tokens, precision=precision)]
+    except (EstimationError, AdvisorError) as exc:
+        ctx.warnings.append(f"{_gpu_label(ctx.kb, gpu_id)}: {exc}")
+        return []
 
 
 def _pick_cheapest_run(options: list[Option]) -> int | None:
     fitting = [i for i, o in enumerate(options) if o.fits]
     if not fitting:
         return None
+    in_time = [i for i in fitting if (options[i].wall_clock_hours or math.inf) <= TARGET_TRAINING_DAYS * 24]
+    fitting = in_time or fitting
     priced = [i for i in fitting if options[i].total_cost_usd is not None]
     if priced:
         return min(priced, key=lambda i: options[i].total_cost_usd)

@@ -222,7 +222,8 @@ def estimate_training_for(
             w, g, o = _states(p_total, wb, gb_, ob, dp, stage, tp * pp)
             total = w + g + o + act + overhead
             cand = (total <= gpu.memory_gb * GB, tp, pp, stage, w, g, o, act, overhead, total, act_how)
-            if best is None or (cand[0] and not best[0]):
+            # keep the first layout that fits, else the one needing the least memory (the honest "does not fit")
+            if best is None or (cand[0] and not best[0]) or (not cand[0] and not best[0] and cand[9] < best[9]):
                 best = cand
             if cand[0]:
                 break
