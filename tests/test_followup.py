@@ -58,3 +58,16 @@ def test_no_follow_up_after_help(kb):
     previous = parse_question("help", kb)
     new = parse_question("what about int4?", kb)
     assert not is_follow_up(new, previous)
+
+
+def test_chinese_quote_with_chinese_duration_and_summary(kb):
+    turn = respond_to("8张H100 三天多少钱", kb=kb)
+    q = turn.query
+    assert (q.intent, q.gpus[0].count, q.duration_hours) == ("quote", 8, 72)  # 三天 = 3 days = 72 h
+    assert turn.answer.details[0].startswith("推荐：")
+    assert "总计约 $1,780" in turn.answer.details[0]  # 8 x $3.09 x 72 h = $1,779.84
+
+
+def test_chinese_question_missing_model_is_asked_in_chinese(kb):
+    answer = respond_to("部署到200个用户", kb=kb).answer
+    assert answer.verdict.startswith("请问是哪个模型")

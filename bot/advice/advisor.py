@@ -1242,7 +1242,44 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
     handler = _HANDLERS.get(query.intent)
     if handler is None:
         return help_answer(query, kb, today=today)
-    return handler(_Context(query, kb, today))
+    answer = handler(_Context(query, kb, today))
+    if query.language == "zh":
+        answer = _with_chinese_summary(answer)
+    return answer
+
+
+_ZH_ASK = {"the model": "请问是哪个模型？（例如 Llama 3 70B，或\u201c一个 13B 模型\u201d）",
+           "the model or its size": "请问是哪个模型，或多大参数量（例如 7B）？",
+           "the GPUs to compare": "请问要对比哪些 GPU？", "the GPU": "请问是哪种 GPU、几张？（例如\u201c8张H100 三天\u201d）",
+           "a model or a budget": "请问要跑什么模型，或每小时预算多少？"}
+
+
+def _with_chinese_summary(answer: Answer) -> Answer:
+    """Chinese-speaking users get the recommendation as one Chinese sentence before the English details.
+
+    The figures are the same as in the English answer; only the summary is translated (the
+    assumptions and sources stay in English, as they quote English sources)."""
+    if answer.recommendation is None or not answer.options:
+        for what, zh in _ZH_ASK.items():
+            if answer.details and answer.details[0] == f"I need {what} to answer this.":
+                return answer.model_copy(update={"verdict": f"{zh} {answer.verdict}"})
+        return answer
+    o = answer.options[answer.recommendation]
+    parts = [f"推荐：{o.label}"]
+    if o.fits is not None and o.memory_per_gpu_gb is not None and o.gpu_memory_gb:
+        parts.append(f"每卡显存约 {o.memory_per_gpu_gb:.1f} / {o.gpu_memory_gb:.0f} GB")
+    if o.decode_tokens_per_s_per_sequence:
+        parts.append(f"单用户约 {o.decode_tokens_per_s_per_sequence:.1f} tokens/s")
+    if o.gpu_hours:
+        parts.append(f"约 {o.gpu_hours:,.0f} GPU小时")
+        if o.wall_clock_hours:
+            parts.append(f"耗时约 {o.wall_clock_hours / 24:,.1f} 天")
+    if o.price_per_hour_usd:
+        parts.append(f"按需价格 ${o.price_per_hour_usd:,.2f}/小时")
+    if o.total_cost_usd:
+        parts.append(f"总计约 ${o.total_cost_usd:,.0f}")
+    summary = "，".join(parts) + "。"
+    return answer.model_copy(update={"details": [summary, *answer.details]})
 
 
 def _title(text: str) -> str:

@@ -235,12 +235,15 @@ def find_training_tokens(low: str) -> tuple[float | None, list[str]]:
 
 # ------------------------------------------------------------------ durations
 
-_NUM_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "six": 6, "twelve": 12}
+_NUM_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "six": 6, "twelve": 12,
+              # small Chinese numerals, as in 三天 (three days), 两周 (two weeks), 十小时 (ten hours)
+              "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
+              "半": 0.5}
 _DURATIONS: list[tuple[re.Pattern[str], float, str | None]] = [
-    (re.compile(r"(?<![\w.$/])(\d+(?:\.\d+)?)\s*(?:h|hrs?|hours?)\b(?!\s*/)|(\d+(?:\.\d+)?)\s*(?:个)?小时"), 1.0, None),
+    (re.compile(r"(?<![\w.$/])(\d+(?:\.\d+)?)\s*(?:h|hrs?|hours?)\b(?!\s*/)|(\d+(?:\.\d+)?|[一二两三四五六七八九十半])\s*(?:个)?小时"), 1.0, None),
     (re.compile(r"(?<![\w.$/])(\d+(?:\.\d+)?)\s*(?:min|mins|minutes)\b|(\d+)\s*分钟"), 1 / 60, None),
-    (re.compile(r"(?<![\w.$/])(\d+(?:\.\d+)?)\s*(?:d|days?)\b|(\d+)\s*天"), 24.0, None),
-    (re.compile(r"(?<![\w.$/])(\d+(?:\.\d+)?|an?|one|two|three|four|six)\s*(?:weeks?|wks?)\b|(\d+)\s*(?:周|个?星期)"),
+    (re.compile(r"(?<![\w.$/])(\d+(?:\.\d+)?)\s*(?:d|days?)\b|(\d+|[一二两三四五六七八九十半])\s*天"), 24.0, None),
+    (re.compile(r"(?<![\w.$/])(\d+(?:\.\d+)?|an?|one|two|three|four|six)\s*(?:weeks?|wks?)\b|(\d+|[一二两三四五六七八九十])\s*(?:周|个?星期)"),
      168.0, None),
     (re.compile(r"(?<![\w.$/])(\d+(?:\.\d+)?|an?|one|two|three|six|twelve)\s*months?\b|(\d+)\s*个月"), 730.0,
      "A month is taken as 730 hours (365 x 24 / 12)."),
