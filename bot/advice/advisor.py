@@ -16,6 +16,7 @@ from bot.advice.answer import Action, Answer, Option, Table
 from bot.errors import AdvisorError
 from bot.estimation import (
     EstimationError,
+    valid_tp_degrees,
     InferenceEstimate,
     cost_per_million_tokens,
     efficiency_for,
@@ -226,7 +227,11 @@ def _nearest_published(kb: KnowledgeBase, params_b: float) -> Model | None:
     return best if best_gap < math.log(2.5) else None
 
 
-def _engine(query: Query) -> str:
+def _engine(query: Query, gpu: Gpu | None = None) -> str:
+    """The serving engine class: what the user named, else vLLM; llama.cpp on GPUs older than
+    compute capability 7.0 (Pascal and older), which vLLM does not support."""
+    if query.engine is None and gpu is not None and gpu.cc is not None and gpu.cc < 7.0:
+        return "llama.cpp"
     engine = query.engine or "vllm"
     return {"ollama": "llama.cpp", "exllama": "llama.cpp", "tgi": "vllm"}.get(engine, engine)
 
@@ -236,7 +241,8 @@ def _inference(ctx: _Context, model: Model, gpu_id: str, *, count: int | None, p
     q = ctx.query
     est = estimate_inference(ctx.kb, model, gpu_id, count=count, precision=precision, kv_precision=q.kv_precision,
                              context_tokens=q.context_tokens, input_tokens=q.input_tokens,
-                             output_tokens=q.output_tokens, batch_size=batch, engine=_engine(q))
+                             output_tokens=q.output_tokens, batch_size=batch,
+                             engine=_engine(q, ctx.kb.gpus.get(gpu_id) if isinstance(gpu_id, str) else None))
     if absorb:
         ctx.absorb(est)
     return est
@@ -318,7 +324,7 @@ def _inference_tp(ctx: _Context, model: Model, gpu_id: str, like: InferenceEstim
         return estimate_inference(ctx.kb, model, gpu_id, count=like.gpu_count, precision=precision,
                                   kv_precision=q.kv_precision, context_tokens=q.context_tokens,
                                   input_tokens=q.input_tokens, output_tokens=q.output_tokens, batch_size=batch,
-                                  engine=_engine(q), tensor_parallel=like.tensor_parallel)
+                                  engine=_engine(q, ctx.kb.gpus[gpu_id]), tensor_parallel=like.tensor_parallel)
     except EstimationError:
         return _inference(ctx, model, gpu_id, count=like.gpu_count, precision=precision, batch=batch, absorb=False)
 
@@ -486,14 +492,24 @@ def _size_inference(ctx: _Context) -> Answer:
                                                       "can a 4090 run 13b int4?", "serve a 7b model in fp16"])
     if model.kind != "llm":
         return _non_llm(ctx, model, [g.id for g in q.gpus])
-    users = q.concurrent_users or q.batch_size or 1
-    target = q.target_tokens_per_s if q.target_scope != "total" else None
+    users: int | None = q.concurrent_users or q.batch_size
+    total = None
     if q.target_tokens_per_s and q.target_scope == "total":
-        target = q.target_tokens_per_s / users
+        total = q.target_tokens_per_s
+    elif q.requests_per_s and not users:
+        out = q.output_tokens or 256
+        total = q.requests_per_s * out
+        ctx.assumptions.append(f"{q.requests_per_s:g} requests/s x {out} output tokens each = {total:,.0f} output "
+                               "tokens/s in aggregate")
+    target = q.target_tokens_per_s if q.target_tokens_per_s and q.target_scope != "total" else None
     if target is None:
         target = DEFAULT_MIN_TOKENS_PER_S
         ctx.assumptions.append(f"at least {DEFAULT_MIN_TOKENS_PER_S:g} tokens/s per user (faster than reading)")
-    if not q.concurrent_users and not q.batch_size:
+    if total is not None:
+        users = None
+        ctx.assumptions.append(f"sized for {total:,.0f} output tokens/s in aggregate at the largest batch that fits")
+    elif not users:
+        users = 1
         ctx.assumptions.append("1 concurrent user (say e.g. \"for 50 users\")")
 
     if q.gpus:
@@ -505,11 +521,11 @@ def _size_inference(ctx: _Context) -> Answer:
     options: list[Option] = []
     for gid, count in candidates:
         for prec in precisions:
-            opt = _smallest_config(ctx, model, gid, count, prec, users, target)
+            opt = _smallest_config(ctx, model, gid, count, prec, users, target, total)
             if opt is not None:
                 options.append(opt)
     options = _dedupe_options(options)
-    fitting = [o for o in options if o.fits and (o.decode_tokens_per_s_per_sequence or 0) >= target]
+    fitting = [o for o in options if o.fits]
     priced = sorted((o for o in fitting if o.price_per_hour_usd is not None), key=lambda o: o.price_per_hour_usd)
     unpriced = [o for o in fitting if o.price_per_hour_usd is None]
     shown = (priced[:3] + unpriced[: max(0, 3 - len(priced))]) if not q.gpus else sorted(
@@ -517,29 +533,50 @@ def _size_inference(ctx: _Context) -> Answer:
     recommendation = 0 if shown and shown[0].fits else None
     for o in shown:
         ctx.price_dates.append(o.price_as_of)
+    top_est = None
     if shown:  # the figures shown carry the assumptions and sources of the configuration they describe
         top = shown[0]
         try:
-            _inference(ctx, model, top.gpu, count=top.gpu_count, precision=top.precision,
-                       batch=max(1, math.ceil(users / max(1, top.gpu_count))))
+            top_est = _for_users(ctx, model, top.gpu, top.gpu_count, top.precision, users, total, target)
+            ctx.absorb(top_est)
         except (EstimationError, AdvisorError):
             pass
 
-    title = _title(f"Serving {model.name}" + (f" to {users} users" if users > 1 else ""))
+    load = (f"{total:,.0f} output tokens/s in aggregate" if total is not None
+            else f"{users} concurrent user{'s' if users != 1 else ''}")
+    title = _title(f"Serving {model.name}" + (f": {load}" if (users or 1) > 1 or total else ""))
+    details = []
     if not shown:
-        verdict = (f"Nothing I know fits {model.name} at {users} user(s) and {target:g} tokens/s each within "
-                   f"{MAX_GPUS_PER_CONFIG} GPUs; try a shorter context or int4.")
+        verdict = (f"Nothing I know serves {model.name} for {load} at {target:g} tokens/s per user within "
+                   f"{MAX_GPUS_PER_CONFIG} GPUs; try a shorter context, int4, or fewer users per deployment.")
     elif recommendation is None:
         o = shown[0]
-        verdict = (f"{o.label} does not fit {model.name}: it needs {_num(o.memory_per_gpu_gb)} GB per GPU of "
-                   f"{_num(o.gpu_memory_gb, 0)} GB. Use more GPUs or a smaller precision.")
+        if o.memory_per_gpu_gb and o.gpu_memory_gb and o.memory_per_gpu_gb > o.gpu_memory_gb:
+            reason = f"it needs {_num(o.memory_per_gpu_gb)} GB per GPU of {_num(o.gpu_memory_gb)} GB usable"
+        elif o.max_batch_size is not None and o.batch_size and o.max_batch_size < o.batch_size:
+            reason = (f"vLLM's 0.9 memory budget leaves KV-cache room for {o.max_batch_size} of the {o.batch_size} "
+                      "sequences per replica (raise --gpu-memory-utilization or shorten the context)")
+        else:
+            reason = f"only {_num(o.decode_tokens_per_s_per_sequence)} tokens/s per user (target {target:g})"
+        verdict = f"{o.label} does not serve {model.name} for {load}: {reason}. Use more GPUs or a smaller precision."
     else:
         o = shown[0]
-        verdict = (f"{o.label}: {_num(o.decode_tokens_per_s_per_sequence)} tokens/s per user for {users} "
-                   f"user(s), {_num(o.memory_per_gpu_gb)} of {_num(o.gpu_memory_gb, 0)} GB per GPU"
+        verdict = (f"{o.label} serves {load}: {_num(o.decode_tokens_per_s_per_sequence)} tokens/s per user, "
+                   f"{_num(o.memory_per_gpu_gb)} of {_num(o.gpu_memory_gb)} GB usable per GPU"
                    + (f", {_usd(o.price_per_hour_usd)}/h on {o.provider}" if o.price_per_hour_usd else "") + ".")
-    details = _precision_deltas(ctx, model, shown[recommendation] if recommendation is not None else None, users)
-    table = Table(columns=["config", "fits", "GB/GPU", "TTFT s", "tok/s/user", "total tok/s", "$/h", "$/1M tok"],
+    if top_est is not None:
+        m = top_est.memory
+        details.append(f"Memory in all: weights {_num(m.weights_gb)} GB + KV cache {_num(m.kv_cache_gb)} GB "
+                       f"({top_est.context_tokens:,} tokens x {top_est.batch_size} sequences per replica) + "
+                       f"overhead {_num(m.overhead_gb)} GB = {_num(m.total_gb)} GB, over {top_est.gpu_count} GPU(s).")
+        details.append(f"Throughput counts each request's {top_est.input_tokens:,}-token prompt (prefill) and "
+                       f"{top_est.output_tokens:,} output tokens; $/1M tok is at this load.")
+    if q.duration_hours and shown and shown[0].price_per_hour_usd:
+        o = shown[0]
+        o.total_cost_usd = o.price_per_hour_usd * q.duration_hours
+        details.append(f"For {_hours(q.duration_hours)}: {_usd(o.total_cost_usd)} on-demand ({o.label}).")
+    details += _precision_deltas(ctx, model, shown[recommendation] if recommendation is not None else None, users)
+    table = Table(columns=["config", "serves", "GB/GPU", "TTFT s", "tok/s/user", "total tok/s", "$/h", "$/1M tok"],
                   rows=[[o.label, "yes" if o.fits else "NO", _num(o.memory_per_gpu_gb), _num(o.ttft_s, 2),
                          _num(o.decode_tokens_per_s_per_sequence), _num(o.throughput_tokens_per_s, 0),
                          _usd(o.price_per_hour_usd), _usd(o.cost_per_million_tokens_usd)] for o in shown[:6]])
@@ -555,9 +592,52 @@ def _priced_gpus(kb: KnowledgeBase) -> list[str]:
     return seen
 
 
+def _serves(est: InferenceEstimate, target: float) -> bool:
+    """A configuration serves its batch when it fits, the engine's memory budget holds the batch
+    (``max_batch_size``, at vLLM's 0.9 of memory), and each sequence decodes at ``target`` tokens/s."""
+    holds = est.max_batch_size is None or est.max_batch_size >= est.batch_size
+    return est.fits and holds and (est.decode_tokens_per_s_per_sequence or 0) >= target
+
+
+def _for_users(ctx: _Context, model: Model, gpu_id: str, n: int, precision: str | None, users: int | None,
+               total: float | None, target: float = DEFAULT_MIN_TOKENS_PER_S) -> InferenceEstimate:
+    """``n`` GPUs serving ``users`` concurrent sequences, or (``users`` None) the largest batch that fits.
+
+    Each tensor-parallel degree that divides ``n`` (and the attention heads) is tried with
+    ``n / TP`` data-parallel replicas, the users split evenly over them; the smallest TP that serves
+    the load wins (more replicas, more throughput), else the layout closest to serving it.
+    """
+    tps = [tp for tp in valid_tp_degrees(model) if tp <= n and n % tp == 0] or [None]
+    best = None
+    for tp in tps:
+        replicas = n // tp if tp else 1
+        batch: int | str = "max" if users is None else max(1, math.ceil(users / replicas))
+        try:
+            est = estimate_inference(ctx.kb, model, gpu_id, count=n, precision=precision,
+                                     kv_precision=ctx.query.kv_precision, context_tokens=ctx.query.context_tokens,
+                                     input_tokens=ctx.query.input_tokens, output_tokens=ctx.query.output_tokens,
+                                     batch_size=batch, engine=_engine(ctx.query, ctx.kb.gpus[gpu_id]),
+                                     tensor_parallel=tp)
+        except EstimationError:
+            continue
+        if users is not None and est.replicas * est.batch_size < users:
+            continue  # this layout did not spread the users as assumed
+        if _meets(est, target, total):
+            return est
+        if best is None or (est.fits and not best.fits) or (
+                not est.fits and not best.fits and est.memory.per_gpu_gb < best.memory.per_gpu_gb):
+            best = est
+    if best is None:
+        return _inference(ctx, model, gpu_id, count=n, precision=precision,
+                          batch="max" if users is None else users, absorb=False)
+    return best
+
+
 def _smallest_config(ctx: _Context, model: Model, gpu_id: str, count: int | None, precision: str | None,
-                     users: int, target: float) -> Option | None:
-    """The fewest GPUs of ``gpu_id`` that hold ``users`` sequences at ``target`` tokens/s each."""
+                     users: int | None, target: float, total: float | None = None) -> Option | None:
+    """The fewest GPUs of ``gpu_id`` that serve the load: ``users`` concurrent sequences at ``target``
+    tokens/s each, or (``users`` None) ``total`` output tokens/s in aggregate. With ``count`` given,
+    that count, whether it serves the load or not."""
     kb = ctx.kb
     gpu = kb.gpus[gpu_id]
     if count is None and precision is not None:
@@ -570,30 +650,29 @@ def _smallest_config(ctx: _Context, model: Model, gpu_id: str, count: int | None
             return None
     try:
         base = _inference(ctx, model, gpu_id, count=count, precision=precision, absorb=False)
+        if precision is not None and count is None and base.precision != _canonical(ctx.kb, precision):
+            return None  # a fallback precision (FP8 -> INT8 on an A100) is already covered by its own row
+        if count is not None:
+            est = _for_users(ctx, model, gpu_id, count, precision, users, total, target)
+            return _sized_option(ctx, gpu_id, est, served=_meets(est, target, total))
+        if not base.fits:
+            return None
+        group, replicas = base.gpu_count, 1
+        while group * replicas <= MAX_GPUS_PER_CONFIG:
+            est = _for_users(ctx, model, gpu_id, group * replicas, precision, users, total, target)
+            if _meets(est, target, total):
+                return _sized_option(ctx, gpu_id, est, served=True)
+            replicas *= 2
     except (EstimationError, AdvisorError):
         return None
-    if precision is not None and count is None and base.precision != _canonical(ctx.kb, precision):
-        return None  # a fallback precision (FP8 -> INT8 on an A100) is already covered by its own row
-    if count is not None:
-        est = _inference(ctx, model, gpu_id, count=count, precision=precision,
-                         batch=max(1, math.ceil(users / max(1, base.replicas))), absorb=False)
-        return _sized_option(ctx, gpu_id, est)
-    if not base.fits:
-        return None
-    group = base.gpu_count
-    replicas = 1
-    est = None
-    while group * replicas <= MAX_GPUS_PER_CONFIG:
-        batch = max(1, math.ceil(users / replicas))
-        est = _inference(ctx, model, gpu_id, count=group * replicas, precision=precision, batch=batch, absorb=False)
-        if est.fits and (est.decode_tokens_per_s_per_sequence or 0) >= target:
-            break
-        replicas *= 2
-        est = None
-    if est is None:
-        return None
-    _ = kb
-    return _sized_option(ctx, gpu_id, est)
+    return None
+
+
+def _meets(est: InferenceEstimate, target: float, total: float | None) -> bool:
+    if total is not None:
+        return est.fits and (est.throughput_tokens_per_s or 0) >= total and \
+            (est.decode_tokens_per_s_per_sequence or 0) >= target
+    return _serves(est, target)
 
 
 def _bytes_per_weight(kb: KnowledgeBase, precision: str) -> float:
@@ -610,7 +689,8 @@ def _canonical(kb: KnowledgeBase, precision: str) -> str:
         return precision
 
 
-def _sized_option(ctx: _Context, gpu_id: str, est: InferenceEstimate) -> Option:
+def _sized_option(ctx: _Context, gpu_id: str, est: InferenceEstimate, *, served: bool | None = None) -> Option:
+    """An Option for ``est``; ``fits`` is ``served`` when given (memory, engine budget and speed all hold)."""
     gpu = ctx.kb.gpus[gpu_id]
     price = best_on_demand(ctx.kb, gpu_id, est.gpu_count, today=ctx.today)
     cpm = None
@@ -621,10 +701,12 @@ def _sized_option(ctx: _Context, gpu_id: str, est: InferenceEstimate) -> Option:
         notes.append(f"price: {price.offer.provider} {price.offer.instance_type} ({price_age_note(price.offer, ctx.today)})")
     return Option(
         label=_cfg(ctx.kb, gpu_id, est.gpu_count, est.precision), gpu=gpu_id, gpu_name=gpu.name,
-        gpu_count=est.gpu_count, precision=est.precision, fits=est.fits, memory_per_gpu_gb=est.memory.per_gpu_gb,
-        gpu_memory_gb=est.memory.gpu_memory_gb, ttft_s=est.ttft_s,
+        gpu_count=est.gpu_count, precision=est.precision, fits=est.fits if served is None else served,
+        memory_per_gpu_gb=est.memory.per_gpu_gb,
+        gpu_memory_gb=est.memory.usable_memory_gb or est.memory.gpu_memory_gb, ttft_s=est.ttft_s,
         decode_tokens_per_s_per_sequence=est.decode_tokens_per_s_per_sequence,
-        throughput_tokens_per_s=est.throughput_tokens_per_s, provider=price.offer.provider if price else None,
+        throughput_tokens_per_s=est.throughput_tokens_per_s, batch_size=est.batch_size,
+        max_batch_size=est.max_batch_size, provider=price.offer.provider if price else None,
         instance_type=price.offer.instance_type if price else None, pricing_model="on_demand" if price else None,
         price_per_hour_usd=price.price_per_hour_usd if price else None,
         price_as_of=price.offer.as_of if price else None, price_stale=price.stale if price else None,
@@ -641,7 +723,7 @@ def _dedupe_options(options: list[Option]) -> list[Option]:
     return out
 
 
-def _precision_deltas(ctx: _Context, model: Model, chosen: Option | None, users: int) -> list[str]:
+def _precision_deltas(ctx: _Context, model: Model, chosen: Option | None, users: int | None) -> list[str]:
     if chosen is None or chosen.gpu is None:
         return []
     lines = []

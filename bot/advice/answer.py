@@ -32,6 +32,8 @@ class Option(BaseModel):
     ttft_s: float | None = None
     decode_tokens_per_s_per_sequence: float | None = None
     throughput_tokens_per_s: float | None = None
+    batch_size: int | None = None
+    max_batch_size: int | None = None
     provider: str | None = None
     instance_type: str | None = None
     pricing_model: str | None = None

@@ -313,6 +313,25 @@ def valid_tp_degrees(model: Model, max_tp: int = 8) -> list[int]:
     return out
 
 
+def usable_memory_gb(eff: EfficiencyTable, gpu: Gpu) -> float:
+    """What CUDA reports as the GPU's total capacity, GB (10^9 bytes).
+
+    Marketed sizes are binary: an "80 GB" HBM card has 80 GiB of DRAM, of which ~79.2 GiB is
+    usable (estimation-notes.md failure mode 6); datacenter GDDR cards with ECC on expose ~93%
+    (refdata-notes.md 5.16). So usable GB = memory_gb x 2^30 / 10^9 x fraction
+    (``usable_memory_fraction_hbm`` or ``usable_memory_fraction_gddr_ecc`` in efficiency.yaml).
+
+    Args:
+        eff: the efficiency table. gpu: the GPU.
+
+    Returns:
+        Usable memory in GB, e.g. 85.1 for an 80 GB A100 (79.2 GiB).
+    """
+    gddr_ecc = gpu.segment in ("datacenter", "workstation") and (gpu.memory_type or "").upper().startswith("GDDR")
+    fraction = eff.c("usable_memory_fraction_gddr_ecc" if gddr_ecc else "usable_memory_fraction_hbm")
+    return gpu.memory_gb * GIB / GB * fraction
+
+
 def require_positive(name: str, value: float | None) -> None:
     """Raise :class:`EstimationError` when ``value`` is given and not > 0."""
     if value is not None and value <= 0:

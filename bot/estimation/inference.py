@@ -24,6 +24,7 @@ from bot.estimation.common import (
     GIB,
     KvShape,
     dense_peak_tflops,
+    usable_memory_gb,
     get_gpu,
     get_model,
     kv_shape,
@@ -106,7 +107,7 @@ def _overhead_bytes(c: _Ctx, tp: int, pp: int, batch: int) -> float:
 
 def _evaluate(c: _Ctx, tp: int, pp: int, replicas: int, batch: int | Literal["max"]) -> _Eval:
     gpu, eng = c.gpu, c.engine
-    cap = gpu.memory_gb * GB
+    cap = usable_memory_gb(c.eff, gpu) * GB
     weights_pg = c.weights_b / (tp * pp)
     shard = c.kv.tp_shard(tp) if c.kv else 1.0
     seq_kv = c.kv.bytes_per_sequence(c.context, c.kv_elem) if c.kv else 0.0
@@ -394,16 +395,18 @@ def estimate_inference_for(
         assumptions.append(f"{ev.replicas} data-parallel replicas of {ev.tp * ev.pp} GPU(s); batch_size is per replica")
     reserved = None
     if eng.memory_utilization < 1.0 and eng_name == "vllm":
-        reserved = gpu.memory_gb * eng.memory_utilization
+        reserved = usable_memory_gb(eff, gpu) * eng.memory_utilization
         assumptions.append(
-            f"vLLM pre-allocates gpu_memory_utilization 0.9 x {gpu.memory_gb:g} GB = {reserved:.1f} GB per GPU for "
+            f"vLLM pre-allocates gpu_memory_utilization 0.9 x {usable_memory_gb(eff, gpu):.1f} GB = {reserved:.1f} GB "
+            "per GPU for "
             "weights, activations and KV blocks, so nvidia-smi shows that much in use; the figures here are what is "
             "needed")
         if ev.fits and ev.per_gpu_b > reserved * GB:
             warnings.append(f"needs {ev.per_gpu_b / GB:.1f} GB per GPU, above vLLM's default 0.9 budget "
                             f"({reserved:.1f} GB): raise --gpu-memory-utilization or lower --max-model-len")
-    assumptions.append(f"GPU capacity {gpu.memory_gb:g} GB as marketed (GB = 1e9 bytes; "
-                       f"{gpu.memory_gb * GB / GIB:.1f} GiB)")
+    usable = usable_memory_gb(eff, gpu)
+    assumptions.append(f"GPU capacity {usable:.1f} GB usable ({usable * GB / GIB:.1f} GiB) of the marketed "
+                       f"\"{gpu.memory_gb:g} GB\" (binary GiB; GB here = 1e9 bytes)")
     if batch_size == "max" and ev.max_batch is not None and ev.max_batch_memory is not None \
             and ev.max_batch_memory > ev.max_batch:
         assumptions.append(f"batch capped at the {eng_name} default of {eng.max_batch_size} concurrent sequences "
@@ -418,6 +421,7 @@ def estimate_inference_for(
         per_gpu_gb=ev.per_gpu_b / GB,
         per_gpu_gib=ev.per_gpu_b / GIB,
         gpu_memory_gb=gpu.memory_gb,
+        usable_memory_gb=usable,
         kv_cache_bytes_per_token=kv.bytes_per_token(kv_fmt.bytes_per_element) if kv else None,
         engine_reserved_gb_per_gpu=reserved,
     )

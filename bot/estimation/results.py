@@ -42,9 +42,11 @@ class MemoryBreakdown(BaseModel):
         overhead_gb: CUDA context + engine activation workspace + communication buffers, summed
             over the replica's GPUs, GB.
         total_gb: ``weights_gb + kv_cache_gb + overhead_gb``.
-        per_gpu_gb: what one GPU needs, GB (the fit criterion compares this with ``gpu_memory_gb``).
+        per_gpu_gb: what one GPU needs, GB (the fit criterion compares this with ``usable_memory_gb``).
         per_gpu_gib: the same in GiB (2^30 bytes), for comparing with nvidia-smi.
         gpu_memory_gb: the GPU's memory as marketed, GB.
+        usable_memory_gb: what CUDA reports as total capacity, GB (the fit criterion; binary GiB
+            marketing, minus ECC reservation on GDDR datacenter cards).
         kv_cache_bytes_per_token: KV bytes per token over all layers (before sliding-window caps).
         engine_reserved_gb_per_gpu: what the engine pre-allocates regardless of need (vLLM:
             gpu_memory_utilization 0.9 x memory), GB; ``None`` for engines that allocate on demand.
@@ -57,6 +59,7 @@ class MemoryBreakdown(BaseModel):
     per_gpu_gb: float
     per_gpu_gib: float
     gpu_memory_gb: float
+    usable_memory_gb: float | None = None
     kv_cache_bytes_per_token: float | None = None
     engine_reserved_gb_per_gpu: float | None = None
 

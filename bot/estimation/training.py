@@ -28,6 +28,7 @@ from bot.estimation.common import (
     get_model,
     require_positive,
     resolve_precision,
+    usable_memory_gb,
     valid_tp_degrees,
     weight_bytes,
 )
@@ -221,7 +222,7 @@ def estimate_training_for(
         for stage in ([stage_fixed] if stage_fixed is not None else [0, 1, 2, 3]):
             w, g, o = _states(p_total, wb, gb_, ob, dp, stage, tp * pp)
             total = w + g + o + act + overhead
-            cand = (total <= gpu.memory_gb * GB, tp, pp, stage, w, g, o, act, overhead, total, act_how)
+            cand = (total <= usable_memory_gb(eff, gpu) * GB, tp, pp, stage, w, g, o, act, overhead, total, act_how)
             # keep the first layout that fits, else the one needing the least memory (the honest "does not fit")
             if best is None or (cand[0] and not best[0]) or (not cand[0] and not best[0] and cand[9] < best[9]):
                 best = cand
@@ -358,7 +359,7 @@ def estimate_finetune_for(
     act, act_how = _activation_bytes(eff, model, gpu, seq, micro_batch, 1, gradient_checkpointing)
     overhead = eff.c("cuda_context_gb") * GB + (eff.c("tp_comm_buffers_gb") * GB if count > 1 else 0.0)
     total = base + adapters + act + overhead
-    fits = total <= gpu.memory_gb * GB
+    fits = total <= usable_memory_gb(eff, gpu) * GB
     assumptions += [
         base_how,
         f"LoRA rank {lora_rank} on {', '.join(lora_targets)}: {trainable / 1e6:.1f}M trainable parameters x "
