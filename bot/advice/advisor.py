@@ -16,7 +16,6 @@ from bot.advice.answer import Action, Answer, Option, Table
 from bot.errors import AdvisorError
 from bot.estimation import (
     EstimationError,
-    valid_tp_degrees,
     InferenceEstimate,
     cost_per_million_tokens,
     efficiency_for,
@@ -24,6 +23,7 @@ from bot.estimation import (
     estimate_inference,
     estimate_training,
     generic_model,
+    valid_tp_degrees,
 )
 from bot.kb.importers.hf_config import import_hf_config
 from bot.kb.loader import KnowledgeBase

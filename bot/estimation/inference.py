@@ -24,12 +24,12 @@ from bot.estimation.common import (
     GIB,
     KvShape,
     dense_peak_tflops,
-    usable_memory_gb,
     get_gpu,
     get_model,
     kv_shape,
     require_positive,
     resolve_precision,
+    usable_memory_gb,
     valid_tp_degrees,
     weight_bytes,
 )
