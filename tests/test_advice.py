@@ -50,16 +50,29 @@ def test_quote_8x_h100_for_3_days(kb):
     a = ask(kb, "h100 x8 3d how much")
     assert a.intent == "quote"
     best = a.options[a.recommendation]
-    # Freshest cheapest on-demand: Paperspace H100 $3.09/GPU-h (2026-09-20) x 8 = $24.72/h; x 72 h = $1,779.84.
-    assert best.price_per_hour_usd == pytest.approx(24.72)
-    assert best.total_cost_usd == pytest.approx(1779.84)
-    assert "$1,780 for 72 h" in a.verdict
-    totals = [o.total_cost_usd for o in a.options]
-    assert totals == sorted(totals)
+    # One 8-GPU machine with a fresh on-demand price: Lambda "8x NVIDIA H100 SXM" $3.99/GPU-h (2026-09-20)
+    # x 8 = $31.92/h; x 72 h = $2,298.24. Cheaper rows are undated snapshots, 2026-05-28 (over 90 days old),
+    # a marketplace host, or eight separate 1-GPU instances.
+    assert (best.provider, best.gpu_count, best.price_as_of) == ("lambda", 8, date(2026, 9, 20))
+    assert best.price_per_hour_usd == pytest.approx(31.92)
+    assert best.total_cost_usd == pytest.approx(2298.24)
+    assert "$2,298 for 72 h" in a.verdict
     commitment = [o for o in a.options if o.pricing_model == "commitment"]
     assert commitment and commitment[0].price_per_hour_usd == pytest.approx(8 * 2.24)
     assert any("commitment price (3 years), not on-demand" in d for d in a.details)
     assert all(o.price_stale for o in a.options if o.price_as_of is None)
+
+
+def test_quote_named_instance_without_a_price_says_so(kb):
+    a = ask(kb, "price of g5.12xlarge")
+    assert any("no price for g5.12xlarge (4x A10G)" in w for w in a.warnings)
+    assert a.options[0].gpu_count == 4 and a.options[0].instance_type == "g5.24xlarge"  # one machine first
+
+
+def test_spot_without_spot_prices_says_so(kb):
+    a = ask(kb, "cheapest H100 spot")
+    assert a.intent == "recommend" and a.title.startswith("Price for")
+    assert any("no spot prices" in w for w in a.warnings)
 
 
 def test_marketing_claim_in_context(kb):

@@ -65,7 +65,7 @@ def test_chinese_quote_with_chinese_duration_and_summary(kb):
     q = turn.query
     assert (q.intent, q.gpus[0].count, q.duration_hours) == ("quote", 8, 72)  # 三天 = 3 days = 72 h
     assert turn.answer.details[0].startswith("推荐：")
-    assert "总计约 $1,780" in turn.answer.details[0]  # 8 x $3.09 x 72 h = $1,779.84
+    assert "总计约 $2,298" in turn.answer.details[0]  # one 8x H100 node: 8 x $3.99 x 72 h = $2,298.24
 
 
 def test_chinese_question_missing_model_is_asked_in_chinese(kb):

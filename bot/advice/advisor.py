@@ -26,6 +26,7 @@ from bot.estimation import (
     valid_tp_degrees,
 )
 from bot.kb.importers.hf_config import import_hf_config
+from bot.kb.index import get_index
 from bot.kb.loader import KnowledgeBase
 from bot.kb.schema import Gpu, Model
 from bot.parsing.query import Query
@@ -982,6 +983,8 @@ def _quote(ctx: _Context) -> Answer:
         if q.workload == "training":
             return _size_training(ctx)
         return _size_inference(ctx)
+    if not q.gpus and (q.price_limit_per_hour_usd or q.budget_usd):
+        return _recommend(ctx)  # "what can I run for $2/hr": a budget, not a GPU to price
     if not q.gpus:
         return _missing(ctx, "the GPU", "Which GPU, and how many? (e.g. \"8x H100 for 3 days\")",
                         ["8x H100 for 3 days", "price of p5.48xlarge", "A100 80GB on runpod per hour"])
@@ -996,10 +999,24 @@ def _quote(ctx: _Context) -> Answer:
         if mention.count is None:
             ctx.assumptions.append(f"1x {_gpu_label(kb, mention.id)} (say e.g. \"8x\")")
         rows = quote_prices(kb, mention.id, count, hours, today=ctx.today, provider=q.provider, pricing=q.pricing)
+        if not rows and q.pricing:
+            ctx.warnings.append(f"I have no {q.pricing.replace('_', '-')} prices for {count}x "
+                                f"{_gpu_label(kb, mention.id)}; showing every pricing model I have")
+            rows = quote_prices(kb, mention.id, count, hours, today=ctx.today, provider=q.provider)
         if not rows and q.provider:
             ctx.warnings.append(f"{kb.providers[q.provider].provider_name if q.provider in kb.providers else q.provider} "
                                 f"has no price for {count}x {_gpu_label(kb, mention.id)} in my data; showing all providers")
             rows = quote_prices(kb, mention.id, count, hours, today=ctx.today, pricing=q.pricing)
+        instance = get_index(kb).lookup("instance", mention.as_written, fuzzy=False)
+        if instance is not None:
+            named = [r for r in rows if r.offer.instance_type == instance.alias]
+            if named:  # the instance the user named goes first, whatever it costs
+                rows = named + [r for r in rows if r not in named]
+            else:
+                ctx.warnings.append(f"I have no price for {instance.alias} ({instance.gpu_count}x "
+                                    f"{_gpu_label(kb, instance.id)}); below are other ways to rent the same GPUs")
+        if count > 1:  # one machine with all the GPUs before several smaller instances (no NVLink between them)
+            rows.sort(key=lambda r: (r.instances > 1, r.total_usd))
         rows_all += [(mention.id, r) for r in rows]
     if not rows_all:
         names = ", ".join(_gpu_label(kb, g.id) for g in q.gpus)
@@ -1016,7 +1033,7 @@ def _quote(ctx: _Context) -> Answer:
         if o.condition:
             pricing += ", conditional"
         table_rows.append([kb.providers[o.provider].provider_name, o.instance_type[:38],
-                           f"{r.instances}x" if r.instances > 1 else "1x", pricing, _usd(r.price_per_hour_usd),
+                           f"{r.instances} separate" if r.instances > 1 else "1", pricing, _usd(r.price_per_hour_usd),
                            _usd(r.total_usd), (str(o.as_of) if o.as_of else "undated") + (" (!)" if r.stale else "")])
         options.append(Option(label=f"{kb.providers[o.provider].provider_name} {o.instance_type}", gpu=gid,
                               gpu_name=_gpu_label(kb, gid), gpu_count=r.instances * o.gpu_count,
@@ -1027,7 +1044,13 @@ def _quote(ctx: _Context) -> Answer:
         ctx.sources.append(o.source)
     fresh = [i for i, (_, r) in enumerate(rows_all[:20])
              if r.offer.pricing_model == "on_demand" and not r.stale and not r.offer.condition]
-    rec = fresh[0] if fresh else (0 if rows_all else None)
+    one_machine = [i for i in fresh if rows_all[i][1].instances == 1]
+    rec = (one_machine or fresh or [0])[0] if rows_all else None
+    if rec is not None and rows_all[rec][1].instances > 1:
+        r = rows_all[rec][1]
+        details.append(f"No single instance with {r.instances * r.offer.gpu_count} of these GPUs has a fresh price: "
+                       f"this is {r.instances} separate {r.offer.gpu_count}-GPU instances, with no NVLink between "
+                       "them (fine for independent jobs or data parallelism, slow for tensor parallelism).")
     best = options[rec] if rec is not None else None
     count = best.gpu_count if best else 1
     label = f"{count}x {best.gpu_name}" if best else ""
@@ -1046,7 +1069,8 @@ def _quote(ctx: _Context) -> Answer:
     if stale:
         details.append(f"(!) {stale} price(s) are undated catalog snapshots or older than {STALE_AFTER_DAYS} days; "
                        "cloud prices change monthly, re-check before buying.")
-    tables.append(Table(columns=["provider", "instance", "n", "pricing", "$/h", f"total {_hours(hours)}", "as of"],
+    tables.append(Table(columns=["provider", "instance", "instances", "pricing", "$/h", f"total {_hours(hours)}",
+                                 "as of"],
                         rows=table_rows))
     variants = [m for m in q.gpus if m.variant_assumed]
     for m in variants:
@@ -1061,6 +1085,8 @@ def _recommend(ctx: _Context) -> Answer:
     q, kb = ctx.query, ctx.kb
     if q.model is not None:
         return _size_inference(ctx)
+    if q.gpus and (q.pricing or q.provider or q.duration_hours):
+        return _quote(ctx)  # "cheapest H100 spot": renting a named GPU is a price question
     if q.gpus:
         return _what_fits(ctx)
     limit = q.price_limit_per_hour_usd
