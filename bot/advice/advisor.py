@@ -23,6 +23,7 @@ from bot.estimation import (
     estimate_inference,
     estimate_training,
     generic_model,
+    usable_memory_gb,
     valid_tp_degrees,
 )
 from bot.kb.importers.hf_config import import_hf_config
@@ -80,6 +81,11 @@ def _hours(h: float) -> str:
     return f"{h:,.1f} h"
 
 
+def _usable(kb: KnowledgeBase, gpu_id: str) -> float:
+    """Usable memory of one GPU, GB (what the fit checks compare with; see bot.estimation.usable_memory_gb)."""
+    return usable_memory_gb(efficiency_for(kb), kb.gpus[gpu_id])
+
+
 def _gpu_label(kb: KnowledgeBase, gpu_id: str) -> str:
     return kb.gpus[gpu_id].name if gpu_id in kb.gpus else gpu_id
 
@@ -112,8 +118,12 @@ class _Context:
             hint = f" Did you mean {', '.join(term.suggestions)}?" if term.suggestions else ""
             self.warnings.append(f"I don't know \"{term.as_written}\", so I left it out.{hint}")
 
-    def absorb(self, est) -> None:
-        self.assumptions += est.assumptions
+    def absorb(self, est, label: str | None = None) -> None:
+        """Take an estimate's assumptions, warnings and sources; ``label`` (a GPU name) prefixes the
+        assumptions that differ from those already taken, so two GPUs' efficiency lines stay apart."""
+        for a in est.assumptions:
+            if a not in self.assumptions:
+                self.assumptions.append(f"{label}: {a}" if label else a)
         self.warnings += est.warnings
         self.sources += est.sources
 
@@ -138,6 +148,11 @@ class _Context:
         return Answer(query=self.query, intent=fields.pop("intent", self.query.intent), **fields)
 
 
+def _product_number(name: str) -> str:
+    """The token that identifies a GPU product: the first word with a digit ("H100", "4090", "A6000")."""
+    return next((w for w in name.split() if any(c.isdigit() for c in w)), name.split()[0]).lower()
+
+
 def _variant_notes(ctx: _Context) -> list[str]:
     """For each GPU named without its variant: what else it could be, with the bandwidth that differs."""
     lines = []
@@ -145,8 +160,8 @@ def _variant_notes(ctx: _Context) -> list[str]:
         if not mention.variant_assumed:
             continue
         chosen = ctx.kb.gpus[mention.id]
-        stem = chosen.name.split()[0]
-        others = [g for g in ctx.kb.gpus.values() if g.id != chosen.id and g.name.split()[0] == stem]
+        key = _product_number(chosen.name)
+        others = [g for g in ctx.kb.gpus.values() if g.id != chosen.id and _product_number(g.name) == key]
         if others:
             alt = ", ".join(f"{g.name} ({g.memory_bandwidth_gb_s:,.0f} GB/s)" for g in others[:3])
             lines.append(f"\"{mention.as_written}\" could also be {alt}; I assumed {chosen.name} "
@@ -274,10 +289,11 @@ def _compare(ctx: _Context) -> Answer:
 
     options: list[Option] = []
     base_rows: list[tuple[Gpu, Option, InferenceEstimate]] = []
-    for mention in gpus:
+    for position, mention in enumerate(gpus):
         gpu = kb.gpus[mention.id]
         try:
-            est = _inference(ctx, model, gpu.id, count=mention.count, precision=q.precision)
+            est = _inference(ctx, model, gpu.id, count=mention.count, precision=q.precision, absorb=False)
+            ctx.absorb(est, label=gpu.name if position else None)
             best = _inference(ctx, model, gpu.id, count=est.gpu_count, precision=q.precision, batch="max",
                               absorb=False)
         except EstimationError as exc:
@@ -311,7 +327,9 @@ def _compare(ctx: _Context) -> Answer:
                        "$/1M tok at max throughput on the cheapest on-demand offer.")
     paperspace = [o for o in options if "Paperspace" in " ".join(o.notes)]
     if paperspace:
-        details.append("Paperspace on-demand: " + "; ".join(n for o in paperspace for n in o.notes if "Paperspace" in n))
+        details.append("Paperspace (the seed article's provider) lists: "
+                       + "; ".join(n.removeprefix("Paperspace ") for o in paperspace for n in o.notes if "Paperspace" in n)
+                       + " for the same GPU count.")
     actions = _next_actions(q, model)
     return ctx.answer(title=_title(f"{' vs '.join(g.name for g, _, _ in base_rows) or 'GPUs'} for {model.name}"),
                       verdict=verdict, details=details, table=table, options=options,
@@ -383,10 +401,16 @@ def _compare_verdict(ctx: _Context, model: Model, rows: list[tuple[Gpu, Option, 
             ratio = fastest[1].decode_tokens_per_s_per_sequence / slowest[1].decode_tokens_per_s_per_sequence
             bw = fastest[0].memory_bandwidth_gb_s / slowest[0].memory_bandwidth_gb_s
             bound = "memory-bandwidth bound" if fastest[2].bound == "memory-bandwidth" else "compute bound"
-            reason = f"it decodes {ratio:.2f}x faster per user" if fastest[1] is options[rec] else ""
-            lines.append(f"{fastest[0].name} decodes {ratio:.2f}x faster per user than {slowest[0].name}: "
-                         f"single-stream decode is {bound}, and bandwidth is {fastest[0].memory_bandwidth_gb_s:,.0f} vs "
-                         f"{slowest[0].memory_bandwidth_gb_s:,.0f} GB/s ({bw:.2f}x).")
+            reason = f"it decodes {ratio:.2f}x faster per user" if rec is not None and fastest[1] is options[rec] else ""
+            if fastest[1].gpu_count == slowest[1].gpu_count:
+                lines.append(f"{fastest[0].name} decodes {ratio:.2f}x faster per user than {slowest[0].name}: "
+                             f"single-stream decode is {bound}, and bandwidth is "
+                             f"{fastest[0].memory_bandwidth_gb_s:,.0f} vs {slowest[0].memory_bandwidth_gb_s:,.0f} GB/s "
+                             f"({bw:.2f}x).")
+            else:
+                lines.append(f"{fastest[1].label} decodes {ratio:.2f}x faster per user than {slowest[1].label} "
+                             f"(single-stream decode is {bound}; the counts differ because of memory: tensor "
+                             "parallelism adds the GPUs' bandwidth, less communication).")
         lacking = [g.name for g, _, _ in base if not g.supports("fp8")]
         having = [g.name for g, _, _ in base if g.supports("fp8")]
         fp8_rows = [o for o in options if o.precision == "fp8" and o.fits]
@@ -773,7 +797,7 @@ def _size_training(ctx: _Context) -> Answer:
             options.append(Option(
                 label=_cfg(kb, gid, est.gpu_count, est.precision), gpu=gid, gpu_name=_gpu_label(kb, gid),
                 gpu_count=est.gpu_count, precision=est.precision, fits=est.fits,
-                memory_per_gpu_gb=est.memory_per_gpu_gb, gpu_memory_gb=kb.gpus[gid].memory_gb,
+                memory_per_gpu_gb=est.memory_per_gpu_gb, gpu_memory_gb=_usable(kb, gid),
                 gpu_hours=est.gpu_hours, wall_clock_hours=est.wall_clock_hours,
                 provider=price.offer.provider if price else None,
                 instance_type=price.offer.instance_type if price else None,
@@ -882,7 +906,7 @@ def _finetune(ctx: _Context) -> Answer:
             options.append(Option(
                 label=f"{_cfg(kb, gid, est.gpu_count)}, {method}", gpu=gid, gpu_name=_gpu_label(kb, gid),
                 gpu_count=est.gpu_count, precision=est.precision, fits=est.fits,
-                memory_per_gpu_gb=est.memory_per_gpu_gb, gpu_memory_gb=kb.gpus[gid].memory_gb,
+                memory_per_gpu_gb=est.memory_per_gpu_gb, gpu_memory_gb=_usable(kb, gid),
                 gpu_hours=est.gpu_hours, wall_clock_hours=est.wall_clock_hours,
                 provider=price.offer.provider if price else None,
                 instance_type=price.offer.instance_type if price else None,
@@ -898,7 +922,7 @@ def _finetune(ctx: _Context) -> Answer:
     rec = min(fitting, key=lambda i: (options[i].total_cost_usd or math.inf, options[i].gpu_count)) if fitting else None
     if rec is not None:
         o = options[rec]
-        verdict = (f"{o.label} fits: {_num(o.memory_per_gpu_gb)} of {_num(o.gpu_memory_gb, 0)} GB per GPU "
+        verdict = (f"{o.label} fits: {_num(o.memory_per_gpu_gb)} of {_num(o.gpu_memory_gb)} GB usable per GPU "
                    f"({o.notes[0].split(', ', 1)[1] if ', ' in o.notes[0] else o.notes[0]})"
                    + (f"; {_num(o.gpu_hours)} GPU-hours, about {_usd(o.total_cost_usd)}" if o.total_cost_usd else "")
                    + ".")
@@ -1284,12 +1308,25 @@ def _diagnose(ctx: _Context) -> Answer:
                            f"{_num(est.memory.overhead_gb)} GB." + ("" if est.fits else " It does not fit."))
         except (EstimationError, AdvisorError):
             pass
-    fixes = ["Shorten the context or the batch: lower --max-model-len / max_total_tokens and --max-num-seqs (the "
-             "KV cache grows with context x concurrent sequences).",
-             "Quantise: int8 halves and int4 quarters the weights (AWQ/GPTQ), or use an fp8/int8 KV cache.",
-             "Add GPUs with tensor parallelism (--tensor-parallel-size 2/4/8), or pick a GPU with more memory."]
-    return ctx.answer(title="Out of GPU memory", verdict="The model, its KV cache and the runtime need more memory "
-                      "than the GPU has; the three fixes that work are below.", details=details + fixes,
+    training = q.workload in ("training", "finetune") or q.method is not None or bool(
+        re.search(r"backward|optimizer|\.step\(|trainer|accelerate|deepspeed|loss", q.text, re.IGNORECASE))
+    if training:
+        fixes = ["Cut activation memory: a smaller micro-batch (raise gradient accumulation to keep the global batch) "
+                 "or a shorter sequence length, and turn on gradient checkpointing (~33% more compute).",
+                 "Shard the model states: ZeRO-2/3 or FSDP across the GPUs, an 8-bit optimizer (Adam states 12 -> ~6 "
+                 "bytes/param), or LoRA/QLoRA instead of a full fine-tune.",
+                 "Fragmentation: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True when reserved memory is much larger "
+                 "than allocated; otherwise more GPUs or a GPU with more memory."]
+    else:
+        fixes = ["Shorten the context or the batch: lower --max-model-len / max_total_tokens and --max-num-seqs (the "
+                 "KV cache grows with context x concurrent sequences).",
+                 "Quantise: int8 halves and int4 quarters the weights (AWQ/GPTQ), or use an fp8/int8 KV cache.",
+                 "Add GPUs with tensor parallelism (--tensor-parallel-size 2/4/8), or pick a GPU with more memory."]
+    return ctx.answer(title="Out of GPU memory", verdict=(
+                      "Training needs more memory than the GPU has (weights, gradients, optimizer states and "
+                      "activations); the three fixes that work are below." if training else
+                      "The model, its KV cache and the runtime need more memory than the GPU has; the three fixes "
+                      "that work are below."), details=details + fixes,
                       actions=_next_actions(q, model) if model else [])
 
 

@@ -28,6 +28,7 @@ from bot.estimation.common import (
     generic_model,
     kv_shape,
     resolve_precision,
+    usable_memory_gb,
     valid_tp_degrees,
     weight_bytes,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "offer_price_per_gpu_hour",
     "price_for_gpus",
     "resolve_precision",
+    "usable_memory_gb",
     "valid_tp_degrees",
     "weight_bytes",
 ]

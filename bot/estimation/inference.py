@@ -299,8 +299,8 @@ def estimate_inference_for(
             context = input_tokens + osl
         else:
             context = int(eff.c("default_context_tokens"))
-            assumptions.append(f"context not given: {context:,} tokens per sequence (not the model maximum "
-                               f"{model.max_position_embeddings or 'unknown'})")
+            assumptions.append(f"context not given: {context:,} tokens per sequence" + (
+                f" (not the model maximum {model.max_position_embeddings:,})" if model.max_position_embeddings else ""))
     else:
         context = context_tokens
     isl = input_tokens if input_tokens is not None else max(1, context - osl)

@@ -94,7 +94,7 @@ def render_blocks(answer: Answer, *, show_assumptions: bool = False,
     assumptions = answer.assumptions if show_assumptions else answer.assumptions[:3]
     if assumptions:
         more = len(answer.assumptions) - len(assumptions)
-        text = "Assumed: " + "; ".join(assumptions) + (f" (+{more} more)" if more > 0 else "")
+        text = "Assumptions: " + "; ".join(assumptions) + (f" (+{more} more)" if more > 0 else "")
         context.append(text)
     if answer.price_dates:
         context.append(answer.price_dates)
