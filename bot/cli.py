@@ -164,6 +164,19 @@ def _resolve(kind: str, name: str) -> str:
     return match.id
 
 
+def _token_count(text: str) -> float:
+    """``"2e12"``, ``"2T"``, ``"300B"``, ``"50M"``, ``"1,000,000"`` -> tokens (argparse type)."""
+    raw = text.strip().replace(",", "").replace("_", "")
+    scale = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}.get(raw[-1:].lower())
+    try:
+        value = float(raw[:-1]) * scale if scale else float(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a token count (e.g. 2e12, 2T, 300B, 50M)") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
+    return value
+
+
 def _estimate_model(args: argparse.Namespace):
     """A knowledge model, or a generic one from ``--params`` (with optional shape overrides)."""
     from bot.estimation import generic_model
@@ -246,13 +259,13 @@ def _add_estimate(sub: argparse._SubParsersAction) -> None:
             p.add_argument("--batch", default="1", help="concurrent sequences, or 'max'")
             p.add_argument("--engine", default="vllm", choices=["vllm", "tensorrt-llm", "llama.cpp", "hf"])
         elif name == "training":
-            p.add_argument("--tokens", type=float, required=True, help="training tokens, e.g. 2e12")
+            p.add_argument("--tokens", type=_token_count, required=True, help="training tokens: 2e12, 2T, 300B")
             p.add_argument("--price-per-gpu-hour", type=float, default=None)
         else:
             p.add_argument("--method", choices=["full", "lora", "qlora"], required=True)
             p.add_argument("--seq-len", type=int, default=None)
             p.add_argument("--micro-batch", type=int, default=1)
-            p.add_argument("--tokens", type=float, default=None)
+            p.add_argument("--tokens", type=_token_count, default=None, help="fine-tuning tokens: 50M, 1e8")
         p.set_defaults(func=func)
 
 

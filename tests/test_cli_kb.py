@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -94,3 +95,17 @@ def test_kb_import_hf_config_warns_on_declared_size(capsys):
     captured = capsys.readouterr()
     assert "params_total_b: 6.738415616" in captured.out
     assert "differs from the computed 6.738415616B by 3.9%" in captured.err
+
+
+def test_estimate_training_accepts_token_suffixes(capsys):
+    assert main(["estimate", "training", "--model", "llama 2 7b", "--gpu", "a100 80gb", "--count", "512",
+                 "--tokens", "2T", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["tokens"] == 2e12
+    # Meta's Llama 2 model card: 184,320 A100-80GB GPU-hours for 7B on 2T tokens; within 15%.
+    assert abs(data["gpu_hours"] / 184320 - 1) < 0.15
+
+
+def test_estimate_unknown_model_exits_2(capsys):
+    assert main(["estimate", "inference", "--model", "llama 9 70b", "--gpu", "H100"]) == 2
+    assert "Did you mean" in capsys.readouterr().err
