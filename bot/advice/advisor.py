@@ -348,6 +348,16 @@ def _inference_tp(ctx: _Context, model: Model, gpu_id: str, like: InferenceEstim
         return _inference(ctx, model, gpu_id, count=like.gpu_count, precision=precision, batch=batch, absorb=False)
 
 
+def _price_fields(price: QuoteRow | None, gpu_count: int | None = None) -> dict:
+    """Option fields for an on-demand price row; ``gpu_count`` scales its per-GPU price to that many GPUs."""
+    if price is None:
+        return {}
+    per_hour = price.price_per_gpu_hour_usd * gpu_count if gpu_count else price.price_per_hour_usd
+    return {"provider": price.offer.provider, "instance_type": price.offer.instance_type,
+            "pricing_model": "on_demand", "price_per_hour_usd": per_hour, "price_as_of": price.offer.as_of,
+            "price_stale": price.stale}
+
+
 def _inference_option(ctx: _Context, gpu: Gpu, est: InferenceEstimate, best: InferenceEstimate) -> Option:
     price = best_on_demand(ctx.kb, gpu.id, est.gpu_count, today=ctx.today)
     ctx.price_note(price)
@@ -365,13 +375,10 @@ def _inference_option(ctx: _Context, gpu: Gpu, est: InferenceEstimate, best: Inf
     return Option(
         label=_cfg(ctx.kb, gpu.id, est.gpu_count, est.precision), gpu=gpu.id, gpu_name=gpu.name,
         gpu_count=est.gpu_count, precision=est.precision, fits=est.fits, memory_per_gpu_gb=est.memory.per_gpu_gb,
-        gpu_memory_gb=est.memory.gpu_memory_gb, ttft_s=est.ttft_s,
+        gpu_memory_gb=est.memory.usable_memory_gb or est.memory.gpu_memory_gb, ttft_s=est.ttft_s,
         decode_tokens_per_s_per_sequence=est.decode_tokens_per_s_per_sequence,
-        throughput_tokens_per_s=best.throughput_tokens_per_s,
-        provider=price.offer.provider if price else None, instance_type=price.offer.instance_type if price else None,
-        pricing_model="on_demand" if price else None, price_per_hour_usd=price.price_per_hour_usd if price else None,
-        price_as_of=price.offer.as_of if price else None, price_stale=price.stale if price else None,
-        cost_per_million_tokens_usd=cpm, notes=notes)
+        throughput_tokens_per_s=best.throughput_tokens_per_s, cost_per_million_tokens_usd=cpm, notes=notes,
+        **_price_fields(price))
 
 
 def _pick(options: list[Option]) -> int | None:
@@ -731,11 +738,7 @@ def _sized_option(ctx: _Context, gpu_id: str, est: InferenceEstimate, *, served:
         gpu_memory_gb=est.memory.usable_memory_gb or est.memory.gpu_memory_gb, ttft_s=est.ttft_s,
         decode_tokens_per_s_per_sequence=est.decode_tokens_per_s_per_sequence,
         throughput_tokens_per_s=est.throughput_tokens_per_s, batch_size=est.batch_size,
-        max_batch_size=est.max_batch_size, provider=price.offer.provider if price else None,
-        instance_type=price.offer.instance_type if price else None, pricing_model="on_demand" if price else None,
-        price_per_hour_usd=price.price_per_hour_usd if price else None,
-        price_as_of=price.offer.as_of if price else None, price_stale=price.stale if price else None,
-        cost_per_million_tokens_usd=cpm, notes=notes)
+        max_batch_size=est.max_batch_size, cost_per_million_tokens_usd=cpm, notes=notes, **_price_fields(price))
 
 
 def _dedupe_options(options: list[Option]) -> list[Option]:
@@ -798,13 +801,8 @@ def _size_training(ctx: _Context) -> Answer:
                 label=_cfg(kb, gid, est.gpu_count, est.precision), gpu=gid, gpu_name=_gpu_label(kb, gid),
                 gpu_count=est.gpu_count, precision=est.precision, fits=est.fits,
                 memory_per_gpu_gb=est.memory_per_gpu_gb, gpu_memory_gb=_usable(kb, gid),
-                gpu_hours=est.gpu_hours, wall_clock_hours=est.wall_clock_hours,
-                provider=price.offer.provider if price else None,
-                instance_type=price.offer.instance_type if price else None,
-                pricing_model="on_demand" if price else None,
-                price_per_hour_usd=price.price_per_gpu_hour_usd * est.gpu_count if price else None,
-                price_as_of=price.offer.as_of if price else None, price_stale=price.stale if price else None,
-                total_cost_usd=cost, notes=[f"MFU {est.mfu:.0%}, {est.sharding}"]))
+                gpu_hours=est.gpu_hours, wall_clock_hours=est.wall_clock_hours, total_cost_usd=cost,
+                notes=[f"MFU {est.mfu:.0%}, {est.sharding}"], **_price_fields(price, est.gpu_count)))
     if not options:
         return ctx.answer(title=_title(f"Training {model.name}"), verdict="I could not size this training run.")
     rec = _pick_cheapest_run(options)
@@ -907,14 +905,9 @@ def _finetune(ctx: _Context) -> Answer:
                 label=f"{_cfg(kb, gid, est.gpu_count)}, {method}", gpu=gid, gpu_name=_gpu_label(kb, gid),
                 gpu_count=est.gpu_count, precision=est.precision, fits=est.fits,
                 memory_per_gpu_gb=est.memory_per_gpu_gb, gpu_memory_gb=_usable(kb, gid),
-                gpu_hours=est.gpu_hours, wall_clock_hours=est.wall_clock_hours,
-                provider=price.offer.provider if price else None,
-                instance_type=price.offer.instance_type if price else None,
-                pricing_model="on_demand" if price else None,
-                price_per_hour_usd=price.price_per_hour_usd if price else None,
-                price_as_of=price.offer.as_of if price else None, total_cost_usd=cost,
+                gpu_hours=est.gpu_hours, wall_clock_hours=est.wall_clock_hours, total_cost_usd=cost,
                 notes=[f"{method}: {est.trainable_params / 1e6:,.1f}M trainable parameters, {est.sharding}"
-                       + (", gradient checkpointing" if _checkpointed(est) else "")]))
+                       + (", gradient checkpointing" if _checkpointed(est) else "")], **_price_fields(price)))
     if not options:
         return ctx.answer(title=_title(f"Fine-tuning {model.name}"), verdict="I could not size this fine-tune.")
     extra = _finetune_comparison(options, [g for g, _ in gpus]) if len(gpus) >= 2 else []
