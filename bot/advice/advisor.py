@@ -635,12 +635,12 @@ def _for_users(ctx: _Context, model: Model, gpu_id: str, n: int, precision: str 
                total: float | None, target: float = DEFAULT_MIN_TOKENS_PER_S) -> InferenceEstimate:
     """``n`` GPUs serving ``users`` concurrent sequences, or (``users`` None) the largest batch that fits.
 
-    Each tensor-parallel degree that divides ``n`` (and the attention heads) is tried with
-    ``n / TP`` data-parallel replicas, the users split evenly over them; the smallest TP that serves
-    the load wins (more replicas, more throughput), else the layout closest to serving it.
+    Each tensor-parallel degree that divides ``n`` (and the attention heads) is tried, the users split
+    evenly over the replicas the layout makes; of the layouts that serve the load the one with the
+    fastest per-user decode wins, else the layout closest to fitting.
     """
     tps = [tp for tp in valid_tp_degrees(model) if tp <= n and n % tp == 0] or [None]
-    best = None
+    best, serving = None, []
     for tp in tps:
         replicas = n // tp if tp else 1
         batch: int | str = "max" if users is None else max(1, math.ceil(users / replicas))
@@ -655,10 +655,13 @@ def _for_users(ctx: _Context, model: Model, gpu_id: str, n: int, precision: str 
         if users is not None and est.replicas * est.batch_size < users:
             continue  # this layout did not spread the users as assumed
         if _meets(est, target, total):
-            return est
+            serving.append(est)
+            continue
         if best is None or (est.fits and not best.fits) or (
                 not est.fits and not best.fits and est.memory.per_gpu_gb < best.memory.per_gpu_gb):
             best = est
+    if serving:  # of the layouts that serve the load, the one each user finds fastest
+        return max(serving, key=lambda e: (e.decode_tokens_per_s_per_sequence or 0, -e.tensor_parallel))
     if best is None:
         return _inference(ctx, model, gpu_id, count=n, precision=precision,
                           batch="max" if users is None else users, absorb=False)
