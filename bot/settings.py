@@ -1,10 +1,18 @@
 """Process settings from the environment (pydantic-settings).
 
 Secrets come only from the environment and are typed ``SecretStr`` so they never appear in a
-repr or a log line. An invalid value stops the start with a message naming the variable.
+repr or a log line. An invalid value stops the start with a message naming the variable (and
+never echoing a secret's value). An empty variable (``SLACK_APP_TOKEN=`` in an ``.env`` file)
+counts as unset.
+
+Every field here is documented, with the same default, in README.md ("Configuration"); a test
+checks that the table and this class agree.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -27,23 +35,44 @@ class Settings(BaseSettings):
         slack_signing_secret: ``SLACK_SIGNING_SECRET``, verifies HTTP requests from Slack.
         slack_app_token: ``SLACK_APP_TOKEN`` (xapp-...), Socket Mode only.
         slack_api_url: ``SLACK_API_URL``, the Web API base URL (proxies, tests).
-        database_url: ``DATABASE_URL``, SQLAlchemy URL of the state store.
+        slack_client_id: ``SLACK_CLIENT_ID``, multi-workspace (OAuth) installs.
+        slack_client_secret: ``SLACK_CLIENT_SECRET``, multi-workspace installs.
+        slack_state_secret: ``SLACK_STATE_SECRET``, signs the OAuth ``state`` parameter
+            (at least 16 characters).
+        slack_redirect_uri: ``SLACK_REDIRECT_URI``, the OAuth redirect URL registered with
+            Slack (``https://host/slack/oauth_redirect``); unset means the app's default.
+        database_url: ``DATABASE_URL``, SQLAlchemy URL of the state store (and, with OAuth,
+            of the installation store).
         gpu_advisor_knowledge: ``GPU_ADVISOR_KNOWLEDGE``, a knowledge directory to use instead
-            of the bundled one.
+            of the bundled one; enables reloading (SIGHUP, file changes).
+        gpu_advisor_mode: ``GPU_ADVISOR_MODE``, ``http`` or ``socket``: the run mode of
+            ``gpu-advisor serve`` when neither ``--http`` nor ``--socket`` is given.
+        gpu_advisor_reload_seconds: ``GPU_ADVISOR_RELOAD_SECONDS``, how often the knowledge
+            files are checked for changes; 0 turns the check off (SIGHUP still reloads).
+        host: ``HOST``, HTTP mode listen address.
         port: ``PORT``, HTTP mode listen port.
         log_level: ``LOG_LEVEL``.
+        log_format: ``LOG_FORMAT``, ``json`` (one JSON object per line) or ``text``.
     """
 
-    model_config = SettingsConfigDict(env_file=None, extra="ignore", case_sensitive=False)
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", case_sensitive=False, env_ignore_empty=True)
 
     slack_bot_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None
     slack_app_token: SecretStr | None = None
     slack_api_url: str = "https://slack.com/api/"
+    slack_client_id: str | None = None
+    slack_client_secret: SecretStr | None = None
+    slack_state_secret: SecretStr | None = None
+    slack_redirect_uri: str | None = None
     database_url: str = DEFAULT_DATABASE_URL
     gpu_advisor_knowledge: str | None = None
+    gpu_advisor_mode: Literal["http", "socket"] = "http"
+    gpu_advisor_reload_seconds: float = Field(default=300, ge=0)
+    host: str = "0.0.0.0"
     port: int = Field(default=3000, ge=1, le=65535)
     log_level: str = "INFO"
+    log_format: Literal["json", "text"] = "json"
 
     @field_validator("slack_api_url")
     @classmethod
@@ -51,6 +80,13 @@ class Settings(BaseSettings):
         if not value.startswith(("http://", "https://")):
             raise ValueError("must start with http:// or https://")
         return value if value.endswith("/") else value + "/"
+
+    @field_validator("slack_redirect_uri")
+    @classmethod
+    def _redirect(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// URL")
+        return value
 
     @field_validator("log_level")
     @classmethod
@@ -60,15 +96,77 @@ class Settings(BaseSettings):
             raise ValueError("must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL")
         return level
 
+    @field_validator("gpu_advisor_mode", "log_format", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("slack_bot_token")
+    @classmethod
+    def _bot_token(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().startswith("xoxb-"):
+            raise ValueError("must be a bot token (starting with xoxb-)")
+        return value
+
+    @field_validator("slack_app_token")
+    @classmethod
+    def _app_token(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().startswith("xapp-"):
+            raise ValueError("must be an app-level token (starting with xapp-)")
+        return value
+
+    @field_validator("slack_state_secret")
+    @classmethod
+    def _state_secret(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and len(value.get_secret_value()) < 16:
+            raise ValueError("must be at least 16 characters (e.g. `openssl rand -hex 32`)")
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            make_url(value)
+        except (ArgumentError, ValueError):
+            raise ValueError("not a SQLAlchemy database URL (e.g. postgresql+psycopg://user@host:5432/db)") from None
+        return value
+
+    @field_validator("gpu_advisor_knowledge")
+    @classmethod
+    def _knowledge_dir(cls, value: str | None) -> str | None:
+        if value is not None and not Path(value).is_dir():
+            raise ValueError("directory not found")
+        return value
+
+    @property
+    def oauth_variables(self) -> dict[str, bool]:
+        """Which of the three multi-workspace variables are set, by variable name."""
+        return {"SLACK_CLIENT_ID": self.slack_client_id is not None,
+                "SLACK_CLIENT_SECRET": self.slack_client_secret is not None,
+                "SLACK_STATE_SECRET": self.slack_state_secret is not None}
+
+    @property
+    def multi_workspace(self) -> bool:
+        """True when all of SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET are set."""
+        return all(self.oauth_variables.values())
+
 
 def load_settings() -> Settings:
     """Read :class:`Settings` from the environment.
 
+    Returns:
+        The validated settings.
+
     Raises:
         SettingsError: naming each invalid variable, e.g. ``PORT: Input should be a valid integer``.
+            Values are never echoed (they may be secrets).
     """
     try:
         return Settings()
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']).upper()}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']).upper()}: {e['msg'].removeprefix('Value error, ')}"
+                             for e in exc.errors())
         raise SettingsError(f"invalid environment: {problems}") from exc

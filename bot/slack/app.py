@@ -13,7 +13,9 @@ platform rules a naive bot breaks:
   so a retry reaching another process is not answered again;
 * Web API calls go through slack_sdk's retry handlers (429 ``Retry-After``, connection errors);
 * an exception gives the user a short apology with a reference id; the traceback goes to the
-  log only; tokens are never logged.
+  log only; tokens are never logged;
+* every request ends in one :class:`bot.ops.metrics.RequestRecord` (request id, team, intent,
+  latency, outcome; never the text), counted in the metrics and written as one JSON log line.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, R
 
 from bot.advice.conversation import Turn, help_turn, respond_to
 from bot.kb.loader import KnowledgeBase, get_knowledge
+from bot.ops.metrics import Metrics, RequestRecord, get_metrics, report_request
 from bot.parsing.query import Query
 from bot.render.blockkit import render_message
 from bot.settings import Settings
@@ -75,6 +78,7 @@ def build_app(
     *,
     kb_provider: Callable[[], KnowledgeBase] = get_knowledge,
     oauth_settings: Any | None = None,
+    metrics: Metrics | None = None,
 ) -> App:
     """Create the Bolt app with all listeners.
 
@@ -84,6 +88,7 @@ def build_app(
         kb_provider: returns the current knowledge base (reloads swap what it returns).
         oauth_settings: a ``slack_bolt.oauth.oauth_settings.OAuthSettings`` for
             multi-workspace installs; ``None`` for single-workspace (``SLACK_BOT_TOKEN``).
+        metrics: where finished requests are counted (default: the process-wide registry).
 
     Returns:
         The configured ``slack_bolt.App``.
@@ -95,16 +100,31 @@ def build_app(
     else:
         app = App(signing_secret=signing_secret, client=make_client(settings), process_before_response=False)
 
+    metrics = metrics or get_metrics()
+
     # ------------------------------------------------------------------ middleware
     @app.middleware
     def deduplicate_events(req, resp, next):  # noqa: A002 - Bolt's parameter name
         body = req.body or {}
         event_id = body.get("event_id") if body.get("type") == "event_callback" else None
+        req.context["gpu_request_id"] = uuid.uuid4().hex[:12]
+        req.context["gpu_started"] = time.perf_counter()
+        req.context["gpu_event_id"] = event_id
         if event_id and not store.claim_event(event_id, body.get("team_id")):
             log.info("duplicate event %s (retry %s) ignored", event_id,
                      (req.headers.get("x-slack-retry-num") or ["0"])[0])
+            report(req.context, "event", (body.get("event") or {}).get("type"), "duplicate")
             return BoltResponse(status=200, body="")
         next()
+
+    def report(context, kind: str, type_: str | None, outcome: str, *, channel_type: str | None = None,
+               intent: str | None = None, ref: str | None = None) -> None:
+        started = context.get("gpu_started")
+        report_request(RequestRecord(
+            request_id=context.get("gpu_request_id") or uuid.uuid4().hex[:12], kind=kind, type=type_,
+            team_id=context.team_id, channel_type=channel_type, intent=intent, outcome=outcome,
+            latency_ms=(time.perf_counter() - started) * 1000 if started else None,
+            event_id=context.get("gpu_event_id"), ref=ref), metrics)
 
     # ------------------------------------------------------------------ helpers
     def answer_and_remember(text: str, key: str | None, *, team_id: str | None, channel_type: str,
@@ -130,9 +150,10 @@ def build_app(
         return turn, render_message(turn.answer, action_context=action_ctx)
 
     def post(client: WebClient, *, channel: str, user: str | None, thread_ts: str | None,
-             message: dict[str, Any]) -> None:
+             message: dict[str, Any]) -> bool:
         try:
             client.chat_postMessage(channel=channel, thread_ts=thread_ts, **message)
+            return True
         except SlackApiError as exc:
             req_id = exc.response.headers.get("x-slack-req-id", "-") if exc.response is not None else "-"
             log.error("chat.postMessage failed: %s (x-slack-req-id %s)", exc.response.get("error"), req_id)
@@ -143,9 +164,10 @@ def build_app(
                                                    f"({exc.response.get('error')}).")
                 except SlackApiError:
                     log.error("chat.postEphemeral failed too (x-slack-req-id %s)", req_id)
+            return False
 
     def fail(client: WebClient, *, channel: str, user: str | None, thread_ts: str | None, team_id: str | None,
-             channel_type: str) -> None:
+             channel_type: str) -> str:
         ref = _ref_id()
         log.exception("advisor error, reference %s", ref)
         store.record_audit(team_id=team_id, channel_type=channel_type, intent=None, latency_ms=None,
@@ -157,50 +179,63 @@ def build_app(
                 client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=_apology(ref))
         except SlackApiError:
             log.error("could not deliver the apology for reference %s", ref)
+        return ref
 
     # ------------------------------------------------------------------ events
     @app.event("app_mention")
     def on_mention(event: dict, client: WebClient, context) -> None:
         if event.get("bot_id") or event.get("subtype"):
+            report(context, "event", "app_mention", "ignored", channel_type="channel")
             return
         channel, user = event["channel"], event.get("user")
         thread_ts = event.get("thread_ts") or event["ts"]
         team_id = context.team_id
         try:
-            _, message = answer_and_remember(event.get("text", ""), f"{team_id}:{channel}:{thread_ts}",
-                                             team_id=team_id, channel_type="channel")
+            turn, message = answer_and_remember(event.get("text", ""), f"{team_id}:{channel}:{thread_ts}",
+                                                team_id=team_id, channel_type="channel")
         except Exception:  # noqa: BLE001 - the user gets an apology, the log the traceback
-            fail(client, channel=channel, user=user, thread_ts=thread_ts, team_id=team_id, channel_type="channel")
+            ref = fail(client, channel=channel, user=user, thread_ts=thread_ts, team_id=team_id,
+                       channel_type="channel")
+            report(context, "event", "app_mention", "error", channel_type="channel", ref=ref)
             return
-        post(client, channel=channel, user=user, thread_ts=thread_ts, message=message)
+        posted = post(client, channel=channel, user=user, thread_ts=thread_ts, message=message)
+        report(context, "event", "app_mention", "answered" if posted else "post_failed", channel_type="channel",
+               intent=turn.answer.intent)
 
     @app.event("message")
     def on_message(event: dict, client: WebClient, context) -> None:
         # Only plain user messages in DMs: every subtype (edits, joins, bot_message, ...) and
         # every bot (including this app) is ignored, so the bot can never answer itself.
-        if event.get("channel_type") != "im" or event.get("subtype") or event.get("bot_id"):
-            return
-        if event.get("user") is None or event.get("user") == context.bot_user_id:
+        if (event.get("channel_type") != "im" or event.get("subtype") or event.get("bot_id")
+                or event.get("user") is None or event.get("user") == context.bot_user_id):
+            report(context, "event", "message", "ignored", channel_type=event.get("channel_type"))
             return
         channel, user = event["channel"], event["user"]
         thread_ts = event.get("thread_ts")
         team_id = context.team_id
         key = f"{team_id}:{channel}" + (f":{thread_ts}" if thread_ts else "")
         try:
-            _, message = answer_and_remember(event.get("text", ""), key, team_id=team_id, channel_type="im")
+            turn, message = answer_and_remember(event.get("text", ""), key, team_id=team_id, channel_type="im")
         except Exception:  # noqa: BLE001
-            fail(client, channel=channel, user=user, thread_ts=thread_ts, team_id=team_id, channel_type="im")
+            ref = fail(client, channel=channel, user=user, thread_ts=thread_ts, team_id=team_id, channel_type="im")
+            report(context, "event", "message", "error", channel_type="im", ref=ref)
             return
-        post(client, channel=channel, user=user, thread_ts=thread_ts, message=message)
+        posted = post(client, channel=channel, user=user, thread_ts=thread_ts, message=message)
+        report(context, "event", "message", "answered" if posted else "post_failed", channel_type="im",
+               intent=turn.answer.intent)
 
     @app.event("app_home_opened")
-    def on_home(event: dict, client: WebClient) -> None:
+    def on_home(event: dict, client: WebClient, context) -> None:
         if event.get("tab", "home") != "home":
+            report(context, "event", "app_home_opened", "ignored")
             return
         try:
             client.views_publish(user_id=event["user"], view=home_view(kb_provider()))
         except SlackApiError as exc:
             log.error("views.publish failed: %s", exc.response.get("error"))
+            report(context, "event", "app_home_opened", "post_failed")
+            return
+        report(context, "event", "app_home_opened", "home")
 
     # ------------------------------------------------------------------ slash commands
     def slash(force_intent: str | None, usage: str) -> Callable[..., None]:
@@ -208,20 +243,24 @@ def build_app(
             ack()  # within Slack's 3 seconds, before any work
             text = (command.get("text") or "").strip()
             team_id = context.team_id
+            name = command.get("command")
             if not text or text.lower() in {"help", "?"}:
                 turn = help_turn(kb_provider(), usage=usage)
                 respond(response_type="ephemeral", **render_message(turn.answer))
+                report(context, "command", name, "help", channel_type="command", intent="help")
                 return
             try:
                 turn, message = answer_and_remember(text, None, team_id=team_id, channel_type="command",
                                                     force_intent=force_intent)
             except Exception:  # noqa: BLE001
                 ref = _ref_id()
-                log.exception("advisor error in %s, reference %s", command.get("command"), ref)
+                log.exception("advisor error in %s, reference %s", name, ref)
                 respond(response_type="ephemeral", text=_apology(ref))
+                report(context, "command", name, "error", channel_type="command", ref=ref)
                 return
             visible = turn.answer.intent not in ("help", "unknown") and not turn.answer.examples
             respond(response_type="in_channel" if visible else "ephemeral", **message)
+            report(context, "command", name, "answered", channel_type="command", intent=turn.answer.intent)
         return handler
 
     app.command("/gpu")(slash(None, "/gpu H100 vs A100 for Llama 2 70B"))
@@ -229,8 +268,9 @@ def build_app(
     app.command("/gpu-size")(slash("size_inference", "/gpu-size llama 3 70b, 200 users, 8k context, int4"))
 
     # ------------------------------------------------------------------ buttons
-    def on_button(ack, body: dict, respond, action: dict) -> None:
+    def on_button(ack, body: dict, respond, action: dict, context) -> None:
         ack()
+        action_id = action.get("action_id")
         try:
             payload = json.loads(action.get("value") or "{}")
         except json.JSONDecodeError:
@@ -241,6 +281,7 @@ def build_app(
         if ctx is None:
             respond(response_type="ephemeral", replace_original=False,
                     text="That answer is too old to follow up on; please ask again.")
+            report(context, "action", action_id, "expired")
             return
         previous = Query.model_validate_json(ctx.query_json)
         try:
@@ -254,10 +295,12 @@ def build_app(
                 rendered = render_message(turn.answer, action_context=new_ctx)
         except Exception:  # noqa: BLE001
             ref = _ref_id()
-            log.exception("advisor error on button %s, reference %s", action.get("action_id"), ref)
+            log.exception("advisor error on button %s, reference %s", action_id, ref)
             respond(response_type="ephemeral", replace_original=False, text=_apology(ref))
+            report(context, "action", action_id, "error", ref=ref)
             return
         respond(response_type="in_channel", replace_original=False, thread_ts=thread_ts, **rendered)
+        report(context, "action", action_id, "answered", intent=turn.answer.intent)
 
     for action_id in ("show_assumptions", "switch_precision", "quote_this"):
         app.action(action_id)(on_button)
@@ -265,5 +308,6 @@ def build_app(
     @app.error
     def on_error(error: Exception, body: dict) -> None:
         log.error("unhandled error %s: %s", type(error).__name__, error, exc_info=error)
+        metrics.errors.labels("unhandled").inc()
 
     return app

@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import sys
 
 import yaml
 
+from bot import __version__
+from bot.errors import AdvisorError
 from bot.settings import load_settings
 
-__all__ = ["register"]
+__all__ = ["DatabaseUnavailableError", "SlackUnavailableError", "register"]
+
+log = logging.getLogger("gpu_advisor.serve")
 
 
 def cmd_manifest(args: argparse.Namespace) -> int:
@@ -26,25 +29,99 @@ def cmd_manifest(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    """Run the bot in Socket Mode or HTTP mode; exit 2 naming missing variables."""
-    from bot.kb.loader import get_knowledge
-    from bot.slack.app import build_app
-    from bot.slack.runner import check_settings, serve_http, serve_socket
+def _open_store(url: str):
+    """The state store, or a clean error naming DATABASE_URL (password hidden) when it cannot connect."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
     from bot.storage.store import Store
 
+    try:
+        return Store(url)
+    except (SQLAlchemyError, ImportError) as exc:
+        shown = make_url(url).render_as_string(hide_password=True)
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        raise DatabaseUnavailableError(f"DATABASE_URL: cannot use the database at {shown}: {reason}") from exc
+
+
+class DatabaseUnavailableError(AdvisorError):
+    """The database named by DATABASE_URL cannot be reached or used."""
+
+
+class SlackUnavailableError(AdvisorError):
+    """The start-up token check (``auth.test``) failed: a wrong token or an unreachable SLACK_API_URL."""
+
+
+def _build(build_app, settings, store, oauth_settings, metrics):
+    """``build_app``, turning a failed start-up token check into a clean error (no token in it)."""
+    from slack_bolt.error import BoltError
+    from slack_sdk.errors import SlackApiError, SlackClientError
+
+    try:
+        return build_app(settings, store, oauth_settings=oauth_settings, metrics=metrics)
+    except (BoltError, SlackApiError, SlackClientError, OSError) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SlackUnavailableError(f"SLACK_BOT_TOKEN / SLACK_API_URL: the token check (auth.test at "
+                                    f"{settings.slack_api_url}) failed: {reason}") from exc
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the bot in Socket Mode or HTTP mode.
+
+    The mode is ``--socket`` / ``--http``, else ``GPU_ADVISOR_MODE`` (default ``http``). With
+    ``GPU_ADVISOR_KNOWLEDGE`` set, the knowledge base reloads on SIGHUP and when its files change.
+    With the three OAuth variables set, multi-workspace installs are served.
+
+    Returns:
+        0 after a clean shutdown (SIGTERM, Ctrl-C).
+
+    Raises:
+        AdvisorError: (exit 2 via the CLI, no traceback) for an invalid or missing variable, or an
+            unreachable database; KnowledgeError (exit 1) when the knowledge base does not validate.
+    """
+    from bot.kb.loader import get_knowledge
+    from bot.ops.logs import configure_logging
+    from bot.ops.metrics import get_metrics
+    from bot.slack.app import build_app
+    from bot.slack.runner import check_settings, serve_health, serve_http, serve_socket, start_housekeeping
+
     settings = load_settings()
-    logging.basicConfig(level=settings.log_level, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    mode = "socket" if args.socket else "http"
+    configure_logging(settings.log_level, settings.log_format)
+    mode = "socket" if args.socket else "http" if args.http else settings.gpu_advisor_mode
     check_settings(settings, mode)
-    get_knowledge()  # fail before connecting when the knowledge base does not validate
-    store = Store(settings.database_url)
-    app = build_app(settings, store)
-    if mode == "socket":
-        serve_socket(app, settings)
-    else:
-        serve_http(app, store, port=args.port or settings.port)
+    kb = get_knowledge()  # fail before connecting when the knowledge base does not validate
+    metrics = get_metrics()
+    store = _open_store(settings.database_url)
+    oauth_settings = None
+    if settings.multi_workspace:
+        from bot.slack.oauth import build_oauth_settings
+
+        oauth_settings = build_oauth_settings(settings, store.engine)
+    app = _build(build_app, settings, store, oauth_settings, metrics)
+    reloader = None
+    if settings.gpu_advisor_knowledge:
+        from bot.kb.reload import KnowledgeReloader
+
+        reloader = KnowledgeReloader(kb.directory, interval=settings.gpu_advisor_reload_seconds,
+                                     on_result=metrics.observe_reload)
+        reloader.install_sighup()
+        reloader.start()
+    start_housekeeping(store)
+    port = args.port if args.port is not None else settings.port
+    log.info("starting %s mode (%s workspace), version %s", mode, "multi" if oauth_settings else "single",
+             __version__, extra={"mode": mode, "version": __version__})
+    try:
+        if mode == "socket":
+            serve_health(store, host=settings.host, port=port, metrics=metrics, reloader=reloader)
+            serve_socket(app, settings)
+        else:
+            serve_http(app, store, host=settings.host, port=port, metrics=metrics, reloader=reloader)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if reloader is not None:
+            reloader.stop(timeout=1)
+    log.info("stopped")
     return 0
 
 
@@ -53,8 +130,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="run the Slack bot (Socket Mode or HTTP mode)")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--socket", action="store_true", help="Socket Mode (needs SLACK_APP_TOKEN)")
-    group.add_argument("--http", action="store_true", help="HTTP mode (default): POST /slack/events, GET /healthz")
-    p.add_argument("--port", type=int, default=None, help="HTTP port (default: $PORT or 3000)")
+    group.add_argument("--http", action="store_true",
+                       help="HTTP mode: POST /slack/events, GET /healthz, GET /metrics "
+                            "(default unless GPU_ADVISOR_MODE=socket)")
+    p.add_argument("--port", type=int, default=None,
+                   help="HTTP port (default: $PORT or 3000); in Socket Mode the port of /healthz and /metrics")
     p.set_defaults(func=cmd_serve)
     p = sub.add_parser("manifest", help="print the Slack app manifest")
     p.add_argument("--http-url", default=None, help="public base URL for HTTP mode (fills in request URLs)")

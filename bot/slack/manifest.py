@@ -24,7 +24,8 @@ def load_manifest(http_url: str | None = None) -> dict[str, Any]:
 
     Args:
         http_url: the public base URL of an HTTP-mode deployment (``https://host``). When
-            given, events, interactivity and every slash command point at ``{http_url}/slack/events``
+            given, events, interactivity and every slash command point at ``{http_url}/slack/events``,
+            the OAuth redirect URL is ``{http_url}/slack/oauth_redirect`` (multi-workspace installs)
             and Socket Mode is turned off; otherwise the manifest is for Socket Mode.
 
     Returns:
@@ -40,4 +41,5 @@ def load_manifest(http_url: str | None = None) -> dict[str, Any]:
         settings["socket_mode_enabled"] = False
         for command in manifest["features"]["slash_commands"]:
             command["url"] = url
+        manifest["oauth_config"]["redirect_urls"] = [http_url.rstrip("/") + "/slack/oauth_redirect"]
     return manifest

@@ -14,16 +14,34 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import DateTime, Float, Integer, String, Text, create_engine, delete, select
+from sqlalchemy import DateTime, Float, Integer, MetaData, String, Text, create_engine, delete, select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
-__all__ = ["DEFAULT_DATABASE_URL", "ConversationContext", "Store"]
+__all__ = ["DEFAULT_DATABASE_URL", "ConversationContext", "Store", "create_tables"]
 
 DEFAULT_DATABASE_URL = "sqlite:///./gpu-advisor.db"
 CONTEXT_TTL = timedelta(hours=24)
 EVENT_TTL = timedelta(hours=1)  # Slack retries within minutes (3 retries: ~1 min, ~5 min); an hour is ample
+_DDL_LOCK_KEY = 0x6770752D61647631  # "gpu-adv1": serialises CREATE TABLE across replicas starting together
+
+
+def create_tables(engine: Engine, metadata: MetaData) -> None:
+    """Create the tables of ``metadata`` that are missing, safely when several processes start at once.
+
+    On PostgreSQL two replicas running ``CREATE TABLE IF NOT EXISTS`` at the same moment can
+    both pass the existence check and one then fails on the catalog's unique index; a
+    transaction-scoped advisory lock makes them take turns. Other back ends create directly.
+
+    Args:
+        engine: where to create the tables.
+        metadata: the tables (``Base.metadata``, or slack_sdk's installation/state store tables).
+    """
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _DDL_LOCK_KEY})
+        metadata.create_all(conn)
 
 
 def _now() -> datetime:
@@ -95,7 +113,7 @@ class Store:
 
     def __init__(self, url: str | None = None, *, engine: Engine | None = None):
         self.engine = engine or create_engine(url or DEFAULT_DATABASE_URL, pool_pre_ping=True)
-        Base.metadata.create_all(self.engine)
+        create_tables(self.engine, Base.metadata)
         self._session = sessionmaker(self.engine, expire_on_commit=False)
 
     # ------------------------------------------------------------------ events

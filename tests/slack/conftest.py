@@ -82,3 +82,23 @@ def running_app(tmp_path):
     server.shutdown()
     server.server_close()
     mock.server.shutdown()
+
+
+@pytest.fixture
+def pg_schema():
+    """A fresh PostgreSQL schema on 127.0.0.1:5432/test, dropped afterwards (skipped when nothing listens)."""
+    from tests.slack.procs import create_schema, drop_schema, pg_up
+
+    if not pg_up():
+        pytest.skip("no PostgreSQL on 127.0.0.1:5432")
+    schema = create_schema()
+    yield schema
+    drop_schema(schema)
+
+
+@pytest.fixture
+def mock_slack():
+    """The mock Web API alone (for apps started by the test itself)."""
+    mock = start_mock_slack()
+    yield mock
+    mock.server.shutdown()

@@ -26,6 +26,8 @@ class Call:
     params: dict[str, Any]
     headers: dict[str, str]
     status: int = 200
+    path: str = ""
+    at: float = field(default_factory=time.perf_counter)  # when the mock received it
 
 
 @dataclass
@@ -115,7 +117,7 @@ def start_mock_slack() -> MockSlack:
             if failure is not None:
                 status, extra_headers, body = failure
                 with mock.lock:
-                    mock.calls.append(Call(method, params, headers, status))
+                    mock.calls.append(Call(method, params, headers, status, self.path))
                 data = json.dumps(body).encode()
                 self.send_response(status)
                 for k, v in extra_headers.items():
@@ -126,7 +128,7 @@ def start_mock_slack() -> MockSlack:
                 self.wfile.write(data)
                 return
             with mock.lock:
-                mock.calls.append(Call(method, params, headers))
+                mock.calls.append(Call(method, params, headers, path=self.path))
             if method == "response_url":
                 data = b"ok"
                 ctype_out = "text/plain"

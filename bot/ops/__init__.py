@@ -1,0 +1,1 @@
+"""Operations: structured logs and Prometheus metrics (no Slack imports)."""
