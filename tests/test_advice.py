@@ -178,3 +178,16 @@ def test_config_without_layers_is_refused_by_name(kb):
     del config["num_hidden_layers"]
     a = ask(kb, "```" + json.dumps(config) + "```")
     assert "num_hidden_layers" in a.verdict
+
+
+def test_generic_model_in_every_answer_kind(kb):
+    compare = ask(kb, "H100 vs A100 for a 13B model")
+    # 13e9 x 2 B = 26 GB of fp16 weights: one 80 GB GPU each.
+    assert {o.gpu_count for o in compare.options if o.precision == "fp16"} == {1}
+    finetune = ask(kb, "lora a 7b model on a 4090")
+    assert finetune.intent == "finetune" and finetune.options[0].gpu == "rtx-4090-24gb"
+    training = ask(kb, "train a 1b model on 100B tokens with 8 h100s")
+    # 6 x 1e9 x 100e9 = 6e20 FLOPs / (989e12 x 3600) = 168.5 GPU-hours at 100% MFU. A 1B model at a
+    # 4,096-token sequence adds ~25% attention FLOPs (12 x layers x hidden x seq per token) and the whole
+    # run has goodput 0.87, so 168.5 x 1.25 / 0.87 / MFU: 440 GPU-hours at 55% MFU, 970 at 25%.
+    assert 440 <= training.options[0].gpu_hours <= 970
