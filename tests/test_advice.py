@@ -36,12 +36,15 @@ def test_compare_h100_a100_llama2_70b(kb):
     assert 1.5 <= ratio <= 1.8
     assert any("1.64x" in d for d in a.details)
     assert any("FP8" in d and "A100 SXM4 80GB lacks" in d for d in a.details)
-    # Cheapest fresh on-demand H100 SXM: Paperspace "H100 (hourly)" $3.09 (2026-09-20), so 2 GPUs = $6.18/h.
+    # Tensor parallelism over 2 GPUs needs both in one machine: the cheapest fresh on-demand 2-GPU H100 SXM
+    # instance is Lambda "2x NVIDIA H100 SXM", $8.38/h (2026-09-20); not two separate 1-GPU instances.
     h = base["h100-sxm-80gb"]
-    assert h.price_per_hour_usd == pytest.approx(6.18)
+    assert (h.provider, h.instance_type, h.price_per_hour_usd) == ("lambda", "2x NVIDIA H100 SXM", 8.38)
     assert h.price_as_of == date(2026, 9, 20)
     # $/1M output tokens = $/h / (tokens/s x 3600) x 1e6 (estimation-notes.md, Cost).
-    assert h.cost_per_million_tokens_usd == pytest.approx(6.18 / (h.throughput_tokens_per_s * 3600) * 1e6)
+    assert h.cost_per_million_tokens_usd == pytest.approx(8.38 / (h.throughput_tokens_per_s * 3600) * 1e6)
+    # No priced A100 instance holds exactly 2 GPUs: priced as separate instances, and the answer says so.
+    assert any("no NVLink between them" in n for n in base["a100-sxm-80gb"].notes)
     assert a.recommendation is not None and "H100" in a.options[a.recommendation].label
     assert a.verdict.startswith("Pick ")
 

@@ -129,3 +129,13 @@ def test_estimate_is_fast(kb):
         estimate_inference(kb, "llama-2-70b", "h100-sxm-80gb", precision="fp16")
         times.append(time.perf_counter() - t)
     assert statistics.median(times) < 1e-3
+
+
+def test_nvlink_bridges_join_two_pcie_cards_only(kb):
+    from bot.estimation import efficiency_for
+
+    eff = efficiency_for(kb)
+    a40 = kb.gpus["a40-48gb"]  # PCIe card with a 2-way NVLink bridge
+    assert eff.interconnect_class(a40, 2) == "nvlink"
+    assert eff.interconnect_class(a40, 4) == "pcie"
+    assert eff.interconnect_class(kb.gpus["h100-sxm-80gb"], 8) == "nvlink"  # NVSwitch on HGX boards

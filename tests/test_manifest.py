@@ -38,3 +38,21 @@ def test_http_manifest_fills_request_urls():
     assert manifest["settings"]["interactivity"]["request_url"] == url
     assert all(c["url"] == url for c in manifest["features"]["slash_commands"])
     assert manifest["settings"]["socket_mode_enabled"] is False
+
+
+def test_manifest_refuses_a_non_https_url(capsys):
+    from bot.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["manifest", "--http-url", "http://gpu.example.com"])
+    assert exc.value.code == 2
+    assert "must start with https://" in capsys.readouterr().err
+
+
+def test_serve_refuses_an_impossible_port(capsys):
+    from bot.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["serve", "--http", "--port", "99999"])
+    assert exc.value.code == 2
+    assert "outside 0-65535" in capsys.readouterr().err

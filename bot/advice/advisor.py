@@ -330,7 +330,7 @@ def _compare(ctx: _Context) -> Answer:
         details.append("Paperspace (the seed article's provider) lists: "
                        + "; ".join(n.removeprefix("Paperspace ") for o in paperspace for n in o.notes if "Paperspace" in n)
                        + " for the same GPU count.")
-    actions = _next_actions(q, model)
+    actions = _next_actions(q, model, options[recommendation] if recommendation is not None else None)
     return ctx.answer(title=_title(f"{' vs '.join(g.name for g, _, _ in base_rows) or 'GPUs'} for {model.name}"),
                       verdict=verdict, details=details, table=table, options=options,
                       recommendation=recommendation, actions=actions)
@@ -358,14 +358,32 @@ def _price_fields(price: QuoteRow | None, gpu_count: int | None = None) -> dict:
             "price_stale": price.stale}
 
 
+def _group(est: InferenceEstimate) -> int:
+    """GPUs that must share one machine: a tensor-parallel group (pipeline stages may span hosts)."""
+    return max(1, est.tensor_parallel)
+
+
+def _price_for(ctx: _Context, gpu_id: str, count: int, group: int, notes: list[str],
+               provider: str | None = None) -> QuoteRow | None:
+    """The cheapest fresh on-demand price for ``count`` GPUs whose instances hold ``group`` together; failing
+    that, separate smaller instances, with a note that their GPUs have no NVLink between them."""
+    price = best_on_demand(ctx.kb, gpu_id, count, today=ctx.today, provider=provider, group=group)
+    if price is None and group > 1:
+        price = best_on_demand(ctx.kb, gpu_id, count, today=ctx.today, provider=provider)
+        if price is not None:
+            notes.append(f"no priced instance holds {group} of these GPUs together: priced as {price.instances} "
+                         f"separate {price.offer.gpu_count}-GPU instances, whose GPUs have no NVLink between them")
+    return price
+
+
 def _inference_option(ctx: _Context, gpu: Gpu, est: InferenceEstimate, best: InferenceEstimate) -> Option:
-    price = best_on_demand(ctx.kb, gpu.id, est.gpu_count, today=ctx.today)
+    notes: list[str] = []
+    price = _price_for(ctx, gpu.id, est.gpu_count, _group(est), notes)
     ctx.price_note(price)
-    notes = []
     cpm = None
     if price is not None and best.throughput_tokens_per_s:
         cpm = cost_per_million_tokens(price.price_per_hour_usd, best.throughput_tokens_per_s)
-    pp = best_on_demand(ctx.kb, gpu.id, est.gpu_count, today=ctx.today, provider="paperspace")
+    pp = _price_for(ctx, gpu.id, est.gpu_count, _group(est), [], provider="paperspace")
     if pp is not None and (price is None or pp.offer is not price.offer):
         notes.append(f"Paperspace {pp.offer.instance_type}: {_usd(pp.price_per_hour_usd)}/h "
                      f"({price_age_note(pp.offer, ctx.today)})")
@@ -558,7 +576,9 @@ def _size_inference(ctx: _Context) -> Answer:
                 options.append(opt)
     options = _dedupe_options(options)
     fitting = [o for o in options if o.fits]
-    priced = sorted((o for o in fitting if o.price_per_hour_usd is not None), key=lambda o: o.price_per_hour_usd)
+    # cheapest first; configurations without published compute figures (no TTFT) only after the others
+    priced = sorted((o for o in fitting if o.price_per_hour_usd is not None),
+                    key=lambda o: (o.ttft_s is None, o.price_per_hour_usd))
     unpriced = [o for o in fitting if o.price_per_hour_usd is None]
     shown = (priced[:3] + unpriced[: max(0, 3 - len(priced))]) if not q.gpus else sorted(
         options, key=lambda o: (not o.fits, o.price_per_hour_usd or math.inf))
@@ -589,31 +609,42 @@ def _size_inference(ctx: _Context) -> Answer:
             reason = (f"vLLM's 0.9 memory budget leaves KV-cache room for {o.max_batch_size} of the {o.batch_size} "
                       "sequences per replica (raise --gpu-memory-utilization or shorten the context)")
         else:
-            reason = f"only {_num(o.decode_tokens_per_s_per_sequence)} tokens/s per user (target {target:g})"
+            reason = (f"each user gets only {_num(o.tokens_per_s_per_user)} tokens/s once prefill is counted "
+                      f"(target {target:g})")
         verdict = f"{o.label} does not serve {model.name} for {load}: {reason}. Use more GPUs or a smaller precision."
     else:
         o = shown[0]
-        verdict = (f"{o.label} serves {load}: {_num(o.decode_tokens_per_s_per_sequence)} tokens/s per user, "
+        per_user = (f"{_num(o.tokens_per_s_per_user)} tokens/s per user" if users is not None
+                    else f"{_num(o.throughput_tokens_per_s, 0)} output tokens/s in all")
+        verdict = (f"{o.label} serves {load}: {per_user} (decoding at {_num(o.decode_tokens_per_s_per_sequence)}), "
                    f"{_num(o.memory_per_gpu_gb)} of {_num(o.gpu_memory_gb)} GB usable per GPU"
                    + (f", {_usd(o.price_per_hour_usd)}/h on {o.provider}" if o.price_per_hour_usd else "") + ".")
+    if top_est is not None:
+        verdict = (f"{model.name} in {top_est.precision} needs {_num(top_est.memory.weights_gb)} GB of weights + "
+                   f"{_num(top_est.memory.kv_cache_gb)} GB of KV cache here. " + verdict)
     if top_est is not None:
         m = top_est.memory
         details.append(f"Memory in all: weights {_num(m.weights_gb)} GB + KV cache {_num(m.kv_cache_gb)} GB "
                        f"({top_est.context_tokens:,} tokens x {top_est.batch_size} sequences per replica) + "
                        f"overhead {_num(m.overhead_gb)} GB = {_num(m.total_gb)} GB, over {top_est.gpu_count} GPU(s).")
-        details.append(f"Throughput counts each request's {top_est.input_tokens:,}-token prompt (prefill) and "
-                       f"{top_est.output_tokens:,} output tokens; $/1M tok is at this load.")
+        details.append(f"Each request is assumed to bring a {top_est.input_tokens:,}-token prompt and "
+                       f"{top_est.output_tokens:,} output tokens (say e.g. \"500 tokens in, 200 out\"); tok/s/user "
+                       "counts the time spent on every prompt's prefill, so users x tok/s/user = total tok/s, "
+                       "and $/1M tok is at this load.")
     if q.duration_hours and shown and shown[0].price_per_hour_usd:
         o = shown[0]
         o.total_cost_usd = o.price_per_hour_usd * q.duration_hours
         details.append(f"For {_hours(q.duration_hours)}: {_usd(o.total_cost_usd)} on-demand ({o.label}).")
     details += _precision_deltas(ctx, model, shown[recommendation] if recommendation is not None else None, users)
-    table = Table(columns=["config", "serves", "GB/GPU", "TTFT s", "tok/s/user", "total tok/s", "$/h", "$/1M tok"],
+    table = Table(columns=["config", "serves", "GB/GPU", "TTFT s", "decode tok/s", "tok/s/user", "total tok/s",
+                           "$/h", "$/1M tok"],
                   rows=[[o.label, "yes" if o.fits else "NO", _num(o.memory_per_gpu_gb), _num(o.ttft_s, 2),
-                         _num(o.decode_tokens_per_s_per_sequence), _num(o.throughput_tokens_per_s, 0),
-                         _usd(o.price_per_hour_usd), _usd(o.cost_per_million_tokens_usd)] for o in shown[:6]])
+                         _num(o.decode_tokens_per_s_per_sequence), _num(o.tokens_per_s_per_user),
+                         _num(o.throughput_tokens_per_s, 0), _usd(o.price_per_hour_usd),
+                         _usd(o.cost_per_million_tokens_usd)] for o in shown[:6]])
     return ctx.answer(title=title, verdict=verdict, details=details, table=table, options=shown[:6],
-                      recommendation=recommendation, actions=_next_actions(q, model))
+                      recommendation=recommendation,
+                      actions=_next_actions(q, model, shown[recommendation] if recommendation is not None else None))
 
 
 def _priced_gpus(kb: KnowledgeBase) -> list[str]:
@@ -624,11 +655,21 @@ def _priced_gpus(kb: KnowledgeBase) -> list[str]:
     return seen
 
 
+def _per_user(est: InferenceEstimate) -> float:
+    """Tokens/s each concurrent user gets over time, counting every request's prefill:
+    aggregate throughput / (sequences per replica x replicas); the decode speed when no
+    throughput is known (no published compute peak)."""
+    if est.throughput_tokens_per_s:
+        return est.throughput_tokens_per_s / max(1, est.batch_size * est.replicas)
+    return est.decode_tokens_per_s_per_sequence or 0.0
+
+
 def _serves(est: InferenceEstimate, target: float) -> bool:
-    """A configuration serves its batch when it fits, the engine's memory budget holds the batch
-    (``max_batch_size``, at vLLM's 0.9 of memory), and each sequence decodes at ``target`` tokens/s."""
+    """A configuration serves its users when it fits, the engine's memory budget holds the batch
+    (``max_batch_size``, at vLLM's 0.9 of memory), and each user gets ``target`` tokens/s over time,
+    prefill included (:func:`_per_user`), so users x per-user speed = total throughput."""
     holds = est.max_batch_size is None or est.max_batch_size >= est.batch_size
-    return est.fits and holds and (est.decode_tokens_per_s_per_sequence or 0) >= target
+    return est.fits and holds and _per_user(est) >= target
 
 
 def _for_users(ctx: _Context, model: Model, gpu_id: str, n: int, precision: str | None, users: int | None,
@@ -660,8 +701,11 @@ def _for_users(ctx: _Context, model: Model, gpu_id: str, n: int, precision: str 
         if best is None or (est.fits and not best.fits) or (
                 not est.fits and not best.fits and est.memory.per_gpu_gb < best.memory.per_gpu_gb):
             best = est
-    if serving:  # of the layouts that serve the load, the one each user finds fastest
-        return max(serving, key=lambda e: (e.decode_tokens_per_s_per_sequence or 0, -e.tensor_parallel))
+    if serving:  # of the layouts that serve the load: the most throughput for a total target, else the
+        # fastest for each user (prefill included)
+        if users is None:
+            return max(serving, key=lambda e: (e.throughput_tokens_per_s or 0, -e.tensor_parallel))
+        return max(serving, key=lambda e: (_per_user(e), -e.tensor_parallel))
     if best is None:
         return _inference(ctx, model, gpu_id, count=n, precision=precision,
                           batch="max" if users is None else users, absorb=False)
@@ -705,8 +749,7 @@ def _smallest_config(ctx: _Context, model: Model, gpu_id: str, count: int | None
 
 def _meets(est: InferenceEstimate, target: float, total: float | None) -> bool:
     if total is not None:
-        return est.fits and (est.throughput_tokens_per_s or 0) >= total and \
-            (est.decode_tokens_per_s_per_sequence or 0) >= target
+        return _serves(est, target) and (est.throughput_tokens_per_s or 0) >= total
     return _serves(est, target)
 
 
@@ -727,11 +770,12 @@ def _canonical(kb: KnowledgeBase, precision: str) -> str:
 def _sized_option(ctx: _Context, gpu_id: str, est: InferenceEstimate, *, served: bool | None = None) -> Option:
     """An Option for ``est``; ``fits`` is ``served`` when given (memory, engine budget and speed all hold)."""
     gpu = ctx.kb.gpus[gpu_id]
-    price = best_on_demand(ctx.kb, gpu_id, est.gpu_count, today=ctx.today)
+    price_notes: list[str] = []
+    price = _price_for(ctx, gpu_id, est.gpu_count, _group(est), price_notes)
     cpm = None
     if price is not None and est.throughput_tokens_per_s:
         cpm = cost_per_million_tokens(price.price_per_hour_usd, est.throughput_tokens_per_s)
-    notes = [w for w in est.warnings][:2]
+    notes = [w for w in est.warnings][:2] + price_notes
     if price is not None:
         notes.append(f"price: {price.offer.provider} {price.offer.instance_type} ({price_age_note(price.offer, ctx.today)})")
     return Option(
@@ -739,7 +783,7 @@ def _sized_option(ctx: _Context, gpu_id: str, est: InferenceEstimate, *, served:
         gpu_count=est.gpu_count, precision=est.precision, fits=est.fits if served is None else served,
         memory_per_gpu_gb=est.memory.per_gpu_gb,
         gpu_memory_gb=est.memory.usable_memory_gb or est.memory.gpu_memory_gb, ttft_s=est.ttft_s,
-        decode_tokens_per_s_per_sequence=est.decode_tokens_per_s_per_sequence,
+        decode_tokens_per_s_per_sequence=est.decode_tokens_per_s_per_sequence, tokens_per_s_per_user=_per_user(est),
         throughput_tokens_per_s=est.throughput_tokens_per_s, batch_size=est.batch_size,
         max_batch_size=est.max_batch_size, cost_per_million_tokens_usd=cpm, notes=notes, **_price_fields(price))
 
@@ -797,7 +841,8 @@ def _size_training(ctx: _Context) -> Answer:
     for gid, count in configs:
         for est in _training_runs(ctx, model, gid, count, tokens, precision):
             ctx.absorb(est)
-            price = best_on_demand(kb, gid, est.gpu_count, today=ctx.today) or best_on_demand(kb, gid, 8, today=ctx.today)
+            node = min(est.gpu_count, 8)  # training shards over NVLink inside a node, data-parallel across nodes
+            price = best_on_demand(kb, gid, est.gpu_count, today=ctx.today, group=node)
             ctx.price_note(price)
             cost = est.gpu_hours * price.price_per_gpu_hour_usd if price and est.gpu_hours else None
             options.append(Option(
@@ -901,7 +946,7 @@ def _finetune(ctx: _Context) -> Answer:
             if est is None:
                 continue
             ctx.absorb(est)
-            price = best_on_demand(kb, gid, est.gpu_count, today=ctx.today)
+            price = best_on_demand(kb, gid, est.gpu_count, today=ctx.today, group=min(est.gpu_count, 8))
             ctx.price_note(price)
             cost = est.gpu_hours * price.price_per_gpu_hour_usd if price and est.gpu_hours else None
             options.append(Option(
@@ -1427,14 +1472,18 @@ def _title(text: str) -> str:
     return text if len(text) <= 140 else text[:139] + "…"
 
 
-def _next_actions(query: Query, model: Model | None) -> list[Action]:
+def _next_actions(query: Query, model: Model | None, chosen: Option | None = None) -> list[Action]:
+    """Buttons: show assumptions, switch precision, and quote the recommended configuration (or the GPUs named)."""
     actions = [Action(action_id="show_assumptions", label="Show assumptions")]
     if model is not None:
         if query.precision in (None, "bf16", "fp16", "fp8"):
             actions.append(Action(action_id="switch_precision", label="Try INT4", value="what about int4?"))
         else:
             actions.append(Action(action_id="switch_precision", label="Try FP8", value="what about fp8?"))
-    if query.gpus:
+    if chosen is not None and chosen.gpu_name and chosen.gpu_count:
+        actions.append(Action(action_id="quote_this", label="Quote this",
+                              value=f"how much for {chosen.gpu_count}x {chosen.gpu_name} for a week?"))
+    elif query.gpus:
         g = query.gpus[0]
         actions.append(Action(action_id="quote_this", label="Quote this",
                               value=f"how much for {g.count or 1}x {g.as_written} for a week?"))

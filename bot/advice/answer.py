@@ -17,6 +17,11 @@ class Option(BaseModel):
 
     Units: GB (10^9 bytes), seconds, tokens/s, USD, USD/hour, hours. ``None`` means "does not
     apply to this question" (no price known, no training asked).
+
+    ``decode_tokens_per_s_per_sequence`` is the speed while a sequence decodes (1 / TPOT);
+    ``tokens_per_s_per_user`` is what each concurrent user gets over time once the time spent on
+    every request's prefill is counted: ``throughput_tokens_per_s / concurrent sequences``, so
+    users x ``tokens_per_s_per_user`` = ``throughput_tokens_per_s``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -31,6 +36,7 @@ class Option(BaseModel):
     gpu_memory_gb: float | None = None
     ttft_s: float | None = None
     decode_tokens_per_s_per_sequence: float | None = None
+    tokens_per_s_per_user: float | None = None
     throughput_tokens_per_s: float | None = None
     batch_size: int | None = None
     max_batch_size: int | None = None

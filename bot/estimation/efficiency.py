@@ -195,10 +195,15 @@ class EfficiencyTable(_Strict):
         """(steady-state training MFU, source) for ``gpu`` and compute precision."""
         return self._mfu(self.training_mfu, gpu, compute)
 
-    def interconnect_class(self, gpu: Gpu) -> str:
-        """``nvlink`` (NVLink/Infinity Fabric listed), ``no_p2p`` (consumer card without NVLink) or ``pcie``."""
-        if gpu.nvlink_gb_s:
+    def interconnect_class(self, gpu: Gpu, tp: int = 2) -> str:
+        """``nvlink`` (NVLink/Infinity Fabric listed), ``no_p2p`` (consumer card without NVLink) or ``pcie``.
+
+        An NVLink *bridge* on PCIe cards (RTX 3090, A40, RTX A6000, H100 PCIe) joins two cards only, so
+        tensor parallelism over more than two of them runs over PCIe."""
+        if gpu.nvlink_gb_s and not (tp > 2 and "pcie" in gpu.form_factor.lower()):
             return "nvlink"
+        if gpu.nvlink_gb_s:
+            return "pcie"
         if gpu.segment == "consumer":
             return "no_p2p"
         if gpu.vendor == "AMD" and gpu.segment == "datacenter":
@@ -209,7 +214,7 @@ class EfficiencyTable(_Strict):
         """Fraction of per-GPU bandwidth/compute kept at tensor-parallel degree ``tp``."""
         if tp <= 1:
             return 1.0
-        row = self.tp_efficiency[self.interconnect_class(gpu)]
+        row = self.tp_efficiency[self.interconnect_class(gpu, tp)]
         if tp in row:
             return float(row[tp])
         known = sorted(k for k in row if isinstance(k, int))

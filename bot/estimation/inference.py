@@ -380,7 +380,7 @@ def estimate_inference_for(
            if peak_tflops else "no compute peak")
         + "; efficiencies from published ranges, not a 100% roofline")
     if ev.tp > 1:
-        icls = eff.interconnect_class(gpu)
+        icls = eff.interconnect_class(gpu, ev.tp)
         assumptions.append(f"TP {ev.tp} x PP {ev.pp}: efficiency x{eff.tp_efficiency_for(gpu, ev.tp):.2f} "
                            f"({icls}) for per-layer all-reduces")
         if icls == "no_p2p":

@@ -60,7 +60,7 @@ class QuoteRow:
 
 
 def quote_prices(kb: KnowledgeBase, gpu_id: str, gpu_count: int, duration_hours: float, *, today: date,
-                 provider: str | None = None, pricing: str | None = None) -> list[QuoteRow]:
+                 provider: str | None = None, pricing: str | None = None, group: int = 1) -> list[QuoteRow]:
     """Every priced offer that can supply ``gpu_count`` x ``gpu_id``, cheapest total first.
 
     Args:
@@ -71,13 +71,15 @@ def quote_prices(kb: KnowledgeBase, gpu_id: str, gpu_count: int, duration_hours:
         today: the date staleness is judged against.
         provider: only this provider id, when given.
         pricing: only this pricing model (``on_demand``, ``spot``, ``commitment``), when given.
+        group: GPUs that must sit in one instance (a tensor-parallel group needs NVLink or at least
+            one host): offers whose instances hold fewer, or not a multiple, are left out.
 
     Returns:
         Rows sorted by total (dated offers before undated at equal price).
     """
     rows = []
     for offer in kb.offers_for(gpu_id):
-        if offer.price_per_hour_usd is None or gpu_count % offer.gpu_count:
+        if offer.price_per_hour_usd is None or gpu_count % offer.gpu_count or offer.gpu_count % max(1, group):
             continue
         if provider and offer.provider != provider:
             continue
@@ -91,7 +93,7 @@ def quote_prices(kb: KnowledgeBase, gpu_id: str, gpu_count: int, duration_hours:
 
 
 def best_on_demand(kb: KnowledgeBase, gpu_id: str, gpu_count: int, *, today: date,
-                   provider: str | None = None) -> QuoteRow | None:
+                   provider: str | None = None, group: int = 1) -> QuoteRow | None:
     """The cheapest on-demand offer for ``gpu_count`` x ``gpu_id``, preferring fresh prices.
 
     Fresh (dated within :data:`STALE_AFTER_DAYS`) offers win over stale or undated ones, since an
@@ -99,11 +101,13 @@ def best_on_demand(kb: KnowledgeBase, gpu_id: str, gpu_count: int, *, today: dat
     AWS went down). Offers with a ``condition`` (footnotes, minimum terms) are never chosen;
     marketplace offers (Vast.ai) are used only when nothing else is known.
 
+    ``group`` GPUs must share an instance (see :func:`quote_prices`).
+
     Returns:
         The :class:`QuoteRow` for a one-hour rental, or ``None`` when no offer fits.
     """
-    rows = [r for r in quote_prices(kb, gpu_id, gpu_count, 1.0, today=today, provider=provider, pricing="on_demand")
-            if r.offer.condition is None]
+    rows = [r for r in quote_prices(kb, gpu_id, gpu_count, 1.0, today=today, provider=provider, pricing="on_demand",
+                                    group=group) if r.offer.condition is None]
     if not rows:
         return None
     rows.sort(key=lambda r: (r.offer.marketplace, r.stale, r.price_per_hour_usd))

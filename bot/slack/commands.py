@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import sys
 
 import yaml
 
@@ -118,11 +119,32 @@ def cmd_serve(args: argparse.Namespace) -> int:
             serve_http(app, store, host=settings.host, port=port, metrics=metrics, reloader=reloader)
     except KeyboardInterrupt:
         pass
+    except OSError as exc:  # address in use, unknown host, no permission for the port
+        print(f"error: cannot listen on {settings.host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     finally:
         if reloader is not None:
             reloader.stop(timeout=1)
     log.info("stopped")
     return 0
+
+
+def _port(text: str) -> int:
+    """argparse type: a TCP port, 0 (any free port) to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port {value} is outside 0-65535")
+    return value
+
+
+def _https_url(text: str) -> str:
+    """argparse type: Slack only calls request URLs over https."""
+    if not text.startswith("https://") or len(text) <= len("https://"):
+        raise argparse.ArgumentTypeError(f"{text!r}: Slack request URLs must start with https://")
+    return text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -133,10 +155,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     group.add_argument("--http", action="store_true",
                        help="HTTP mode: POST /slack/events, GET /healthz, GET /metrics "
                             "(default unless GPU_ADVISOR_MODE=socket)")
-    p.add_argument("--port", type=int, default=None,
+    p.add_argument("--port", type=_port, default=None,
                    help="HTTP port (default: $PORT or 3000); in Socket Mode the port of /healthz and /metrics")
     p.set_defaults(func=cmd_serve)
     p = sub.add_parser("manifest", help="print the Slack app manifest")
-    p.add_argument("--http-url", default=None, help="public base URL for HTTP mode (fills in request URLs)")
+    p.add_argument("--http-url", type=_https_url, default=None,
+                   help="public https base URL for HTTP mode (fills in request URLs)")
     p.add_argument("--json", action="store_true", help="JSON instead of YAML")
     p.set_defaults(func=cmd_manifest)

@@ -85,6 +85,9 @@ def check_settings(settings: Settings, mode: str) -> None:
 
 class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
     daemon_threads = True
+    # socketserver's default listen backlog is 5: a burst of 20 slash commands then saw connection
+    # resets. 128 matches the usual somaxconn default.
+    request_queue_size = 128
 
 
 class _QuietHandler(WSGIRequestHandler):

@@ -145,3 +145,13 @@ def test_rate_limited_post_is_retried(running_app):
     running_app.mock.wait_for("chat.postMessage", 1, timeout=15)
     attempts = [c for c in running_app.mock.calls if c.method == "chat.postMessage"]
     assert [c.status for c in attempts] == [429, 200]
+
+
+def test_a_burst_of_slash_commands_is_accepted(running_app):
+    # 20 at once: socketserver's default listen backlog of 5 used to reset some of these connections.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        results = list(pool.map(lambda i: running_app.slash("/gpu", "8x H100 price", response_id=f"b{i}"), range(20)))
+    assert [status for status, _ in results] == [200] * 20
+    running_app.mock.wait_for("response_url", 20, timeout=60)
