@@ -88,3 +88,13 @@ def test_json_carries_query_and_options():
     assert data["options"][0]["gpu"] == "h100-sxm-80gb"
     assert data["recommendation"] == 0
     assert data["text"].startswith("H100 vs A100\nPick H100.")
+
+
+def test_show_assumptions_reply_lists_them_only():
+    from bot.render.blockkit import render_assumptions
+
+    message = render_assumptions(_answer(assumptions=[f"assumption {i}" for i in range(200)]))
+    _valid(message["blocks"])
+    dumped = json.dumps(message["blocks"])
+    assert "assumption 0" in dumped and "assumption 199" in dumped
+    assert "actions" not in [b["type"] for b in message["blocks"]]  # no buttons: nothing to loop on

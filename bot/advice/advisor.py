@@ -973,8 +973,18 @@ def _finetune(ctx: _Context) -> Answer:
                             f"{_num(full[0].memory_per_gpu_gb)} GB per GPU even sharded (16 bytes per parameter).")
     else:
         o = min(options, key=lambda x: x.memory_per_gpu_gb or math.inf)
+        tried_qlora = "qlora" in methods
+        fixes = ("a shorter sequence (say e.g. \"1k context\"), more GPUs, CPU offload of the optimizer, or a "
+                 "bigger GPU") if tried_qlora else "QLoRA, more GPUs, a shorter sequence or a bigger GPU"
         verdict = (f"None of these fits: the lightest, {o.label}, needs {_num(o.memory_per_gpu_gb)} GB per GPU of "
-                   f"{_num(o.gpu_memory_gb, 0)} GB. Use QLoRA, more GPUs, a shorter sequence or a bigger GPU.")
+                   f"{_num(o.gpu_memory_gb)} GB usable (already with gradient checkpointing and sharding where "
+                   f"they apply). Try {fixes}.")
+        if seq is None and o.gpu:  # the sequence length was our default: does a shorter one fit?
+            method = o.label.rsplit(", ", 1)[-1]
+            short = _fit_finetune(ctx, model, o.gpu, o.gpu_count, method, 1024, tokens)
+            if short is not None and short.fits:
+                extra.insert(0, f"At a 1,024-token sequence {o.label} fits: {_num(short.memory_per_gpu_gb)} GB per "
+                                "GPU (say e.g. \"1k context\" if your examples are that short).")
     table = Table(columns=["config", "fits", "GB/GPU", "GPU-hours", "$/h", "total"],
                   rows=[[x.label, "yes" if x.fits else "NO", _num(x.memory_per_gpu_gb), _num(x.gpu_hours),
                          _usd(x.price_per_hour_usd), _usd(x.total_cost_usd)] for x in options[:9]])
@@ -1058,6 +1068,7 @@ def _quote(ctx: _Context) -> Answer:
         hours = DEFAULT_QUOTE_HOURS
         ctx.assumptions.append("priced per hour (say e.g. \"for 3 days\" for a total)")
     details, options, tables = [], [], []
+    lead: list[str] = []  # what the user asked for and I do not have: said first, in the verdict
     rows_all: list[tuple[str, QuoteRow]] = []
     for mention in q.gpus[:3]:
         count = mention.count or 1
@@ -1065,8 +1076,8 @@ def _quote(ctx: _Context) -> Answer:
             ctx.assumptions.append(f"1x {_gpu_label(kb, mention.id)} (say e.g. \"8x\")")
         rows = quote_prices(kb, mention.id, count, hours, today=ctx.today, provider=q.provider, pricing=q.pricing)
         if not rows and q.pricing:
-            ctx.warnings.append(f"I have no {q.pricing.replace('_', '-')} prices for {count}x "
-                                f"{_gpu_label(kb, mention.id)}; showing every pricing model I have")
+            lead.append(f"I have no {q.pricing.replace('_', '-')} prices for {count}x {_gpu_label(kb, mention.id)}; "
+                        "these are every pricing model I have.")
             rows = quote_prices(kb, mention.id, count, hours, today=ctx.today, provider=q.provider)
         if not rows and q.provider:
             ctx.warnings.append(f"{kb.providers[q.provider].provider_name if q.provider in kb.providers else q.provider} "
@@ -1078,8 +1089,8 @@ def _quote(ctx: _Context) -> Answer:
             if named:  # the instance the user named goes first, whatever it costs
                 rows = named + [r for r in rows if r not in named]
             else:
-                ctx.warnings.append(f"I have no price for {instance.alias} ({instance.gpu_count}x "
-                                    f"{_gpu_label(kb, instance.id)}); below are other ways to rent the same GPUs")
+                lead.append(f"I have no price for {instance.alias} ({instance.gpu_count}x "
+                            f"{_gpu_label(kb, instance.id)}); these are other ways to rent the same GPUs.")
         if count > 1:  # one machine with all the GPUs before several smaller instances (no NVLink between them)
             rows.sort(key=lambda r: (r.instances > 1, r.total_usd))
         rows_all += [(mention.id, r) for r in rows]
@@ -1124,6 +1135,8 @@ def _quote(ctx: _Context) -> Answer:
     if not fresh and best:
         verdict = (f"Cheapest listed for {label}: {best.label} at {_usd(best.price_per_hour_usd)}/h "
                    f"({_usd(best.total_cost_usd)} for {_hours(hours)}), but no fresh on-demand price: re-check it.")
+    if lead:
+        verdict = " ".join(lead) + " " + verdict
     commitment = [r for _, r in rows_all if r.offer.pricing_model == "commitment"]
     if commitment:
         c = commitment[0]
@@ -1173,41 +1186,62 @@ def _recommend(ctx: _Context) -> Answer:
         ctx.price_note(best)
     options.sort(key=lambda o: (-(o.gpu_memory_gb or 0), o.price_per_hour_usd))
     for o in options[:8]:
+        largest = {label: m for label, m, _ in _largest_models(ctx, kb.gpus[o.gpu], 1)}
         rows.append([o.label, _num(o.gpu_memory_gb, 0), _num(kb.gpus[o.gpu].memory_bandwidth_gb_s, 0),
-                     _usd(o.price_per_hour_usd), o.provider or ""])
+                     _usd(o.price_per_hour_usd), o.provider or "",
+                     largest["bf16/fp16"].name if largest["bf16/fp16"] else "-",
+                     largest["int4"].name if largest["int4"] else "-"])
     verdict = (f"Within {_usd(limit)}/h per GPU, {options[0].label} gives the most memory "
                f"({_num(options[0].gpu_memory_gb, 0)} GB)." if options else f"Nothing I know costs under {_usd(limit)}/h.")
     return ctx.answer(title=_title(f"GPUs under {_usd(limit)}/h"), verdict=verdict,
-                      table=Table(columns=["GPU", "GB", "GB/s", "$/h", "provider"], rows=rows),
+                      table=Table(columns=["GPU", "GB", "GB/s", "$/h", "provider", "largest fp16 model",
+                                           "largest int4 model"], rows=rows),
                       options=options[:8], recommendation=0 if options else None)
 
 
+#: Share of the engine's memory budget left for the KV cache and activations when answering "what fits"
+#: without a workload: room for a few users at a few thousand tokens of context (a stated assumption).
+KV_HEADROOM_FRACTION = 0.15
+
+
+def _largest_models(ctx: _Context, gpu: Gpu, count: int) -> list[tuple[str, Model | None, float]]:
+    """Per precision (16-bit, int8, int4): the largest known LLM whose weights fit on ``count`` x ``gpu``,
+    and the parameter budget (billions): usable memory x the engine's 0.9 budget x (1 - KV headroom),
+    less 1 GB runtime per GPU, divided by the format's bytes per weight (efficiency.yaml)."""
+    eff = efficiency_for(ctx.kb)
+    budget_gb = (usable_memory_gb(eff, gpu) * eff.engine("vllm")[1].memory_utilization - eff.c("cuda_context_gb"))
+    budget_gb *= count * (1 - KV_HEADROOM_FRACTION)
+    out = []
+    for label, fmt in (("bf16/fp16", "fp16"), ("int8", "int8"), ("int4", "int4")):
+        bpw = eff.weight_format(fmt)[1].bytes_per_weight
+        params_b = budget_gb / bpw
+        fits = [m for m in ctx.kb.models.values() if m.kind == "llm" and m.params_total_b <= params_b]
+        out.append((label, max(fits, key=lambda m: m.params_total_b, default=None), params_b))
+    return out
+
+
 def _what_fits(ctx: _Context) -> Answer:
-    """Which published models fit on the GPUs named (weights at bf16/int4, 4k context, one user)."""
+    """Which published models fit on the GPUs named (weights only, with KV-cache headroom)."""
     q, kb = ctx.query, ctx.kb
     mention = q.gpus[0]
     count = mention.count or 1
     gpu = kb.gpus[mention.id]
     total_gb = gpu.memory_gb * count
-    rows = []
-    for prec, bpw in (("bf16/fp16", 2.0), ("int8", 1.0), ("int4", 0.56)):
-        usable = total_gb * 0.9 - count * 1.0  # leave KV-cache and runtime headroom (assumed)
-        fits = [m for m in kb.models.values()
-                if m.kind == "llm" and m.params_total_b * bpw <= usable * 0.85]
-        biggest = max(fits, key=lambda m: m.params_total_b, default=None)
-        rows.append([prec, f"{biggest.name} ({biggest.params_total_b:.0f}B)" if biggest else "none",
-                     f"~{usable * 0.85 / bpw:,.0f}B params"])
-    ctx.assumptions.append("about 15% of memory after weights is kept for the KV cache and 1 GB per GPU for the "
-                           "runtime; int4 at 0.56 bytes/weight (AWQ/GPTQ group 128)")
+    rows = [[label, f"{m.name} ({m.params_total_b:.0f}B)" if m else "none", f"~{params_b:,.0f}B params"]
+            for label, m, params_b in _largest_models(ctx, gpu, count)]
+    ctx.assumptions.append(f"{KV_HEADROOM_FRACTION:.0%} of vLLM's memory budget kept for the KV cache and "
+                           "activations (a few users at a few thousand tokens), the CUDA context per GPU, and the "
+                           "bytes per weight of each format (knowledge/efficiency.yaml)")
     details = _spec_facts(ctx, [gpu.id])
     if count > 1 and gpu.nvlink_gb_s is None:
         details.append(f"{count}x {gpu.name} split a model with tensor or pipeline parallelism over PCIe; "
                        "expect lower efficiency than on NVLink GPUs.")
+    product = _product_number(gpu.name).upper()
     return ctx.answer(title=_title(f"What runs on {count}x {gpu.name} ({total_gb:,.0f} GB)"),
                       verdict=f"{count}x {gpu.name} has {total_gb:,.0f} GB in all; the largest models that fit are below.",
                       details=details, table=Table(columns=["precision", "largest known model", "rule of thumb"],
                                                    rows=rows),
-                      examples=[f"serve Qwen2.5 32B on {count}x {gpu.name.split()[0]} {gpu.name.split()[1] if len(gpu.name.split()) > 1 else ''} int4".strip()])
+                      examples=[f"serve Qwen2.5 32B on {count}x {product} int4"])
 
 
 # --------------------------------------------------------------------------- spec lookup

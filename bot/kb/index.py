@@ -103,8 +103,11 @@ class NameIndex:
         for pf in kb.providers.values():
             for name in (pf.provider, pf.provider_name, *pf.aliases):
                 self._add("provider", name, _Target(pf.provider, name, False))
+        gpu_keys = set(self._exact["gpu"])
         for offer in kb.offers:
-            if offer.instance_type and not offer.instance_type.startswith(("NVIDIA ", "AMD ")):
+            # instance types named like a GPU (Paperspace's "H100", "A100-80G") are GPU names to users
+            if (offer.instance_type and not offer.instance_type.startswith(("NVIDIA ", "AMD "))
+                    and repair_name(offer.instance_type) not in gpu_keys):
                 self._add("instance", offer.instance_type,
                           _Target(offer.gpu, offer.instance_type, False, offer.gpu_count, offer.provider))
         for inst in kb.instances:

@@ -25,7 +25,7 @@ from slack_sdk.models.blocks import (
 
 from bot.advice.answer import Answer, Table
 
-__all__ = ["MAX_BLOCKS", "MAX_TOTAL_TEXT", "escape_mrkdwn", "render_blocks", "render_message"]
+__all__ = ["MAX_BLOCKS", "MAX_TOTAL_TEXT", "escape_mrkdwn", "render_assumptions", "render_blocks", "render_message"]
 
 MAX_BLOCKS = 50
 MAX_SECTION_TEXT = 3000
@@ -129,3 +129,26 @@ def render_message(answer: Answer, *, show_assumptions: bool = False,
     """A ``chat.postMessage``-ready payload: ``{"text": fallback, "blocks": [...]}``."""
     return {"text": _cut(escape_mrkdwn(answer.text), 3000),
             "blocks": render_blocks(answer, show_assumptions=show_assumptions, action_context=action_context)}
+
+
+def render_assumptions(answer: Answer) -> dict[str, Any]:
+    """The "Show assumptions" reply: every assumption and source of ``answer``, without repeating it.
+
+    Returns:
+        A ``chat.postMessage``-ready payload within Slack's limits.
+    """
+    blocks: list[Block] = [HeaderBlock(text=_cut(f"Assumptions: {answer.title}", MAX_HEADER_TEXT))]
+    chunk: list[str] = []
+    for line in [f"• {escape_mrkdwn(a)}" for a in answer.assumptions] or ["• (none)"]:
+        if sum(len(c) + 1 for c in chunk) + len(line) > MAX_SECTION_TEXT - 10:
+            blocks.append(SectionBlock(text=MarkdownTextObject(text="\n".join(chunk))))
+            chunk = []
+        chunk.append(_cut(line, MAX_SECTION_TEXT - 10))
+    blocks.append(SectionBlock(text=MarkdownTextObject(text="\n".join(chunk))))
+    context = [c for c in (answer.price_dates, "Sources: " + "; ".join(answer.sources[:10]) if answer.sources else None)
+               if c]
+    if context:
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=_cut(escape_mrkdwn(c), 1900)) for c in context]))
+    out = _fit_total([b.to_dict() for b in blocks[:MAX_BLOCKS]])
+    text = "Assumptions: " + "; ".join(answer.assumptions)
+    return {"text": _cut(escape_mrkdwn(text), 3000), "blocks": out}

@@ -36,7 +36,7 @@ from bot.advice.conversation import Turn, help_turn, respond_to
 from bot.kb.loader import KnowledgeBase, get_knowledge
 from bot.ops.metrics import Metrics, RequestRecord, get_metrics, report_request
 from bot.parsing.query import Query
-from bot.render.blockkit import render_message
+from bot.render.blockkit import render_assumptions, render_message
 from bot.settings import Settings
 from bot.slack.home import home_view
 from bot.storage.store import Store
@@ -287,7 +287,7 @@ def build_app(
         try:
             if action["action_id"] == "show_assumptions":
                 turn = respond_to("", previous, kb=kb_provider(), replay=True)
-                rendered = render_message(turn.answer, show_assumptions=True, action_context=payload.get("c"))
+                rendered = render_assumptions(turn.answer)
             else:
                 turn = respond_to(payload.get("v", ""), previous, kb=kb_provider())
                 new_ctx = uuid.uuid4().hex[:16]
