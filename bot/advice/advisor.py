@@ -248,6 +248,8 @@ def _engine(query: Query, gpu: Gpu | None = None) -> str:
     compute capability 7.0 (Pascal and older), which vLLM does not support."""
     if query.engine is None and gpu is not None and gpu.cc is not None and gpu.cc < 7.0:
         return "llama.cpp"
+    if query.engine is None and query.precision and re.fullmatch(r"q\d(_k)?(_[sml0-9])?|q\d_\d", query.precision):
+        return "llama.cpp"  # a GGUF quant (Q4_K_M, Q8_0) runs in llama.cpp, which splits layers across GPUs
     engine = query.engine or "vllm"
     return {"ollama": "llama.cpp", "exllama": "llama.cpp", "tgi": "vllm"}.get(engine, engine)
 
@@ -327,7 +329,7 @@ def _compare(ctx: _Context) -> Answer:
                        "$/1M tok at max throughput on the cheapest on-demand offer.")
     paperspace = [o for o in options if "Paperspace" in " ".join(o.notes)]
     if paperspace:
-        details.append("Paperspace (the seed article's provider) lists: "
+        details.append("Paperspace lists: "
                        + "; ".join(n.removeprefix("Paperspace ") for o in paperspace for n in o.notes if "Paperspace" in n)
                        + " for the same GPU count.")
     actions = _next_actions(q, model, options[recommendation] if recommendation is not None else None)
@@ -517,18 +519,25 @@ def _non_llm(ctx: _Context, model: Model, gpu_ids: list[str]) -> Answer:
     kb = ctx.kb
     weights = model.typical_fp16_weight_gb or model.params_total_b * 2
     rows = []
+    any_short = False
     for gid in gpu_ids or ["l4-24gb", "rtx-4090-24gb", "a100-sxm-80gb"]:
         g = kb.gpus[gid]
-        rows.append([g.name, _num(g.memory_gb, 0), _num(weights), "yes" if weights * 1.2 + 1 <= g.memory_gb else "NO"])
+        fits = weights * (1 + NON_LLM_ACTIVATION_HEADROOM) + efficiency_for(kb).c("cuda_context_gb") <= _usable(kb, gid)
+        any_short = any_short or not fits
+        rows.append([g.name, _num(_usable(kb, gid)), _num(weights), "yes" if fits else "NO"])
     ctx.sources += model.sources[:2]
-    ctx.assumptions.append(f"{model.name}: fp16 weights {weights:.1f} GB (knowledge entry), plus ~20% and 1 GB "
-                           "runtime headroom")
+    ctx.assumptions.append(f"{model.name}: fp16 weights {weights:.1f} GB (knowledge entry), plus "
+                           f"{NON_LLM_ACTIVATION_HEADROOM:.0%} for activations and the CUDA context")
     details = [f"{model.name} is not an LLM: I size its memory and fit only; my throughput estimates are for LLMs."]
     if model.runtime_memory_hint:
         details.append(f"Published: {model.runtime_memory_hint}.")
+    if any_short:
+        details.append(f"Where it does not fit in fp16: fp8 or int8 weights halve the {weights:.1f} GB, and "
+                       "offloading the text encoders or idle components to the CPU (diffusers' "
+                       "enable_model_cpu_offload) trades speed for memory.")
     return ctx.answer(title=_title(f"{model.name}: memory and fit"),
                       verdict=f"{model.name} needs about {weights:.1f} GB of fp16 weights.", details=details,
-                      table=Table(columns=["GPU", "GPU GB", "weights GB", "fits"], rows=rows))
+                      table=Table(columns=["GPU", "usable GB", "weights GB", "fits"], rows=rows))
 
 
 # --------------------------------------------------------------------------- size_inference
@@ -576,6 +585,9 @@ def _size_inference(ctx: _Context) -> Answer:
                 options.append(opt)
     options = _dedupe_options(options)
     fitting = [o for o in options if o.fits]
+    known = [o for o in fitting if o.ttft_s is not None]
+    if known:  # a configuration without published compute figures has no prefill cost: it cannot be compared
+        fitting = known
     # cheapest first; configurations without published compute figures (no TTFT) only after the others
     priced = sorted((o for o in fitting if o.price_per_hour_usd is not None),
                     key=lambda o: (o.ttft_s is None, o.price_per_hour_usd))
@@ -618,7 +630,8 @@ def _size_inference(ctx: _Context) -> Answer:
                     else f"{_num(o.throughput_tokens_per_s, 0)} output tokens/s in all")
         verdict = (f"{o.label} serves {load}: {per_user} (decoding at {_num(o.decode_tokens_per_s_per_sequence)}), "
                    f"{_num(o.memory_per_gpu_gb)} of {_num(o.gpu_memory_gb)} GB usable per GPU"
-                   + (f", {_usd(o.price_per_hour_usd)}/h on {o.provider}" if o.price_per_hour_usd else "") + ".")
+                   + (f", {_usd(o.price_per_hour_usd)}/h on {o.provider}{_price_caveat(ctx, o)}"
+                      if o.price_per_hour_usd else "") + ".")
     if top_est is not None:
         verdict = (f"{model.name} in {top_est.precision} needs {_num(top_est.memory.weights_gb)} GB of weights + "
                    f"{_num(top_est.memory.kv_cache_gb)} GB of KV cache here. " + verdict)
@@ -636,6 +649,8 @@ def _size_inference(ctx: _Context) -> Answer:
         o.total_cost_usd = o.price_per_hour_usd * q.duration_hours
         details.append(f"For {_hours(q.duration_hours)}: {_usd(o.total_cost_usd)} on-demand ({o.label}).")
     details += _precision_deltas(ctx, model, shown[recommendation] if recommendation is not None else None, users)
+    if q.diagnosis is not None and q.diagnosis.kind == "oom":
+        details = _oom_fixes(q, training=False) + details
     table = Table(columns=["config", "serves", "GB/GPU", "TTFT s", "decode tok/s", "tok/s/user", "total tok/s",
                            "$/h", "$/1M tok"],
                   rows=[[o.label, "yes" if o.fits else "NO", _num(o.memory_per_gpu_gb), _num(o.ttft_s, 2),
@@ -653,6 +668,17 @@ def _priced_gpus(kb: KnowledgeBase) -> list[str]:
         if offer.pricing_model == "on_demand" and offer.price_per_hour_usd and offer.gpu not in seen:
             seen.append(offer.gpu)
     return seen
+
+
+def _price_caveat(ctx: _Context, o: Option) -> str:
+    """" (price as of 2026-05-28, older than 90 days; separate instances, no NVLink between them)" or ""."""
+    parts = []
+    if o.price_stale:
+        parts.append(f"price as of {o.price_as_of}, older than {STALE_AFTER_DAYS} days" if o.price_as_of
+                     else "undated catalog price")
+    if any("no NVLink between them" in n for n in o.notes):
+        parts.append("priced as separate instances: no machine with this many of them has a price")
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def _per_user(est: InferenceEstimate) -> float:
@@ -698,8 +724,7 @@ def _for_users(ctx: _Context, model: Model, gpu_id: str, n: int, precision: str 
         if _meets(est, target, total):
             serving.append(est)
             continue
-        if best is None or (est.fits and not best.fits) or (
-                not est.fits and not best.fits and est.memory.per_gpu_gb < best.memory.per_gpu_gb):
+        if best is None or _closeness(est) > _closeness(best):
             best = est
     if serving:  # of the layouts that serve the load: the most throughput for a total target, else the
         # fastest for each user (prefill included)
@@ -712,6 +737,13 @@ def _for_users(ctx: _Context, model: Model, gpu_id: str, n: int, precision: str 
     return best
 
 
+def _closeness(est: InferenceEstimate) -> tuple:
+    """How close a layout comes to serving its load: fits, then the engine budget holds the batch,
+    then per-user speed, then the least memory; used to explain the best failing layout."""
+    holds = est.max_batch_size is None or est.max_batch_size >= est.batch_size
+    return (est.fits, holds, _per_user(est) if est.fits else 0.0, -est.memory.per_gpu_gb)
+
+
 def _smallest_config(ctx: _Context, model: Model, gpu_id: str, count: int | None, precision: str | None,
                      users: int | None, target: float, total: float | None = None) -> Option | None:
     """The fewest GPUs of ``gpu_id`` that serve the load: ``users`` concurrent sequences at ``target``
@@ -719,7 +751,8 @@ def _smallest_config(ctx: _Context, model: Model, gpu_id: str, count: int | None
     that count, whether it serves the load or not."""
     kb = ctx.kb
     gpu = kb.gpus[gpu_id]
-    if count is None and precision is not None:
+    asked = precision is not None and precision == ctx.query.precision
+    if count is None and precision is not None and not asked:
         canonical = _canonical(kb, precision)
         if canonical in ("fp8", "bf16", "fp4", "int8") and not gpu.supports(canonical):
             return None  # the fallback precision has its own row; no need to estimate it twice
@@ -729,7 +762,7 @@ def _smallest_config(ctx: _Context, model: Model, gpu_id: str, count: int | None
             return None
     try:
         base = _inference(ctx, model, gpu_id, count=count, precision=precision, absorb=False)
-        if precision is not None and count is None and base.precision != _canonical(ctx.kb, precision):
+        if precision is not None and count is None and not asked and base.precision != _canonical(ctx.kb, precision):
             return None  # a fallback precision (FP8 -> INT8 on an A100) is already covered by its own row
         if count is not None:
             est = _for_users(ctx, model, gpu_id, count, precision, users, total, target)
@@ -832,7 +865,9 @@ def _size_training(ctx: _Context) -> Answer:
         tokens = CHINCHILLA_TOKENS_PER_PARAM * model.compute_params_b * 1e9
         ctx.assumptions.append(f"{tokens / 1e9:,.0f}B training tokens: Chinchilla-optimal 20 tokens per parameter "
                                "(Hoffmann et al. 2022); say e.g. \"on 300B tokens\"")
-    configs = [(g.id, g.count) for g in q.gpus] or [(g, None) for g in _TRAINING_GPUS]
+    given = {g.count for g in q.gpus if g.count}
+    shared = given.pop() if len(given) == 1 else None  # "L40S vs A100 ... 8 GPUs": the count applies to each
+    configs = [(g.id, g.count or shared) for g in q.gpus] or [(g, None) for g in _TRAINING_GPUS]
     if any(count is None for _, count in configs):
         ctx.assumptions.append(f"where no GPU count was given: the fewest GPUs (8, 16, 32, ...) whose memory holds the "
                                f"run, and also the count that finishes within {TARGET_TRAINING_DAYS} days")
@@ -988,6 +1023,8 @@ def _finetune(ctx: _Context) -> Answer:
     table = Table(columns=["config", "fits", "GB/GPU", "GPU-hours", "$/h", "total"],
                   rows=[[x.label, "yes" if x.fits else "NO", _num(x.memory_per_gpu_gb), _num(x.gpu_hours),
                          _usd(x.price_per_hour_usd), _usd(x.total_cost_usd)] for x in options[:9]])
+    if q.diagnosis is not None and q.diagnosis.kind == "oom":
+        extra = _oom_fixes(q, training=True) + extra
     details = extra + ["Full: 16 bytes/param (bf16 weights and grads, fp32 Adam states) + activations, sharded with "
                        "ZeRO when it helps; LoRA: frozen 16-bit base + adapters; QLoRA: 4-bit NF4 base + adapters."]
     return ctx.answer(title=_title(f"Fine-tuning {model.name}"), verdict=verdict, details=details, table=table,
@@ -1029,7 +1066,8 @@ def _fit_finetune(ctx: _Context, model: Model, gpu_id: str, count: int | None, m
     FSDP sharding of the frozen weights (LoRA/QLoRA) - the order practitioners reach for them
     (the QLoRA paper uses checkpointing; FSDP+QLoRA shards the 4-bit base across GPUs)."""
     last = None
-    for n in ([count] if count else [1, 2, 4, 8]):
+    counts = [count] if count else ([1, 2, 4, 8, 16, 32, 64, 128, 256] if method == "full" else [1, 2, 4, 8])
+    for n in counts:
         setups = [(False, "auto"), (True, "auto")]
         if n > 1:
             setups.append((True, "fsdp" if method != "full" else "zero3"))
@@ -1075,6 +1113,10 @@ def _quote(ctx: _Context) -> Answer:
         if mention.count is None:
             ctx.assumptions.append(f"1x {_gpu_label(kb, mention.id)} (say e.g. \"8x\")")
         rows = quote_prices(kb, mention.id, count, hours, today=ctx.today, provider=q.provider, pricing=q.pricing)
+        if rows and q.pricing and q.pricing != "on_demand":  # "commitment vs on-demand": show both, asked first
+            others = quote_prices(kb, mention.id, count, hours, today=ctx.today, provider=q.provider,
+                                  pricing="on_demand")
+            rows = rows + others
         if not rows and q.pricing:
             lead.append(f"I have no {q.pricing.replace('_', '-')} prices for {count}x {_gpu_label(kb, mention.id)}; "
                         "these are every pricing model I have.")
@@ -1198,6 +1240,11 @@ def _recommend(ctx: _Context) -> Answer:
                                            "largest int4 model"], rows=rows),
                       options=options[:8], recommendation=0 if options else None)
 
+
+#: Activation memory of a non-LLM model (diffusion UNet/transformer, Whisper) as a share of its fp16
+#: weights, for "does it fit": a stated rule of thumb, since these models' activations depend on image
+#: size and batch.
+NON_LLM_ACTIVATION_HEADROOM = 0.2
 
 #: Share of the engine's memory budget left for the KV cache and activations when answering "what fits"
 #: without a workload: room for a few users at a few thousand tokens of context (a stated assumption).
@@ -1385,6 +1432,17 @@ def _diagnose(ctx: _Context) -> Answer:
             pass
     training = q.workload in ("training", "finetune") or q.method is not None or bool(
         re.search(r"backward|optimizer|\.step\(|trainer|accelerate|deepspeed|loss", q.text, re.IGNORECASE))
+    fixes = _oom_fixes(q, training=training)
+    return ctx.answer(title="Out of GPU memory", verdict=(
+                      "Training needs more memory than the GPU has (weights, gradients, optimizer states and "
+                      "activations); the three fixes that work are below." if training else
+                      "The model, its KV cache and the runtime need more memory than the GPU has; the three fixes "
+                      "that work are below."), details=details + fixes,
+                      actions=_next_actions(q, model) if model else [])
+
+
+def _oom_fixes(q: Query, *, training: bool) -> list[str]:
+    """The three fixes that work for an out-of-memory error, for training or for serving."""
     if training:
         fixes = ["Cut activation memory: a smaller micro-batch (raise gradient accumulation to keep the global batch) "
                  "or a shorter sequence length, and turn on gradient checkpointing (~33% more compute).",
@@ -1397,12 +1455,7 @@ def _diagnose(ctx: _Context) -> Answer:
                  "KV cache grows with context x concurrent sequences).",
                  "Quantise: int8 halves and int4 quarters the weights (AWQ/GPTQ), or use an fp8/int8 KV cache.",
                  "Add GPUs with tensor parallelism (--tensor-parallel-size 2/4/8), or pick a GPU with more memory."]
-    return ctx.answer(title="Out of GPU memory", verdict=(
-                      "Training needs more memory than the GPU has (weights, gradients, optimizer states and "
-                      "activations); the three fixes that work are below." if training else
-                      "The model, its KV cache and the runtime need more memory than the GPU has; the three fixes "
-                      "that work are below."), details=details + fixes,
-                      actions=_next_actions(q, model) if model else [])
+    return fixes
 
 
 # --------------------------------------------------------------------------- help and dispatch

@@ -381,8 +381,10 @@ def estimate_inference_for(
         + "; efficiencies from published ranges, not a 100% roofline")
     if ev.tp > 1:
         icls = eff.interconnect_class(gpu, ev.tp)
+        link = {"nvlink": "Infinity Fabric" if gpu.vendor == "AMD" else "NVLink", "pcie": "PCIe",
+                "no_p2p": "PCIe without P2P"}.get(icls, icls)
         assumptions.append(f"TP {ev.tp} x PP {ev.pp}: efficiency x{eff.tp_efficiency_for(gpu, ev.tp):.2f} "
-                           f"({icls}) for per-layer all-reduces")
+                           f"({link}) for per-layer all-reduces")
         if icls == "no_p2p":
             warnings.append(f"{gpu.name} has no NVLink or P2P: tensor parallelism across them goes through host "
                             "memory and is slow; prefer one larger GPU or pipeline/layer split")

@@ -202,7 +202,12 @@ def estimate_training_for(
         warnings.append(f"at {count:,} GPUs per-GPU throughput usually drops further (MLPerf GPT-3: 71% per GPU at "
                         "10,752 vs 512 GPUs); treat the time as optimistic")
     if compute == "fp8":
-        assumptions.append("FP8 training: MFU counted against the fp8 peak (25-36% in practice, ~1.1-1.5x bf16)")
+        bf16_mfu, _ = eff.training_mfu_for(gpu, "bf16")
+        bf16_peak, _ = dense_peak_tflops(gpu, "bf16")
+        ratio = (peak * mfu) / (bf16_peak * bf16_mfu) if peak and bf16_peak else None
+        assumptions.append("FP8 training: MFU counted against the fp8 peak (25-36% in practice, estimation-notes.md)"
+                           + (f"; here {ratio:.2f}x the bf16 rate (published runs: ~1.1-1.5x, so this is at the "
+                              "optimistic end)" if ratio else ""))
 
     # memory
     wb = 4.0 if pname == "fp32" else 2.0

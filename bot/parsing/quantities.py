@@ -122,14 +122,18 @@ _CONTEXT_BEFORE = re.compile(
 
 def find_context(low: str) -> int | None:
     """Context length in tokens ("8k ctx", "--max-model-len 32768", "32k tokens context")."""
-    hits = [m for m in (_CONTEXT_AFTER.search(low), _CONTEXT_BEFORE.search(low)) if m]
+    after, before = _CONTEXT_AFTER.search(low), _CONTEXT_BEFORE.search(low)
+    if after and before and after.start() < before.end():
+        before = None  # "batch size 4 seq len 4096": the keyword belongs to the number after it
+    hits = [m for m in (after, before) if m]
     if not hits:
         return None
     return token_count(min(hits, key=lambda m: m.start()).group(1))
 
 
 _IO_PAIR = re.compile(
-    rf"(?<![\w.])({_NUMK})\s*(?:tok(?:en)?s?\s*)?in(?:put)?\b\s*(?:/|,|and|\+|&)\s*({_NUMK})\s*(?:tok(?:en)?s?\s*)?out(?:put)?\b"
+    rf"(?<![\w.])({_NUMK})\s*(?:tok(?:en)?s?\s*)?in(?:put)?\b(?:\s*(?:/|,|and|\+|&)\s*|\s+)({_NUMK})\s*(?:tok(?:en)?s?\s*)?"
+    r"out(?:put)?\b"
 )
 _ISL = re.compile(rf"\b(?:isl|input[_ ]len(?:gth)?)\s*[=:]?\s*({_NUMK})\b")
 _OSL = re.compile(rf"\b(?:osl|output[_ ]len(?:gth)?|max_new_tokens|max_tokens)\s*[=:]?\s*({_NUMK})\b")
@@ -212,7 +216,7 @@ def find_load(low: str) -> dict:
 # ------------------------------------------------------------------ training data
 
 _TRAIN_TOKENS = re.compile(
-    r"(?<![\w.])(\d+(?:\.\d+)?)\s*(m|b|t|million|billion|trillion)\s*tokens\b(?!\s*(?:of\s*)?(?:context|ctx))"
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s*(m|b|t|million|billion|trillion)\s*tokens?\b(?!\s*(?:of\s*)?(?:context|ctx))"
 )
 _SCALE = {"m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9, "t": 1e12, "trillion": 1e12}
 _SAMPLES = re.compile(
@@ -245,7 +249,8 @@ _DURATIONS: list[tuple[re.Pattern[str], float, str | None]] = [
     (re.compile(r"(?<![\w.$/])(\d+(?:\.\d+)?)\s*(?:d|days?)\b|(\d+|[一二两三四五六七八九十半])\s*天"), 24.0, None),
     (re.compile(r"(?<![\w.$/])(\d+(?:\.\d+)?|an?|one|two|three|four|six)\s*(?:weeks?|wks?)\b|(\d+|[一二两三四五六七八九十])\s*(?:周|个?星期)"),
      168.0, None),
-    (re.compile(r"(?<![\w.$/])(\d+(?:\.\d+)?|an?|one|two|three|six|twelve)\s*months?\b|(\d+)\s*个月"), 730.0,
+    (re.compile(r"(?<![\w.$/])(\d+(?:\.\d+)?|an?|one|two|three|six|twelve)\s*months?\b|(\d+)\s*个月"
+                r"|(?:\bper|/|\ba)\s*(month)\b|\b(monthly)\b|每(月)"), 730.0,
      "A month is taken as 730 hours (365 x 24 / 12)."),
 ]
 
@@ -257,7 +262,7 @@ def find_durations(low: str) -> tuple[float | None, list[str]]:
         m = pattern.search(low)
         if m and (best is None or m.start() < best[0]):
             raw = next(g for g in m.groups() if g)
-            value = _NUM_WORDS.get(raw)
+            value = 1 if raw in ("month", "monthly", "月") else _NUM_WORDS.get(raw)
             value = float(raw) if value is None else float(value)
             best = (m.start(), value * hours, note)
     if best is None or best[1] <= 0:

@@ -89,7 +89,15 @@ def quote_prices(kb: KnowledgeBase, gpu_id: str, gpu_count: int, duration_hours:
         per_hour = offer.price_per_hour_usd * instances
         rows.append(QuoteRow(offer, instances, per_hour, per_hour * duration_hours, is_stale(offer, today)))
     rows.sort(key=lambda r: (r.total_usd, r.offer.as_of is None, r.offer.provider))
-    return rows
+    # one row per (provider, instance, price, pricing): a dated re-check beats the undated snapshot of it
+    seen, unique = set(), []
+    for r in sorted(rows, key=lambda r: r.offer.as_of is None):
+        key = (r.offer.provider, r.offer.instance_type, r.offer.price_per_hour_usd, r.offer.pricing_model)
+        if key not in seen:
+            seen.add(key)
+            unique.append(r)
+    unique.sort(key=lambda r: (r.total_usd, r.offer.as_of is None, r.offer.provider))
+    return unique
 
 
 def best_on_demand(kb: KnowledgeBase, gpu_id: str, gpu_count: int, *, today: date,
