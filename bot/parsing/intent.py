@@ -151,13 +151,9 @@ def classify_intent(x: IntentInputs) -> str:
         return "spec_lookup"
     if x.diagnosis_kind == "other" or (x.diagnosis_kind and not x.has_model and (x.error_paste or not x.gpu_names)):
         return "diagnose"
-    if _FINETUNE.search(low):
-        return "finetune"
-    training, inference = _first(_TRAINING, low), _first(_INFERENCE, low)
-    if training is not None and (inference is None or training < inference):
-        return "size_training"
-    if inference is not None:
-        return "size_inference"
+    workload = find_workload(low)
+    if workload is not None:
+        return {"finetune": "finetune", "training": "size_training", "inference": "size_inference"}[workload]
     if x.rental_terms and x.gpu_names and not x.has_model:
         return "quote"  # "8x h100 spot on runpod for a week": renting named GPUs is a price question
     if (x.has_model or x.gpu_names) and (_WEAK_INFERENCE.search(low) or x.diagnosis_kind == "oom"):
