@@ -611,8 +611,10 @@ def _size_inference(ctx: _Context) -> Answer:
     title = _title(f"Serving {model.name}" + (f": {load}" if (users or 1) > 1 or total else ""))
     details = []
     if not shown:
+        tries = ["a shorter context"] + ([] if q.precision in ("int4", "awq", "gptq", "nf4") else ["int4"]) + [
+            "an fp8 KV cache" if q.kv_precision is None else None, "fewer users per deployment"]
         verdict = (f"Nothing I know serves {model.name} for {load} at {target:g} tokens/s per user within "
-                   f"{MAX_GPUS_PER_CONFIG} GPUs; try a shorter context, int4, or fewer users per deployment.")
+                   f"{MAX_GPUS_PER_CONFIG} GPUs; try {', '.join(t for t in tries if t)}.")
     elif recommendation is None:
         o = shown[0]
         if o.memory_per_gpu_gb and o.gpu_memory_gb and o.memory_per_gpu_gb > o.gpu_memory_gb:
