@@ -75,7 +75,9 @@ def _num(x: float | None, digits: int = 1) -> str:
     return f"{x:,.{digits}f}"
 
 
-def _hours(h: float) -> str:
+def _hours(h: float | None) -> str:
+    if h is None:
+        return "n/a"
     if h >= 48:
         return f"{h:,.0f} h ({h / 24:,.1f} days)"
     return f"{h:,.1f} h"
@@ -892,10 +894,15 @@ def _size_training(ctx: _Context) -> Answer:
         return ctx.answer(title=_title(f"Training {model.name}"), verdict="I could not size this training run.")
     rec = _pick_cheapest_run(options)
     o = options[rec] if rec is not None else options[0]
-    verdict = (f"{model.name} on {tokens / 1e9:,.0f}B tokens: {_num(o.gpu_hours, 0)} GPU-hours on {o.label} "
-               f"= {_hours(o.wall_clock_hours)} wall clock"
-               + (f", about {_usd(o.total_cost_usd)} on-demand" if o.total_cost_usd else "") + "."
-               + ("" if o.fits else " It does NOT fit in memory at this count: add GPUs or shard more."))
+    if o.gpu_hours is None:
+        verdict = (f"I cannot time {model.name} on {o.label}: no source gives its dense tensor TFLOPS, so the "
+                   f"compute is unknown. Memory: {_num(o.memory_per_gpu_gb)} of {_num(o.gpu_memory_gb)} GB usable "
+                   f"per GPU ({'fits' if o.fits else 'does NOT fit'}).")
+    else:
+        verdict = (f"{model.name} on {tokens / 1e9:,.0f}B tokens: {_num(o.gpu_hours, 0)} GPU-hours on {o.label} "
+                   f"= {_hours(o.wall_clock_hours)} wall clock"
+                   + (f", about {_usd(o.total_cost_usd)} on-demand" if o.total_cost_usd else "") + "."
+                   + ("" if o.fits else " It does NOT fit in memory at this count: add GPUs or shard more."))
     table = Table(columns=["config", "fits", "GB/GPU", "GPU-hours", "wall clock", "$/h", "total"],
                   rows=[[x.label, "yes" if x.fits else "NO", _num(x.memory_per_gpu_gb), _num(x.gpu_hours, 0),
                          _hours(x.wall_clock_hours), _usd(x.price_per_hour_usd), _usd(x.total_cost_usd)]
