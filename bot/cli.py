@@ -419,9 +419,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
-def _json_dump(obj: object) -> str:
-    return json.dumps(obj, ensure_ascii=False, default=str)
-
 
 if __name__ == "__main__":
     raise SystemExit(main())

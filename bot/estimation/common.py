@@ -11,13 +11,13 @@ Formulas (estimation-notes.md, "Memory for inference"):
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from datetime import date
 
 from bot.errors import UnknownEntityError
 from bot.estimation.efficiency import EfficiencyTable, WeightFormat
 from bot.estimation.results import EstimationError
+from bot.kb.index import get_index
 from bot.kb.loader import KnowledgeBase
 from bot.kb.schema import Gpu, Model
 
@@ -43,28 +43,26 @@ def get_gpu(kb: KnowledgeBase, gpu: str | Gpu) -> Gpu:
     """The :class:`Gpu` for an id (or the object itself).
 
     Raises:
-        UnknownEntityError: kind ``"gpu"`` with up to three close ids.
+        UnknownEntityError: kind ``"gpu"`` with up to three close names (the name index's suggestions).
     """
     if isinstance(gpu, Gpu):
         return gpu
-    try:
-        return kb.gpus[gpu]
-    except KeyError:
-        raise UnknownEntityError("gpu", gpu, difflib.get_close_matches(gpu, list(kb.gpus), n=3)) from None
+    if gpu not in kb.gpus:
+        raise UnknownEntityError("gpu", gpu, get_index(kb).suggest("gpu", gpu))
+    return kb.gpus[gpu]
 
 
 def get_model(kb: KnowledgeBase, model: str | Model) -> Model:
     """The :class:`Model` for an id (or the object itself).
 
     Raises:
-        UnknownEntityError: kind ``"model"`` with up to three close ids.
+        UnknownEntityError: kind ``"model"`` with up to three close names (the name index's suggestions).
     """
     if isinstance(model, Model):
         return model
-    try:
-        return kb.models[model]
-    except KeyError:
-        raise UnknownEntityError("model", model, difflib.get_close_matches(model, list(kb.models), n=3)) from None
+    if model not in kb.models:
+        raise UnknownEntityError("model", model, get_index(kb).suggest("model", model))
+    return kb.models[model]
 
 
 def generic_model(params_total_b: float, params_active_b: float | None = None, *, name: str | None = None,

@@ -181,26 +181,32 @@ def build_app(
             log.error("could not deliver the apology for reference %s", ref)
         return ref
 
+    def reply(event: dict, client: WebClient, context, *, key: str, thread_ts: str | None, event_type: str,
+              channel_type: str) -> None:
+        """Answer a mention or DM in its conversation (``key``), post it, and report the outcome."""
+        channel, user, team_id = event["channel"], event.get("user"), context.team_id
+        try:
+            turn, message = answer_and_remember(event.get("text", ""), key, team_id=team_id,
+                                                channel_type=channel_type)
+        except Exception:  # noqa: BLE001 - the user gets an apology, the log the traceback
+            ref = fail(client, channel=channel, user=user, thread_ts=thread_ts, team_id=team_id,
+                       channel_type=channel_type)
+            report(context, "event", event_type, "error", channel_type=channel_type, ref=ref)
+            return
+        posted = post(client, channel=channel, user=user, thread_ts=thread_ts, message=message)
+        report(context, "event", event_type, "answered" if posted else "post_failed", channel_type=channel_type,
+               intent=turn.answer.intent)
+
     # ------------------------------------------------------------------ events
     @app.event("app_mention")
     def on_mention(event: dict, client: WebClient, context) -> None:
         if event.get("bot_id") or event.get("subtype"):
             report(context, "event", "app_mention", "ignored", channel_type="channel")
             return
-        channel, user = event["channel"], event.get("user")
+        channel = event["channel"]
         thread_ts = event.get("thread_ts") or event["ts"]
-        team_id = context.team_id
-        try:
-            turn, message = answer_and_remember(event.get("text", ""), f"{team_id}:{channel}:{thread_ts}",
-                                                team_id=team_id, channel_type="channel")
-        except Exception:  # noqa: BLE001 - the user gets an apology, the log the traceback
-            ref = fail(client, channel=channel, user=user, thread_ts=thread_ts, team_id=team_id,
-                       channel_type="channel")
-            report(context, "event", "app_mention", "error", channel_type="channel", ref=ref)
-            return
-        posted = post(client, channel=channel, user=user, thread_ts=thread_ts, message=message)
-        report(context, "event", "app_mention", "answered" if posted else "post_failed", channel_type="channel",
-               intent=turn.answer.intent)
+        reply(event, client, context, key=f"{context.team_id}:{channel}:{thread_ts}", thread_ts=thread_ts,
+              event_type="app_mention", channel_type="channel")
 
     @app.event("message")
     def on_message(event: dict, client: WebClient, context) -> None:
@@ -210,19 +216,9 @@ def build_app(
                 or event.get("user") is None or event.get("user") == context.bot_user_id):
             report(context, "event", "message", "ignored", channel_type=event.get("channel_type"))
             return
-        channel, user = event["channel"], event["user"]
         thread_ts = event.get("thread_ts")
-        team_id = context.team_id
-        key = f"{team_id}:{channel}" + (f":{thread_ts}" if thread_ts else "")
-        try:
-            turn, message = answer_and_remember(event.get("text", ""), key, team_id=team_id, channel_type="im")
-        except Exception:  # noqa: BLE001
-            ref = fail(client, channel=channel, user=user, thread_ts=thread_ts, team_id=team_id, channel_type="im")
-            report(context, "event", "message", "error", channel_type="im", ref=ref)
-            return
-        posted = post(client, channel=channel, user=user, thread_ts=thread_ts, message=message)
-        report(context, "event", "message", "answered" if posted else "post_failed", channel_type="im",
-               intent=turn.answer.intent)
+        key = f"{context.team_id}:{event['channel']}" + (f":{thread_ts}" if thread_ts else "")
+        reply(event, client, context, key=key, thread_ts=thread_ts, event_type="message", channel_type="im")
 
     @app.event("app_home_opened")
     def on_home(event: dict, client: WebClient, context) -> None:
