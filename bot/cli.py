@@ -48,11 +48,11 @@ def cmd_kb_validate(args: argparse.Namespace) -> int:
 
 def _summary(kb: KnowledgeBase) -> str:
     return (f"{len(kb.gpus)} GPUs, {len(kb.models)} models, {len(kb.offers)} price offers from "
-            f"{len(kb.providers)} providers, {len(kb.benchmarks)} benchmarks")
+            f"{len(kb.providers)} providers, {len(kb.benchmarks)} benchmarks, {len(kb.claims)} claims")
 
 
 def cmd_kb_stats(args: argparse.Namespace) -> int:
-    """``kb stats``: counts by vendor, segment, model kind, provider and pricing model, and price dates."""
+    """``kb stats``: counts by vendor, segment, model kind, provider and pricing model, price dates, claims."""
     kb = get_knowledge()
     oldest, newest, undated = kb.price_dates()
     vendors = Counter(g.vendor for g in kb.gpus.values())
@@ -69,6 +69,10 @@ def cmd_kb_stats(args: argparse.Namespace) -> int:
         f"  price dates: oldest {oldest or '-'}, newest {newest or '-'}, undated {undated}",
         f"benchmarks: {len(kb.benchmarks)} ({_fmt_counter(Counter(b.kind for b in kb.benchmarks.values()))})",
         f"instance types without a price row: {len(kb.instances)}",
+        f"accelerators named without sourced figures: {len(kb.unlisted)}",
+        f"GPUs whose tensor figures do not say dense or sparse: {sum(not g.sparsity_stated for g in kb.gpus.values())}",
+        f"claims: {len(kb.claims)} ({_fmt_counter(Counter(c.verdict for c in kb.claims.values()))}), "
+        f"{sum(len(c.ratios) for c in kb.claims.values())} computed ratios",
     ]
     print("\n".join(lines))
     return 0
@@ -79,15 +83,20 @@ def _fmt_counter(counter: Counter) -> str:
 
 
 def cmd_kb_show(args: argparse.Namespace) -> int:
-    """``kb show NAME``: the GPU, model or instance NAME names (fuzzy), with its sources."""
+    """``kb show NAME``: the GPU, model or instance NAME names (fuzzy), with its sources; or why a known
+    accelerator has no entry."""
     kb = get_knowledge()
     index = get_index(kb)
     name = " ".join(args.name)
-    for kind in ("gpu", "model", "instance", "provider"):
+    for kind in ("gpu", "model", "instance", "provider", "unlisted"):
         match = index.lookup(kind, name)
         if match is None:
             continue
-        if kind == "gpu":
+        if kind == "unlisted":
+            item = next(u for u in kb.unlisted if u.name == match.id)
+            print(f"# {item.name}: known, but the knowledge base has no sourced figures for it")
+            entry = item.model_dump(mode="json", exclude_defaults=True)
+        elif kind == "gpu":
             entry = kb.gpus[match.id].model_dump(mode="json", exclude_defaults=True)
         elif kind == "model":
             entry = kb.models[match.id].model_dump(mode="json", exclude_defaults=True)

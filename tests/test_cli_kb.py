@@ -15,7 +15,7 @@ def test_kb_validate_ok(capsys):
     assert main(["kb", "validate", str(REPO / "knowledge")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("ok: ")
-    assert "72 GPUs, 94 models, 156 price offers from 10 providers, 25 benchmarks" in out
+    assert "86 GPUs, 94 models, 156 price offers from 10 providers, 25 benchmarks, 14 claims" in out
 
 
 def test_kb_validate_broken_dir_lists_each_error(tmp_path, capsys):
@@ -34,7 +34,10 @@ def test_kb_stats_counts(capsys, monkeypatch):
     finally:
         set_knowledge(None)
     out = capsys.readouterr().out
-    assert "GPUs: 72" in out and "models: 94" in out
+    assert "GPUs: 86" in out and "models: 94" in out
+    # C01-C14: misleading C01 C04 C11; needs_context C03 C05 C08; true C12 C13 C14; false C06 C07;
+    # unverified C09 C10; partly_true C02 (h100-article-claims.yaml verdicts).
+    assert "claims: 14 (misleading 3, needs_context 3, true 3, false 2, unverified 2, partly_true 1)" in out
     assert "price dates: oldest 2025-08-18, newest 2026-11-09, undated 113" in out
 
 

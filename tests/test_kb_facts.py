@@ -11,9 +11,12 @@ from bot.kb.loader import normalize_name
 
 
 def test_coverage_counts(kb):
-    # 31 GPUs of gpu_specs.yaml + 41 of gpu_specs_extra.yaml; 90 LLMs + 4 non-LLM models;
-    # 156 price rows of cloud_prices.yaml; 25 calibration benchmarks.
-    assert len(kb.gpus) == 72
+    # 31 GPUs of gpu_specs.yaml + 41 of gpu_specs_extra.yaml + 14 of gpu_specs_china.yaml with sourced memory
+    # and bandwidth (910B2/B3/B4, 910C, 950PR, Atlas 300I Duo, K100 AI, BW200, MLU370-X8, MTT S4000, BR100,
+    # BR104, modified 4090 and 4090 D 48GB); 90 LLMs + 4 non-LLM models; 156 price rows of cloud_prices.yaml;
+    # 25 calibration benchmarks; the 14 claims C01-C14 of h100-article-claims.yaml.
+    assert len(kb.gpus) == 86
+    assert len(kb.claims) == 14
     assert len(kb.models) == 94
     assert len(kb.offers) == 156
     assert len(kb.benchmarks) == 25

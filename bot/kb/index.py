@@ -8,6 +8,12 @@ of that kind. Two guards keep fuzzy matching from guessing wildly:
 * a score threshold (:data:`FUZZY_CUTOFF`), higher for short names;
 * the digits must agree: "RTX 3080" never fuzzy-matches "RTX 3090", "Llama 2 13B" never
   "Llama 2 70B". Numbers identify products; letters are where people make typos.
+
+Accelerators the knowledge base knows of but has no figures for (gpus.yaml ``unlisted``: "Hygon
+K100", "Kunlunxin P800") are their own kind, ``unlisted``. A GPU lookup never answers with a
+neighbour of such a name: an exact unlisted name, or a fuzzy one closer than any GPU name, gives
+``None`` for ``gpu`` (the caller then asks :meth:`NameIndex.lookup` for ``unlisted`` and says
+"no data for X").
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from bot.kb.loader import KnowledgeBase, normalize_name
 
 __all__ = ["FUZZY_CUTOFF", "Match", "NameIndex", "get_index", "repair_name"]
 
-Kind = Literal["gpu", "model", "provider", "instance"]
+Kind = Literal["gpu", "model", "provider", "instance", "unlisted"]
 
 #: Minimum rapidfuzz ``ratio`` (0-100) for a fuzzy match; names of 5 characters or fewer
 #: (after normalising) need :data:`FUZZY_CUTOFF_SHORT`. Chosen so that one-letter typos in
@@ -54,8 +60,9 @@ class Match:
     """A name resolved to a knowledge entry.
 
     Attributes:
-        kind: ``gpu``, ``model``, ``provider`` or ``instance``.
-        id: the entry id (for ``instance``: the offer's GPU id; see ``gpu_count``).
+        kind: ``gpu``, ``model``, ``provider``, ``instance`` or ``unlisted``.
+        id: the entry id (for ``instance``: the offer's GPU id; see ``gpu_count``; for ``unlisted``:
+            its display name).
         as_written: the text as the user wrote it.
         alias: the alias that matched.
         score: 100 for an exact alias, else the rapidfuzz ratio.
@@ -89,12 +96,16 @@ class NameIndex:
 
     def __init__(self, kb: KnowledgeBase):
         self.kb = kb
-        self._exact: dict[Kind, dict[str, _Target]] = {"gpu": {}, "model": {}, "provider": {}, "instance": {}}
+        self._exact: dict[Kind, dict[str, _Target]] = {"gpu": {}, "model": {}, "provider": {}, "instance": {},
+                                                       "unlisted": {}}
         for gpu in kb.gpus.values():
             for name in (gpu.id, gpu.name, *gpu.aliases):
                 self._add("gpu", name, _Target(gpu.id, name, False))
             for name in gpu.default_for:
                 self._add("gpu", name, _Target(gpu.id, name, True))
+        for item in kb.unlisted:
+            for name in (item.name, *item.aliases):
+                self._add("unlisted", name, _Target(item.name, name, False))
         for model in kb.models.values():
             for name in (model.id, model.name, *model.aliases):
                 self._add("model", name, _Target(model.id, name, False))
@@ -132,8 +143,8 @@ class NameIndex:
             fuzzy: also try rapidfuzz when no alias matches exactly.
 
         Returns:
-            The :class:`Match`, exact aliases first; ``None`` below the fuzzy threshold or
-            when the digits disagree.
+            The :class:`Match`, exact aliases first; ``None`` below the fuzzy threshold, when the
+            digits disagree, or (for ``gpu``) when the name is an unlisted accelerator's.
         """
         key = repair_name(text)
         if not key:
@@ -141,12 +152,18 @@ class NameIndex:
         target = self._exact[kind].get(key)
         if target is not None:
             return self._match(kind, text, target, 100.0)
+        if kind == "gpu" and key in self._exact["unlisted"]:
+            return None  # a known accelerator without data, not a typo of a listed one
         if not fuzzy or len(key) < 3:
             return None
         best = self._fuzzy(kind, key, limit=1)
         if not best:
             return None
         choice, score = best[0]
+        if kind == "gpu":
+            rival = self._fuzzy("unlisted", key, limit=1)
+            if rival and rival[0][1] >= score:
+                return None
         return self._match(kind, text, self._exact[kind][choice], score)
 
     def _fuzzy(self, kind: Kind, key: str, limit: int, cutoff: float | None = None) -> list[tuple[str, float]]:
@@ -164,10 +181,18 @@ class NameIndex:
         return out
 
     def suggest(self, kind: Kind, text: str, limit: int = 3) -> list[str]:
-        """Up to ``limit`` display names close to ``text`` (no digit guard, a lower bar), best first."""
+        """Up to ``limit`` display names close to ``text`` (no digit guard, a lower bar), best first.
+
+        For the exact name of an unlisted accelerator (kind ``gpu``), its recorded ``nearest``
+        alternatives instead.
+        """
         key = repair_name(text)
         if not key:
             return []
+        unlisted = self._exact["unlisted"].get(key) if kind == "gpu" else None
+        if unlisted is not None:  # a known accelerator without data: its recorded alternatives
+            item = next(u for u in self.kb.unlisted if u.name == unlisted.id)
+            return [self.display_name("gpu", g) for g in item.nearest[:limit]]
         found = process.extract(key, self._choices[kind], scorer=fuzz.WRatio, limit=limit * 6, score_cutoff=60)
         names: list[str] = []
         for choice, _score, _ in found:
@@ -198,7 +223,7 @@ class NameIndex:
             return self.kb.models[ident].name
         if kind == "provider" and ident in self.kb.providers:
             return self.kb.providers[ident].provider_name
-        return ident
+        return ident  # unlisted ids are their display names
 
     def aliases(self, kind: Kind) -> dict[str, str]:
         """Normalised alias -> entry id, for one kind (a copy; for scanners and tests)."""

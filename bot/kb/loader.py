@@ -2,8 +2,9 @@
 
 Layout of a knowledge directory::
 
-    gpus.yaml           {gpus: [Gpu, ...]}
+    gpus.yaml           {gpus: [Gpu, ...], unlisted: [UnlistedGpu, ...]}
     models.yaml         {models: [Model, ...]}
+    claims.yaml         {article: Article, constants: {key: ClaimConstant}, claims: [Claim, ...]}
     benchmarks.yaml     {benchmarks: [Benchmark, ...]}
     instances.yaml      {instances: [InstanceType, ...]}  (instances without a price row)
     prices/<id>.yaml    PriceFile, one per provider
@@ -18,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -29,7 +31,20 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from bot.errors import KnowledgeError, KnowledgeIssue
-from bot.kb.schema import Benchmark, Gpu, InstanceType, Model, PriceFile, PriceOffer
+from bot.kb.claims import resolve_operand
+from bot.kb.schema import (
+    Article,
+    Benchmark,
+    Claim,
+    ClaimConstant,
+    ClaimFile,
+    Gpu,
+    InstanceType,
+    Model,
+    PriceFile,
+    PriceOffer,
+    UnlistedGpu,
+)
 
 __all__ = [
     "KnowledgeBase",
@@ -45,11 +60,12 @@ ENV_VAR = "GPU_ADVISOR_KNOWLEDGE"
 
 
 def normalize_name(text: str) -> str:
-    """Lower-case ``text`` and drop spaces, hyphens and underscores (``"H100-SXM"`` -> ``"h100sxm"``).
+    """Unicode NFKC, lower-case, and drop spaces, hyphens and underscores (``"H100-SXM"`` -> ``"h100sxm"``).
 
-    This is the key under which aliases must be unique.
+    NFKC makes full-width forms typed with Chinese input methods equal to ASCII (``"Ａ１００"`` ->
+    ``"a100"``). This is the key under which aliases must be unique.
     """
-    return re.sub(r"[\s_\-]+", "", text.lower())
+    return re.sub(r"[\s_\-]+", "", unicodedata.normalize("NFKC", text).lower())
 
 
 def default_knowledge_dir() -> Path:
@@ -80,6 +96,10 @@ class KnowledgeBase:
         offers: every price offer of every provider.
         benchmarks: benchmark id -> Benchmark.
         instances: instance types without a price row.
+        unlisted: accelerators users name that have no sourced figures (names known, no data).
+        claims: claim id -> Claim (the H100 article's claims), in file order.
+        claim_constants: the sourced constants claims' ratios may use.
+        article: the article the claims come from (``None`` without a claims file).
     """
 
     directory: Path
@@ -89,6 +109,10 @@ class KnowledgeBase:
     offers: tuple[PriceOffer, ...]
     benchmarks: dict[str, Benchmark]
     instances: tuple[InstanceType, ...] = ()
+    unlisted: tuple[UnlistedGpu, ...] = ()
+    claims: dict[str, Claim] = field(default_factory=dict)
+    claim_constants: dict[str, ClaimConstant] = field(default_factory=dict)
+    article: Article | None = None
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def offers_for(self, gpu_id: str) -> list[PriceOffer]:
@@ -251,8 +275,22 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
             out.add(model_path, ["models", index, "id"], "id", f"duplicate model id {model.id!r}")
         models[model.id] = model
 
+    for index, gpu in gpu_rows:
+        if gpu.aftermarket_of is not None and gpu.aftermarket_of not in gpus and gpu.aftermarket_of not in out.invalid_ids:
+            out.add(gpu_path, ["gpus", index, "aftermarket_of"], "aftermarket_of",
+                    f"unknown GPU id {gpu.aftermarket_of!r} (entry {gpu.id})")
+    unlisted_rows = (_validate_entries(UnlistedGpu, gpu_path, "unlisted", gpus_raw, out)
+                     if isinstance(gpus_raw, dict) and "unlisted" in gpus_raw else [])
+    for index, item in unlisted_rows:
+        for ident in item.nearest:
+            if ident not in gpus and ident not in out.invalid_ids:
+                out.add(gpu_path, ["unlisted", index, "nearest"], "nearest",
+                        f"unknown GPU id {ident!r} (unlisted {item.name})")
+
     owner: dict[str, str] = {}
     _check_aliases(((("gpu", gpu_path, "gpus", i, [g.id, g.name, *g.aliases, *g.default_for]) for i, g in gpu_rows)),
+                   out, owner)
+    _check_aliases(((("unlisted", gpu_path, "unlisted", i, [u.name, *u.aliases]) for i, u in unlisted_rows)),
                    out, owner)
     _check_aliases(((("model", model_path, "models", i, [m.id, m.name, *m.aliases, *m.default_for])
                      for i, m in model_rows)), out, {})
@@ -301,9 +339,66 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
             out.add(inst_path, ["instances", index, "gpu"], "gpu", f"unknown GPU id {inst.gpu!r}")
         instances.append(inst)
 
+    article, constants, claims = _load_claims(root / "claims.yaml", gpus, offers, out,
+                                              skip_gpus=gpus_unreadable, skip_offers=not price_dir.is_dir())
+
     if out.issues:
         raise KnowledgeError(out.issues)
-    return KnowledgeBase(root, gpus, models, providers, tuple(offers), benchmarks, tuple(instances))
+    return KnowledgeBase(root, gpus, models, providers, tuple(offers), benchmarks, tuple(instances),
+                         tuple(u for _, u in unlisted_rows), claims, constants, article)
+
+
+def _load_claims(
+    path: Path, gpus: dict[str, Gpu], offers: list[PriceOffer], out: _Collector, *, skip_gpus: bool,
+    skip_offers: bool,
+) -> tuple[Article | None, dict[str, ClaimConstant], dict[str, Claim]]:
+    """Validate ``claims.yaml`` (optional) and cross-check it against GPUs and prices.
+
+    Cross-checks: unique claim ids; every GPU a claim names exists; every ratio operand resolves
+    to a non-null figure (GPU field, constant or price offer) and both sides of a ratio have the
+    same unit. Each problem is reported at the line of the offending field.
+    """
+    if not path.exists():
+        return None, {}, {}
+    raw = _read(path, out)
+    if raw is None:
+        return None, {}, {}
+    try:
+        header = ClaimFile.model_validate(raw)
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc = list(err["loc"])
+            if loc and loc[0] == "claims" and len(loc) > 1:
+                continue  # entries are validated one by one below
+            out.add(path, loc, ".".join(str(p) for p in loc) or "(file)", err["msg"].removeprefix("Value error, "))
+        header = None
+    constants = dict(header.constants) if header else {}
+    rows = _validate_entries(Claim, path, "claims", raw, out)
+    claims: dict[str, Claim] = {}
+    for index, claim in rows:
+        if claim.id in claims:
+            out.add(path, ["claims", index, "id"], "id", f"duplicate claim id {claim.id!r}")
+        claims[claim.id] = claim
+        for g, ident in enumerate(claim.gpus):
+            if ident not in gpus and ident not in out.invalid_ids and not skip_gpus:
+                out.add(path, ["claims", index, "gpus", g], "gpus", f"unknown GPU id {ident!r} (claim {claim.id})")
+        for r, ratio in enumerate(claim.ratios):
+            units = []
+            for side in ("numerator", "denominator"):
+                op = getattr(ratio, side)
+                if (op.gpu is not None and (skip_gpus or op.gpu in out.invalid_ids)) or (
+                        op.provider is not None and skip_offers) or (op.constant is not None and header is None):
+                    continue
+                try:
+                    units.append(resolve_operand(op, gpus, constants, offers).unit)
+                except ValueError as exc:
+                    key = "field" if op.gpu is not None else "constant" if op.constant is not None else "instance_type"
+                    out.add(path, ["claims", index, "ratios", r, side, key], f"ratios.{ratio.id}.{side}",
+                            f"{exc} (claim {claim.id})")
+            if len(units) == 2 and units[0] != units[1]:
+                out.add(path, ["claims", index, "ratios", r], f"ratios.{ratio.id}",
+                        f"numerator is in {units[0]} but denominator in {units[1]} (claim {claim.id})")
+    return (header.article if header else None), constants, claims
 
 
 _lock = threading.Lock()

@@ -26,19 +26,39 @@ from pydantic import (
 )
 
 __all__ = [
+    "PLACEHOLDER",
     "PRECISIONS",
+    "VENDORS",
+    "Article",
     "Benchmark",
+    "Bilingual",
+    "Claim",
+    "ClaimConstant",
+    "ClaimFile",
+    "Cues",
     "DenseTflops",
     "Gpu",
+    "GpuTruth",
     "InstanceType",
     "Model",
+    "Operand",
+    "PeerLink",
     "PriceFile",
     "PriceOffer",
+    "Ratio",
+    "Software",
+    "UnlistedGpu",
+    "Verdict",
+    "gpu_field_unit",
 ]
 
 #: Numeric formats a GPU may have a tensor (matrix) path for, widest first.
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
 Precision = Literal["fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
+
+#: Accelerator vendors in the knowledge base. ``compute_capability`` (a CUDA notion) is NVIDIA-only.
+VENDORS = ("NVIDIA", "AMD", "Intel", "Huawei", "Hygon", "Cambricon", "Kunlunxin", "Moore Threads", "Biren")
+Vendor = Literal["NVIDIA", "AMD", "Intel", "Huawei", "Hygon", "Cambricon", "Kunlunxin", "Moore Threads", "Biren"]
 
 _KEBAB = re.compile(r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
 PositiveFloat = Annotated[float, Field(gt=0)]
@@ -76,23 +96,78 @@ class DenseTflops(_Strict):
     fp4: PositiveFloat | None = None
 
 
+class PeerLink(_Strict):
+    """A vendor GPU-to-GPU link other than NVLink (HCCS, MLU-Link, MTLink, BLink).
+
+    NVLink stays in :attr:`Gpu.nvlink_gb_s`; this records the other vendors' links with their own
+    names so an answer never calls them NVLink.
+
+    Attributes:
+        name: the vendor's name for the link (``"HCCS"``).
+        gb_s: total bandwidth per device as the source states it, GB/s.
+        topology: how devices are joined (``"8-card full mesh in a node"``), when stated.
+    """
+
+    name: str
+    gb_s: PositiveFloat | None = None
+    topology: str | None = None
+
+
+class Software(_Strict):
+    """What the common software stacks support on an accelerator, as their documentation states.
+
+    Attributes:
+        toolkit: the vendor's compute stack (``"CUDA"``, ``"CANN"``, ``"DTK"``, ``"NeuWare"``, ``"MUSA"``).
+        cuda_compatible: ``native`` (NVIDIA CUDA), ``vendor_claimed`` (the vendor says CUDA code runs;
+            not independently confirmed), ``no`` (code must be ported to another stack) or
+            ``not_stated``.
+        serving: inference engines that document support (``vllm-ascend``, ``mindie``, ``sglang``).
+        training: training stacks that document support (``torch_npu``).
+        fp8_in_common_stacks: ``supported``, ``not_supported`` (the stacks' docs say no, or list other
+            formats only) or ``not_stated``.
+        quantization: weight/activation formats the stacks document (``w8a8``, ``w4a16``...).
+        limits: documented limits an answer must mention (eager mode only, FP16 only...).
+        sources: where each statement comes from.
+    """
+
+    toolkit: str
+    cuda_compatible: Literal["native", "vendor_claimed", "no", "not_stated"]
+    serving: list[str] = Field(default_factory=list)
+    training: list[str] = Field(default_factory=list)
+    fp8_in_common_stacks: Literal["supported", "not_supported", "not_stated"]
+    quantization: list[str] = Field(default_factory=list)
+    limits: list[str] = Field(default_factory=list)
+    sources: Annotated[list[str], Field(min_length=1)]
+
+
 class Gpu(_Strict):
-    """One GPU variant (one form factor and memory size).
+    """One GPU or accelerator variant (one form factor and memory size).
 
     Attributes:
         id: kebab-case with form factor and memory, e.g. ``h100-sxm-80gb``.
+        vendor: who designs the chip (for a modified board: the chip's vendor; see ``aftermarket_of``).
+        compute_capability: CUDA compute capability; required for NVIDIA, forbidden for others.
         memory_gb: device memory as the vendor markets it, GB. Clouds and nvidia-smi report
             usable MiB (AWS 22888 MiB for a "24 GB" L4), which is not a conflict.
         memory_bandwidth_gb_s: peak DRAM bandwidth, GB/s (decimal).
         dense_tflops: dense tensor rates per precision.
+        sparsity_stated: ``False`` when the sources do not say whether the tensor figures are dense
+            or 2:4-sparse (most non-NVIDIA vendors): they are recorded in ``dense_tflops`` as quoted
+            (vendor peaks) and are not like-for-like with NVIDIA's dense figures.
         sparse_tflops: the with-sparsity figures datasheets headline, kept apart.
         fp16_accumulate_tflops: GeForce FP16-accumulate tensor rate, where sourced.
         nvlink_gb_s: total bidirectional NVLink (or Infinity Fabric) bandwidth per GPU, GB/s;
             ``None`` when the card has none (all 40-series GeForce).
+        peer_link: another vendor's GPU-to-GPU link (HCCS, MLU-Link...), never called NVLink.
         supported_precisions: formats the hardware computes natively (tensor or vector path).
         unsupported: formats with no tensor/matrix path, as the sources state them.
         missing_figures: tensor rates the hardware has but no source consulted publishes,
-            with the reason (H100 NVL's per-card figures); estimates needing them say so.
+            with the reason (H800's FP8); estimates needing them say so.
+        devices_per_package: devices software sees per package (MI250X: 2 GCDs; Ascend 910C: 2
+            dies); memory and bandwidth are per package, so a job sized per device uses a share.
+        aftermarket_of: for a board modified by a third party (the Chinese 48 GB RTX 4090), the id
+            of the vendor SKU its chip comes from; the vendor does not sell or support it.
+        software: documented support in common stacks (serving engines, FP8, CUDA compatibility).
         default_for: generic names for which this variant is assumed (``"H100"`` means the
             SXM 80GB); a match through one of these sets ``variant_assumed``.
         derived: field name to how its value was computed from a sourced figure.
@@ -100,7 +175,7 @@ class Gpu(_Strict):
 
     id: str
     name: str
-    vendor: Literal["NVIDIA", "AMD", "Intel"]
+    vendor: Vendor
     architecture: str
     compute_capability: str | None = Field(default=None, validate_default=True)
     memory_gb: Annotated[float, Field(ge=1, le=1024)]
@@ -108,19 +183,24 @@ class Gpu(_Strict):
     memory_bandwidth_gb_s: Annotated[float, Field(ge=50, le=20000)]
     fp64_vector_tflops: PositiveFloat | None = None
     dense_tflops: DenseTflops
+    sparsity_stated: bool = True
     sparse_tflops: dict[str, PositiveFloat] = Field(default_factory=dict)
     fp16_accumulate_tflops: PositiveFloat | None = None
     supported_precisions: list[Precision]
     unsupported: list[str] = Field(default_factory=list)
     missing_figures: dict[str, str] = Field(default_factory=dict)
     nvlink_gb_s: PositiveFloat | None = None
+    peer_link: PeerLink | None = None
     interconnect: str | None = None
     pcie_gen: PositiveInt | None = None
     tdp_watts: PositiveFloat | None = None
     form_factor: str
     segment: Literal["datacenter", "workstation", "consumer"]
-    launch_year: Annotated[int, Field(ge=2010, le=2030)]
+    launch_year: Annotated[int, Field(ge=2010, le=2030)] | None = None
     transistors_billion: PositiveFloat | None = None
+    devices_per_package: PositiveInt = 1
+    aftermarket_of: str | None = None
+    software: Software | None = None
     aliases: list[str] = Field(default_factory=list)
     default_for: list[str] = Field(default_factory=list)
     sources: Annotated[list[str], Field(min_length=1)]
@@ -133,8 +213,11 @@ class Gpu(_Strict):
     @field_validator("compute_capability")
     @classmethod
     def _cc_format(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is None and info.data.get("vendor") == "NVIDIA":
+        vendor = info.data.get("vendor")
+        if value is None and vendor == "NVIDIA":
             raise ValueError("NVIDIA GPUs need a compute_capability")
+        if value is not None and vendor is not None and vendor != "NVIDIA":
+            raise ValueError(f"compute_capability is a CUDA notion; a {vendor} accelerator has none")
         if value is not None and not re.fullmatch(r"\d{1,2}\.\d", value):
             raise ValueError(f"compute capability {value!r} must look like '8.0'")
         return value
@@ -168,9 +251,24 @@ class Gpu(_Strict):
                 raise ValueError(f"dense_tflops.{key} is given but {key} is not listed")
         return value
 
+    @model_validator(mode="after")
+    def _figures_consistent(self) -> Gpu:
+        dense = self.dense_tflops.model_dump()
+        for key in self.missing_figures:
+            if key not in PRECISIONS:
+                raise ValueError(f"missing_figures key {key!r} is not a precision ({', '.join(PRECISIONS)})")
+            if dense.get(key) is not None:
+                raise ValueError(f"dense_tflops.{key} is given, so it cannot also be listed in missing_figures")
+        both = set(self.unsupported) & set(self.supported_precisions)
+        if both:
+            raise ValueError(f"{', '.join(sorted(both))} listed as both supported and unsupported")
+        if self.aftermarket_of == self.id:
+            raise ValueError("aftermarket_of names the entry itself")
+        return self
+
     @property
     def cc(self) -> float | None:
-        """Compute capability as a float (``8.9``), or ``None`` for non-NVIDIA GPUs."""
+        """Compute capability as a float (``8.9``), or ``None`` for non-NVIDIA accelerators."""
         return float(self.compute_capability) if self.compute_capability else None
 
     def supports(self, precision: str) -> bool:
@@ -418,3 +516,270 @@ class Benchmark(_Strict):
         if not re.match(r"\d{4}(-\d{2}){0,2}\b", value):
             raise ValueError(f"date {value!r} must start with YYYY, YYYY-MM or YYYY-MM-DD")
         return value
+
+
+# --------------------------------------------------------------------------- claims (knowledge/claims.yaml)
+
+#: How a claim holds up, from best to worst: ``true`` (holds as stated), ``needs_context`` (holds
+#: only under conditions the claim leaves out), ``partly_true`` (one part right, one part wrong),
+#: ``misleading`` (the figure exists but the framing implies something false), ``false``, and
+#: ``unverified`` (the conditions behind it could not be found).
+Verdict = Literal["true", "needs_context", "partly_true", "misleading", "false", "unverified"]
+
+_RATIO_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+#: A placeholder in claim text: ``{ratio_id}`` (the ratio, 2 decimals), ``{ratio_id%}`` (as a
+#: percentage), ``{ratio_id.num}`` / ``{ratio_id.den}`` (an operand's value), optionally scaled for
+#: display with ``*N`` (``{c02_transistors.num*10}`` writes 80 billion as 800 亿).
+PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)(?:\.(num|den))?(?:\*([0-9]+(?:\.[0-9]+)?))?(%)?\}")
+
+#: Numeric :class:`Gpu` fields a ratio may read, with their units. ``dense_tflops.<p>`` and
+#: ``sparse_tflops.<key>`` are added by :func:`gpu_field_unit`.
+GPU_FIGURE_UNITS = {
+    "memory_gb": "GB",
+    "memory_bandwidth_gb_s": "GB/s",
+    "nvlink_gb_s": "GB/s",
+    "tdp_watts": "W",
+    "transistors_billion": "billion transistors",
+    "fp64_vector_tflops": "TFLOPS",
+    "fp16_accumulate_tflops": "TFLOPS",
+}
+
+
+def gpu_field_unit(field: str) -> str | None:
+    """The unit of a numeric :class:`Gpu` field path, or ``None`` when ratios may not read it.
+
+    Args:
+        field: ``memory_bandwidth_gb_s``, ``dense_tflops.bf16``, ``sparse_tflops.bf16_fp16`` ...
+
+    Returns:
+        ``"GB/s"``, ``"TFLOPS"`` (``"TOPS"`` for int8/int4), ... or ``None``.
+    """
+    if field in GPU_FIGURE_UNITS:
+        return GPU_FIGURE_UNITS[field]
+    head, _, key = field.partition(".")
+    if head == "dense_tflops" and key in PRECISIONS:
+        return "TOPS" if key in ("int8", "int4") else "TFLOPS"
+    if head == "sparse_tflops" and key:
+        return "TOPS" if key in ("int8", "int4") else "TFLOPS"
+    return None
+
+
+class Bilingual(_Strict):
+    """A text in English and in Chinese (simplified, as a Chinese engineer writes it)."""
+
+    en: Annotated[str, Field(min_length=1)]
+    zh: Annotated[str, Field(min_length=1)]
+
+
+class ClaimConstant(_Strict):
+    """A sourced figure a claim's ratios need that is not a GPU field (PCIe Gen5 x16 bandwidth).
+
+    Attributes:
+        value: the figure, in ``unit``.
+        unit: as in :data:`GPU_FIGURE_UNITS` (``"GB/s"``) so ratios compare like with like.
+        label: what it is, in both languages.
+        source: where it comes from; ``derived`` says how it was computed when it was.
+    """
+
+    value: PositiveFloat
+    unit: str
+    label: Bilingual
+    source: str
+    derived: str | None = None
+    as_of: date
+
+
+class Operand(_Strict):
+    """One side of a :class:`Ratio`: a GPU figure, a constant, or a price offer, times a count.
+
+    Exactly one of: ``gpu`` + ``field`` (a numeric :class:`Gpu` field, read from gpus.yaml at run
+    time); ``constant`` (a key of the claims file's ``constants``); ``provider`` +
+    ``instance_type`` (that offer's price per GPU-hour, USD). ``times`` multiplies it (8 GPUs x
+    900 GB/s).
+    """
+
+    gpu: str | None = None
+    field: str | None = None
+    constant: str | None = None
+    provider: str | None = None
+    instance_type: str | None = None
+    times: PositiveFloat = 1.0
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Operand:
+        kinds = [self.gpu is not None or self.field is not None, self.constant is not None,
+                 self.provider is not None or self.instance_type is not None]
+        if sum(kinds) != 1:
+            raise ValueError("give exactly one of gpu+field, constant, or provider+instance_type")
+        if kinds[0]:
+            if self.gpu is None or self.field is None:
+                raise ValueError("a GPU figure needs both gpu and field")
+            if gpu_field_unit(self.field) is None:
+                raise ValueError(f"field {self.field!r} is not a numeric GPU figure "
+                                 f"({', '.join(GPU_FIGURE_UNITS)}, dense_tflops.<precision>, sparse_tflops.<key>)")
+        if kinds[2] and (self.provider is None or self.instance_type is None):
+            raise ValueError("a price needs both provider and instance_type")
+        return self
+
+
+class Ratio(_Strict):
+    """A comparison computed at run time from the knowledge base (never a number typed in the claim).
+
+    Attributes:
+        id: referenced by placeholders in the claim's texts (``{c01_bf16}``).
+        label: what is compared, in both languages.
+        numerator, denominator: the two figures; their units must agree.
+    """
+
+    id: str
+    label: Bilingual
+    numerator: Operand
+    denominator: Operand
+
+    @field_validator("id")
+    @classmethod
+    def _ratio_id(cls, value: str) -> str:
+        if not _RATIO_ID.match(value):
+            raise ValueError(f"ratio id {value!r} must be lowercase letters, digits and '_'")
+        return value
+
+
+class GpuTruth(_Strict):
+    """What holds per GPU for some GPUs of a claim, in both languages (placeholders allowed)."""
+
+    gpus: Annotated[list[str], Field(min_length=1)]
+    en: Annotated[str, Field(min_length=1)]
+    zh: Annotated[str, Field(min_length=1)]
+
+
+class Cues(_Strict):
+    """How a question quoting or paraphrasing a claim is recognised.
+
+    Each language has a list of alternatives; an alternative is a list of terms that must all
+    appear in the question (matched by :func:`bot.kb.claims.match_claims`: NFKC, case-insensitive,
+    numbers whole, spaces and hyphens optional). Both languages are tried on every question
+    (users mix them); they are kept apart so each language's wording can be reviewed.
+    """
+
+    en: Annotated[list[Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]],
+                  Field(min_length=1)]
+    zh: Annotated[list[Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]],
+                  Field(min_length=1)]
+
+
+class Claim(_Strict):
+    """One claim of the H100 article, checked per GPU (``knowledge/claims.yaml``).
+
+    Attributes:
+        id: ``C01`` ... in the article's order.
+        claim: the article's words (``zh`` quoted from it, ``en`` a translation).
+        origin: who said it first, in what document.
+        conditions: the conditions behind the figure, as stated (or that they were not found).
+        gpus: the GPU ids the claim concerns.
+        per_gpu_truth: what holds for one GPU at equal precision.
+        verdict: how the claim holds up (:data:`Verdict`).
+        verdict_text: the verdict in one or two sentences per language.
+        ratios: comparisons computed from the knowledge base at run time; texts cite them through
+            placeholders (:data:`PLACEHOLDER`), so no ratio is typed twice.
+        cues: how a question that quotes or paraphrases the claim is recognised.
+        cue_exclusions: terms that veto a cue match (another claim's subject, as "GPT-3" for the
+            per-SM FP8 claim).
+        sources: where origin, conditions and truth come from.
+        as_of: when the claim was last checked against its sources.
+    """
+
+    id: str
+    claim: Bilingual
+    origin: Bilingual
+    conditions: Bilingual
+    gpus: Annotated[list[str], Field(min_length=1)]
+    per_gpu_truth: Annotated[list[GpuTruth], Field(min_length=1)]
+    verdict: Verdict
+    verdict_text: Bilingual
+    ratios: list[Ratio] = Field(default_factory=list)
+    cues: Cues
+    cue_exclusions: list[str] = Field(default_factory=list)
+    sources: Annotated[list[str], Field(min_length=1)]
+    as_of: date
+    notes: list[str] = Field(default_factory=list)
+
+    @field_validator("id")
+    @classmethod
+    def _claim_id(cls, value: str) -> str:
+        if not re.fullmatch(r"C\d{2,3}", value):
+            raise ValueError(f"claim id {value!r} must look like 'C01'")
+        return value
+
+    @model_validator(mode="after")
+    def _references(self) -> Claim:
+        ratio_ids = [r.id for r in self.ratios]
+        dupes = {r for r in ratio_ids if ratio_ids.count(r) > 1}
+        if dupes:
+            raise ValueError(f"duplicate ratio id(s) {', '.join(sorted(dupes))}")
+        for ratio in self.ratios:
+            for side in (ratio.numerator, ratio.denominator):
+                if side.gpu is not None and side.gpu not in self.gpus:
+                    raise ValueError(f"ratio {ratio.id} reads GPU {side.gpu!r}, which is not in the claim's gpus")
+        texts = [self.verdict_text.en, self.verdict_text.zh]
+        for truth in self.per_gpu_truth:
+            texts += [truth.en, truth.zh]
+            stray = [g for g in truth.gpus if g not in self.gpus]
+            if stray:
+                raise ValueError(f"per_gpu_truth names {', '.join(stray)}, not in the claim's gpus")
+        for text in texts:
+            for match in PLACEHOLDER.finditer(text):
+                if match.group(1) not in ratio_ids:
+                    raise ValueError(f"placeholder {match.group(0)} names no ratio of this claim")
+                if match.group(2) and match.group(4):
+                    raise ValueError(f"placeholder {match.group(0)}: '%' applies to the ratio, not to an operand")
+            rest = PLACEHOLDER.sub("", text)
+            if "{" in rest or "}" in rest:
+                raise ValueError(f"malformed placeholder in {text[:60]!r}...")
+        return self
+
+
+class Article(_Strict):
+    """The article the claims come from."""
+
+    title_zh: str
+    publisher: str
+    published: date
+    modified: date | None = None
+    url: str
+    translates: str | None = None
+
+
+class ClaimFile(_Strict):
+    """The header of ``knowledge/claims.yaml``: the article and the constants ratios may use.
+
+    The ``claims`` list itself is validated entry by entry (:class:`Claim`) by the loader.
+    """
+
+    article: Article
+    constants: dict[str, ClaimConstant] = Field(default_factory=dict)
+    claims: list[object]
+
+
+class UnlistedGpu(_Strict):
+    """An accelerator users name that the knowledge base knows of but has no sourced figures for.
+
+    Listed under ``unlisted:`` in gpus.yaml so that its names are recognised as "known, no data"
+    (an answer says so) instead of being fuzzy-matched to a neighbour ("Hygon K100" is not the
+    K100 AI; "Ascend 910" is not the 910B).
+
+    Attributes:
+        name: display name.
+        vendor: as :attr:`Gpu.vendor`.
+        aliases: names users type (Chinese names included); unique across GPUs and unlisted entries.
+        reason: why it has no entry (which figure no source gives), in both languages.
+        nearest: GPU ids an answer may offer instead, labelled as alternatives.
+        sources: where its existence (and any partial figure) comes from.
+    """
+
+    name: str
+    vendor: Vendor
+    aliases: list[str] = Field(default_factory=list)
+    reason: Bilingual
+    nearest: list[str] = Field(default_factory=list)
+    sources: Annotated[list[str], Field(min_length=1)]
+    as_of: date
