@@ -311,7 +311,7 @@ def _render(answer, args: argparse.Namespace, *, one_line: bool) -> str:
         return render_json(answer, indent=None if one_line else 2)
     if args.blocks:
         return json.dumps(render_message(answer), ensure_ascii=False, indent=None if one_line else 2)
-    return render_text(answer)
+    return render_text(answer, verbose=getattr(args, "verbose", False))
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
@@ -395,6 +395,8 @@ def build_parser() -> argparse.ArgumentParser:
         fmt = p.add_mutually_exclusive_group()
         fmt.add_argument("--json", action="store_true", help="the Answer as JSON (JSON lines with -)")
         fmt.add_argument("--blocks", action="store_true", help="the Slack Block Kit message")
+        p.add_argument("--verbose", "-v", action="store_true",
+                       help="every table row, assumption and source (default: the result in 20 lines or fewer)")
         p.set_defaults(func=func)
 
     for register in _extra_commands():

@@ -1,23 +1,26 @@
-"""One turn of a conversation: parse a message, merge it into the previous question, advise.
+"""One turn of a conversation: parse a message, merge it into the previous request, advise.
 
-The Slack DMs and threads, slash commands and ``gpu-advisor chat`` all go through
-:func:`respond_to`, so they behave alike.
+The Slack DMs and threads, slash commands and ``gpu-advisor chat`` all go through :func:`respond_to`, so
+they behave alike.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.advice.advisor import EXAMPLES, EXAMPLES_ZH, advise, help_answer
+from bot.advice import help as help_module
+from bot.advice.advise import advise
 from bot.advice.answer import Answer
-from bot.advice.followup import is_follow_up, merge_follow_up
+from bot.advice.context import Context
+from bot.advice.followup import is_follow_up, merge_follow_up, recommended_gpu
 from bot.kb.loader import KnowledgeBase, get_knowledge
+from bot.notes import note
 from bot.parsing.parser import parse_question
 from bot.parsing.query import Query
 
 __all__ = ["EXAMPLE_QUESTIONS", "Turn", "help_turn", "respond_to"]
 
-EXAMPLE_QUESTIONS = [*EXAMPLES, EXAMPLES_ZH[0]]
+EXAMPLE_QUESTIONS = [*help_module.EXAMPLES, help_module.EXAMPLES_ZH[0]]
 
 
 @dataclass(frozen=True)
@@ -26,7 +29,8 @@ class Turn:
 
     Attributes:
         answer: what to show.
-        query: the (possibly merged) question to remember for the next follow-up.
+        query: the (possibly merged) request to remember for the next follow-up, with the configuration
+            the answer recommended.
         reset: the user asked to start over.
     """
 
@@ -41,7 +45,7 @@ def respond_to(text: str, previous: Query | None = None, *, kb: KnowledgeBase | 
 
     Args:
         text: the message (Slack markup is cleaned by the parser).
-        previous: the conversation's last question, or ``None``.
+        previous: the conversation's last request, or ``None``.
         kb: the knowledge base (default: the process-wide one).
         force_intent: the intent a slash command implies (``/gpu-quote`` -> ``quote``).
         replay: answer ``previous`` again unchanged (the "Show assumptions" button).
@@ -53,15 +57,29 @@ def respond_to(text: str, previous: Query | None = None, *, kb: KnowledgeBase | 
     if replay and previous is not None:
         return Turn(advise(previous, kb), previous)
     query = parse_question(text, kb)
-    if is_follow_up(query, previous):
+    follow = is_follow_up(query, previous)
+    if follow:
         query = merge_follow_up(previous, query)
-    if force_intent and query.intent not in ("help",) and (query.gpus or query.model):
+    if force_intent and query.intent not in ("help",) and (query.gpus or query.models):
         query = query.model_copy(update={"intent": force_intent})
-    return Turn(advise(query, kb), query)
+    answer = advise(query, kb)
+    if follow and previous.precisions and query.precisions == previous.precisions and query.gpus != previous.gpus \
+            and answer.recommendation is None and answer.options:
+        # a precision carried over made the new GPU infeasible: drop it, and say so
+        retry = query.model_copy(update={"precisions": [], "notes": [*query.notes, note(
+            "dropped_carried_precision", precisions=previous.precisions)]})
+        retried = advise(retry, kb)
+        if retried.recommendation is not None:
+            query, answer = retry, retried
+    remembered = query.model_copy(update={"previous_recommendation": recommended_gpu(answer)})
+    return Turn(answer, remembered)
 
 
-def help_turn(kb: KnowledgeBase | None = None, *, reset: bool = False, usage: str | None = None) -> Turn:
+def help_turn(kb: KnowledgeBase | None = None, *, reset: bool = False, usage: str | None = None,
+              language: str = "en") -> Turn:
     """A help answer (what the bot does, example questions), e.g. for an empty ``/gpu``."""
+    from datetime import date
+
     kb = kb or get_knowledge()
-    query = Query(text="", intent="help")
-    return Turn(help_answer(query, kb, reset=reset, usage=usage), query, reset=reset)
+    query = Query(text="", intent="help", language=language if language in ("en", "zh") else "en")
+    return Turn(help_module.answer(Context(query, kb, date.today()), reset=reset, usage=usage), query, reset=reset)

@@ -1,89 +1,114 @@
-"""Follow-ups: merge a new message into the previous question ("what about int4?", "and on A100?").
+"""Follow-ups: merge a new message into the previous request ("what about int4?", "and on A100?", "那 50 个用户呢？").
 
-A pure function over two parsed :class:`~bot.parsing.query.Query` objects; the Slack DMs and
-threads and ``gpu-advisor chat`` all use it, so a conversation behaves the same everywhere.
+A pure function over two parsed :class:`~bot.parsing.query.Query` objects; the Slack DMs and threads and
+``gpu-advisor chat`` all use it, so a conversation behaves the same everywhere.
+
+Rules: what the new turn names replaces the previous value, everything else is kept. A GPU named without a
+count keeps the previous GPU's count ("8x A100 for a week" then "and H100?" prices 8x H100). A price question
+with no GPU prices the configuration the previous answer recommended. The intent changes only when the new
+turn clearly asks for something else (a price, training, fine-tuning, serving, a comparison of two GPUs).
 """
 
 from __future__ import annotations
 
-import re
-
-from bot.parsing.query import Query
+from bot.notes import note
+from bot.parsing.lexicon import Lexicon, get_lexicon
+from bot.parsing.query import GpuMention, Query
 
 __all__ = ["is_follow_up", "merge_follow_up"]
 
-# Words that open a follow-up in English and Chinese: "what about", "and", "with", "for", 那/换成/如果.
-_FOLLOW_UP_OPENERS = re.compile(
-    r"^\s*(what\s+about|how\s+about|what\s+if|and\b|with\b|without\b|for\b|on\b|in\b|at\b|using\b|try\b|"
-    r"instead\b|same\b|now\b|then\b|ok\b|also\b|but\b|那|换成|如果|改成|用)",
-    re.IGNORECASE,
+#: Fields a follow-up may change; unset (None or empty) fields keep the previous value.
+_FIELDS = (
+    "precisions", "kv_precision", "method", "context_tokens", "input_tokens", "output_tokens", "batch_size",
+    "concurrent_users", "target_tokens_per_s", "target_scope", "requests_per_s", "ttft_ms_max", "tpot_ms_max",
+    "latency_ms_max", "latency_percentile", "training_tokens", "epochs", "documents", "tokens_per_item", "images",
+    "image_steps", "resolution", "audio_hours", "duration_hours", "deadline_hours", "budget", "price_limit_per_hour",
+    "purchase_price", "electricity_per_kwh", "power_watts", "utilization_pct", "answer_currency", "providers",
+    "pricing", "commitment_term", "region", "tensor_parallel", "pipeline_parallel", "gpu_count", "node_count",
+    "sharding", "gradient_checkpointing", "lora_rank", "engine", "workload",
 )
-
-#: Fields a follow-up may change; unset (None) fields keep the previous value.
-_SCALAR_FIELDS = (
-    "precision", "kv_precision", "method", "context_tokens", "input_tokens", "output_tokens", "batch_size",
-    "concurrent_users", "target_tokens_per_s", "target_scope", "requests_per_s", "training_tokens",
-    "duration_hours", "budget_usd", "price_limit_per_hour_usd", "provider", "pricing", "region", "engine",
-    "workload",
-)
-
-#: Intents strong enough to replace the previous one in a follow-up ("how much for 3 days?"
-#: turns a sizing conversation into a quote); weaker guesses keep the conversation's intent.
+_FLAGS = ("full_precision", "full_context_prompts", "cpu_offload", "price_limit_per_gpu")
+#: Intents strong enough to replace the previous one in a follow-up ("how much for 3 days?" turns a sizing
+#: conversation into a quote); weaker guesses keep the conversation's intent.
 _STEERING_INTENTS = {"quote", "size_training", "finetune", "diagnose", "size_inference"}
 
 
-def is_follow_up(new: Query, previous: Query | None) -> bool:
+def is_follow_up(new: Query, previous: Query | None, lex: Lexicon | None = None) -> bool:
     """Whether ``new`` continues ``previous`` rather than starting a new question.
 
-    A message is a follow-up when there is a previous question and the message opens like one
-    ("what about int4?", "and on A100?", "with 8k context", "for 3 days?"), or when it names
-    no model and no GPU but sets something a question can vary (precision, context, users,
-    duration, provider...).
+    A message is a follow-up when there is a previous question and the message opens like one (the
+    lexicon's ``followup.openers``: "what about", "and", "那", "换成"), or when it names no model and no GPU
+    but sets something a question can vary (precision, context, users, duration, provider...).
     """
     if previous is None or previous.intent in ("help", "unknown"):
         return False
-    if new.intent in ("help",) and not _FOLLOW_UP_OPENERS.match(new.text):
+    lex = lex or get_lexicon()
+    opener = lex.followup_openers.regex.match(new.text.strip().lower())
+    if new.intent == "help" and not opener:
         return False
-    if _FOLLOW_UP_OPENERS.match(new.text):
+    if opener:
         return True
-    sets_something = any(getattr(new, f) is not None for f in _SCALAR_FIELDS)
-    return new.model is None and not new.gpus and sets_something
+    sets_something = any(getattr(new, f) not in (None, [], False) for f in _FIELDS + _FLAGS)
+    return not new.models and not new.gpus and (sets_something or bool(new.asks))
 
 
 def merge_follow_up(previous: Query, new: Query) -> Query:
-    """``previous`` with what ``new`` says changed.
-
-    Rules: a field set in ``new`` replaces the previous value; GPUs named in ``new`` replace
-    the previous GPUs; a model named in ``new`` replaces the previous model; the intent
-    changes only when ``new`` asks for something else clearly (a price, training, fine-tuning,
-    serving, or a comparison of two or more GPUs). ``text`` joins both messages; notes and
-    unknown terms are ``new``'s plus a note saying what was carried over.
+    """``previous`` with what ``new`` says changed (see the module docstring).
 
     Returns:
-        A new Query (neither input is modified).
+        A new Query (neither input is modified); its ``notes`` say what was carried over.
     """
     update: dict = {}
-    for field in _SCALAR_FIELDS:
+    for field in _FIELDS:
         value = getattr(new, field)
-        if value is not None:
+        if value not in (None, []):
             update[field] = value
+    for flag in _FLAGS:
+        if getattr(new, flag):
+            update[flag] = True
+    notes = []
     if new.gpus:
-        update["gpus"] = new.gpus
-    if new.model is not None:
-        update["model"] = new.model
+        gpus = list(new.gpus)
+        counts = [g.count for g in previous.gpus if g.count]
+        if len(counts) == 1 and all(g.count is None for g in gpus) and new.gpu_count is None:
+            gpus = [g.model_copy(update={"count": counts[0]}) for g in gpus]
+            notes.append(note("kept_count", count=counts[0]))
+        update["gpus"] = gpus
+        if previous.precisions and not new.precisions:
+            notes.append(note("kept_precision", precisions=previous.precisions))
+    elif previous.previous_recommendation is not None and "cost" in new.asks and not previous.gpus:
+        update["gpus"] = [previous.previous_recommendation]
+        notes.append(note("priced_recommendation", written=previous.previous_recommendation.as_written))
+    if new.models:
+        update["models"] = new.models
     if new.diagnosis is not None:
         update["diagnosis"] = new.diagnosis
     if new.intent in _STEERING_INTENTS or (new.intent == "compare" and len(new.gpus) >= 2):
         update["intent"] = new.intent
-    # Precision and KV precision travel together: "what about int4?" after "fp8 kv cache" keeps the KV choice.
+    elif "cost" in new.asks and new.intent in ("quote", "recommend") or (not new.models and "cost" in new.asks):
+        update["intent"] = "quote"
+    if new.asks:
+        update["asks"] = new.asks
     kept = []
-    if previous.model is not None and new.model is None:
-        kept.append(f"model {previous.model.as_written}")
+    if previous.models and not new.models:
+        kept.append(", ".join(m.as_written for m in previous.models))
     if previous.gpus and not new.gpus:
-        kept.append("GPUs " + ", ".join(g.as_written for g in previous.gpus))
-    note = f"Follow-up to: \"{previous.text[:120]}\"" + (f" (kept {'; '.join(kept)})" if kept else "")
+        kept.append(", ".join(g.as_written for g in previous.gpus))
+    notes.insert(0, note("follow_up_of", previous=previous.text.split(" | ")[-1][:120], kept=kept))
     update["text"] = f"{previous.text.split(' | ')[-1]} | {new.text}"  # the last two messages, never a whole log
-    update["notes"] = [note, *[n for n in new.notes if n not in previous.notes]]
+    update["notes"] = notes + [n for n in new.notes if n not in previous.notes]
     update["unknown_terms"] = new.unknown_terms
+    update["not_understood"] = new.not_understood
     update["language"] = new.language
+    update["previous_recommendation"] = None
     return previous.model_copy(update=update, deep=True)
+
+
+def recommended_gpu(answer) -> GpuMention | None:
+    """The recommended configuration of an answer as a GPU mention (for a later "how much for a month?")."""
+    if answer.recommendation is None or not answer.options:
+        return None
+    o = answer.options[answer.recommendation]
+    if not o.gpu or "@" in o.gpu or not o.gpu_count:
+        return None
+    return GpuMention(id=o.gpu, as_written=f"{o.gpu_count}x {o.gpu_name}", count=o.gpu_count)

@@ -37,10 +37,13 @@ from bot.kb.schema import (
     Benchmark,
     Claim,
     ClaimConstant,
+    Feature,
     ClaimFile,
     Gpu,
     InstanceType,
     Model,
+    ModelFamily,
+    Policy,
     PriceFile,
     PriceOffer,
     UnlistedGpu,
@@ -53,6 +56,7 @@ __all__ = [
     "load_knowledge",
     "normalize_name",
     "set_knowledge",
+    "yaml_line",
 ]
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -100,6 +104,9 @@ class KnowledgeBase:
         claims: claim id -> Claim (the H100 article's claims), in file order.
         claim_constants: the sourced constants claims' ratios may use.
         article: the article the claims come from (``None`` without a claims file).
+        model_families: family word -> other names users give it (``models.yaml`` ``families``).
+        policy: the advice policy (``policy.yaml``), or ``None`` for a knowledge directory without one.
+        features: feature id -> Feature (``features.yaml``): what FlashAttention-2, MIG... need.
     """
 
     directory: Path
@@ -113,6 +120,9 @@ class KnowledgeBase:
     claims: dict[str, Claim] = field(default_factory=dict)
     claim_constants: dict[str, ClaimConstant] = field(default_factory=dict)
     article: Article | None = None
+    model_families: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    policy: Policy | None = None
+    features: dict[str, Feature] = field(default_factory=dict)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def offers_for(self, gpu_id: str) -> list[PriceOffer]:
@@ -264,6 +274,11 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
     gpu_rows = _validate_entries(Gpu, gpu_path, "gpus", gpus_raw, out) if gpus_raw is not None else []
     model_rows = _validate_entries(Model, model_path, "models", models_raw, out) if models_raw is not None else []
 
+    families: dict[str, tuple[str, ...]] = {}
+    if isinstance(models_raw, dict) and models_raw.get("families") is not None:
+        for index, fam in _validate_entries(ModelFamily, model_path, "families", models_raw, out):
+            families[fam.family] = tuple(fam.aliases)
+
     gpus: dict[str, Gpu] = {}
     for index, gpu in gpu_rows:
         if gpu.id in gpus:
@@ -342,10 +357,36 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
     article, constants, claims = _load_claims(root / "claims.yaml", gpus, offers, out,
                                               skip_gpus=gpus_unreadable, skip_offers=not price_dir.is_dir())
 
+    policy = None
+    policy_path = root / "policy.yaml"
+    policy_raw = _read(policy_path, out) if policy_path.exists() else None
+    if policy_raw is not None:
+        try:
+            policy = Policy.model_validate(policy_raw)
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = list(err["loc"])
+                out.add(policy_path, loc, ".".join(str(p) for p in loc), err["msg"].removeprefix("Value error, "))
+        if policy is not None and not gpus_unreadable:
+            for where, gpu_id in policy.gpu_ids():
+                if gpu_id not in gpus and gpu_id not in out.invalid_ids:
+                    section, name = where.split(".")
+                    out.add(policy_path, [section, name], where, f"unknown GPU id {gpu_id!r}")
+
+    features: dict[str, Feature] = {}
+    feat_path = root / "features.yaml"
+    feat_raw = _read(feat_path, out) if feat_path.exists() else None
+    for index, feat in _validate_entries(Feature, feat_path, "features", feat_raw, out) if feat_raw else []:
+        for g in feat.gpus:
+            if g not in gpus and g not in out.invalid_ids and not gpus_unreadable:
+                out.add(feat_path, ["features", index, "gpus"], "gpus", f"unknown GPU id {g!r} (feature {feat.id})")
+        features[feat.id] = feat
+
     if out.issues:
         raise KnowledgeError(out.issues)
     return KnowledgeBase(root, gpus, models, providers, tuple(offers), benchmarks, tuple(instances),
-                         tuple(u for _, u in unlisted_rows), claims, constants, article)
+                         features=features, unlisted=tuple(u for _, u in unlisted_rows), claims=claims, claim_constants=constants,
+                         article=article, model_families=families, policy=policy)
 
 
 def _load_claims(
@@ -424,3 +465,11 @@ def set_knowledge(kb: KnowledgeBase | None) -> None:
     global _current
     with _lock:
         _current = kb
+
+
+def yaml_line(path: Path, keys: Sequence[Any]) -> int:
+    """1-based line of the entry at ``keys`` (mapping keys and list indices) in the YAML file ``path``.
+
+    For error messages of other validated YAML files (the parser's lexicon); 0 when unknown.
+    """
+    return _LineMap(path).line(keys)

@@ -41,8 +41,11 @@ __all__ = [
     "GpuTruth",
     "InstanceType",
     "Model",
+    "Feature",
+    "ModelFamily",
     "Operand",
     "PeerLink",
+    "Policy",
     "PriceFile",
     "PriceOffer",
     "Ratio",
@@ -397,6 +400,137 @@ class Model(_Strict):
     def compute_params_b(self) -> float:
         """Parameters that take part in each token's compute, billions (active for MoE)."""
         return self.params_active_b or self.params_total_b
+
+
+class Sourced(_Strict):
+    """A policy number and why it is what it is."""
+
+    value: float
+    source: Annotated[str, Field(min_length=10)]
+
+
+class ServingPolicy(_Strict):
+    """Serving defaults: per-user speed, GPUs considered (``candidate_gpus_zh`` for questions in Chinese),
+    the largest GPU count sized, the precisions tried (``native`` = the model's released dtype)."""
+
+    min_tokens_per_s_per_user: Sourced
+    candidate_gpus: list[str]
+    candidate_gpus_zh: list[str] = Field(default_factory=list)
+    max_gpus: Sourced
+    precisions_tried: list[str]
+    shown_options: PositiveInt = 5
+
+
+class TrainingPolicy(_Strict):
+    """Training defaults: the longest run sized, tokens per parameter, GPU counts and GPUs tried."""
+
+    target_days: Sourced
+    chinchilla_tokens_per_param: Sourced
+    counts: list[PositiveInt]
+    candidate_gpus: list[str]
+    candidate_gpus_zh: list[str] = Field(default_factory=list)
+
+
+class FinetunePolicy(_Strict):
+    """Fine-tuning defaults: tokens when none are given, GPU counts and GPUs tried."""
+
+    default_tokens: Sourced
+    counts: list[PositiveInt]
+    candidate_gpus: list[str]
+    candidate_gpus_zh: list[str] = Field(default_factory=list)
+
+
+class QuotePolicy(_Strict):
+    """Quote defaults: hours priced when none are given, hours in a month."""
+
+    default_hours: Sourced
+    month_hours: Sourced
+
+
+class MemoryPolicy(_Strict):
+    """Memory headroom: above ``tight_fraction`` of usable memory a fit is flagged as tight."""
+
+    tight_fraction: Sourced
+
+
+class BreakEvenPolicy(_Strict):
+    """Buy-vs-rent defaults: electricity price, PUE, host power, colocation price, utilisation, lifetime."""
+
+    electricity_usd_per_kwh: Sourced
+    pue: Sourced
+    host_power_fraction: Sourced
+    hosting_usd_per_kw_month: Sourced
+    default_utilization_pct: Sourced
+    amortization_years: Sourced
+
+
+class Policy(_Strict):
+    """``knowledge/policy.yaml``: the advice policy (defaults and candidate lists), each with a source."""
+
+    as_of: date
+    serving: ServingPolicy
+    training: TrainingPolicy
+    finetune: FinetunePolicy
+    quote: QuotePolicy
+    memory: MemoryPolicy
+    break_even: BreakEvenPolicy
+
+    def gpu_ids(self) -> list[tuple[str, str]]:
+        """(section.field, GPU id) for every GPU the policy names, for the loader's cross-check."""
+        out = []
+        for section in ("serving", "training", "finetune"):
+            for name in ("candidate_gpus", "candidate_gpus_zh"):
+                out += [(f"{section}.{name}", g) for g in getattr(getattr(self, section), name)]
+        return out
+
+
+class Feature(_Strict):
+    """A kernel or hardware feature and what a GPU needs to have it (``knowledge/features.yaml``).
+
+    Attributes:
+        id: feature id (``flash_attention_2``), as the parser's lexicon names it.
+        name: display name.
+        vendors: vendors whose GPUs can have it.
+        min_compute_capability / max_compute_capability: the NVIDIA compute capability range supported.
+        amd_architectures: AMD architectures (``CDNA3``) with support.
+        gpus: GPU ids that have it regardless of the rules above (MIG is listed per product).
+        source: where the requirement is stated.
+    """
+
+    id: str
+    name: str
+    vendors: list[str]
+    min_compute_capability: float | None = None
+    max_compute_capability: float | None = None
+    amd_architectures: list[str] = Field(default_factory=list)
+    gpus: list[str] = Field(default_factory=list)
+    source: Annotated[str, Field(min_length=10)]
+
+    def supported_by(self, gpu: Gpu) -> bool:
+        """Whether ``gpu`` has this feature (see the class docstring)."""
+        if self.gpus:
+            return gpu.id in self.gpus
+        if gpu.vendor not in self.vendors:
+            return False
+        if gpu.vendor == "NVIDIA":
+            cc = gpu.cc or 0.0
+            return (self.min_compute_capability is None or cc >= self.min_compute_capability) and (
+                self.max_compute_capability is None or cc <= self.max_compute_capability)
+        if gpu.vendor == "AMD":
+            return any(a.lower() in gpu.architecture.lower() for a in self.amd_architectures)
+        return True
+
+
+class ModelFamily(_Strict):
+    """Other names users give a model family ("羊驼" for Llama, "ds" for DeepSeek).
+
+    Attributes:
+        family: the family word, as the first word of its models' ids (``llama``, ``qwen``).
+        aliases: names that stand for the family word in a question.
+    """
+
+    family: str
+    aliases: list[str] = Field(default_factory=list)
 
 
 class PriceOffer(_Strict):

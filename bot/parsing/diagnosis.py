@@ -13,8 +13,8 @@ _OOM = re.compile(
     r"out of memory|outofmemoryerror|\boom(?:s|ed|ing|-?killed)?\b|显存不足|爆显存|显存溢出"
     r"|\b(?:runs?|running|ran) out of (?:vram|memory|gpu memory)"
 )
-_TRIED = re.compile(r"tried to allocate\s*([\d.]+)\s*(kib|mib|gib|tib|b)\b")
-_TOTAL = re.compile(r"([\d.]+)\s*gib total capacity|total capacity of\s*([\d.]+)\s*gib")
+_TRIED = re.compile(r"tried to allocate\s*(\d{1,9}(?:\.\d{1,6})?)\s*(kib|mib|gib|tib|b)\b")
+_TOTAL = re.compile(r"(?<![\d.])(\d{1,6}(?:\.\d{1,6})?)\s*gib total capacity|total capacity of\s*(\d{1,6}(?:\.\d{1,6})?)\s*gib")
 _TGI = re.compile(r"not enough memory to handle\s*(\d+)\s*(?:total )?tokens")
 _FEATURE = re.compile(
     r"\b(fp8|float8|bf16|bfloat16|flash[\s_-]?attention(?:[\s_-]?2)?|flash[\s_-]?attn(?:[\s_-]?2)?|fa2|fp4|int8"

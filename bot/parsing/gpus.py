@@ -2,64 +2,57 @@
 
 How a name is found (each step only where the previous one found nothing):
 
-1. cloud instance types (``p5.48xlarge``, ``a2-highgpu-8g``): exact names from the price
-   files, read as "N x GPU" (a close misspelling such as ``p4dn.24xlarge`` is accepted with a note);
-2. word windows: up to N consecutive words ("rtx a6000 ada", "a100 80g", "a 100") are joined
-   and looked up as an exact alias; a plural ("4090s"), a glued count ("a100x8") and the
-   letter O typed for a zero ("H1OO") are understood;
-3. a vendor word ("Telsa P40", "GTX 1080 Ti") or a GPU-shaped word ("A40900", "mi300")
-   is looked up fuzzily (:mod:`bot.kb.index`: score threshold plus digit guard). What still
-   does not resolve is reported as an unknown term with suggestions, never guessed.
+1. cloud instance types (``p5.48xlarge``, ``a2-highgpu-8g``) and instance families (``p5``, ``g5``,
+   ``a3-highgpu``): exact names from the price files and ``instances.yaml``; a family is read as its
+   largest instance (with a note), a close misspelling (``p4dn.24xlarge``) is accepted with a note;
+2. word windows: up to N consecutive words ("rtx a6000 ada", "a100 80g", "a 100") are joined and looked
+   up as an exact alias; a plural ("4090s"), a glued count ("a100x8") and the letter O typed for a zero
+   ("H1OO") are understood;
+3. a vendor word ("Telsa P40", "GTX 1080 Ti") or a GPU-shaped word ("A40900", "mi300") is looked up
+   fuzzily (:mod:`bot.kb.index`: score threshold plus digit guard). What still does not resolve is
+   reported as an unknown term with suggestions, never guessed;
+4. a GPU named only by its memory ("my 16gb card", "two 48gb cards", "8x 40g") is a GPU of that memory
+   (:func:`scan_capacity_gpus`).
 
-A memory size next to the name ("a100 40g", "40gb a100", "a100 (80GB)") picks the variant;
-a number or Chinese/Korean counter next to it ("8x A100", "h100 x8", "4张4090", "双卡A4000",
-"T4 15G 4장") is the count.
+A memory size next to a name ("a100 40g", "40gb a100", "4090 48G") picks the variant of that product
+with that memory; when the knowledge base has none, the GPU keeps the stated memory (``memory_gb``) and a
+note says so. A number or a counter of the lexicon next to the name ("8x A100", "h100 x8", "4张4090",
+"双卡A4000", "T4 15G 4장") is the count.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from bot.kb.index import repair_name
+from bot.notes import Note, note
+from bot.parsing.lexicon import Lexicon
 from bot.parsing.tables import GPU_WORD, ParserTables
 from bot.parsing.text import SpanSet
 
-__all__ = ["FoundGpu", "scan_gpus", "scan_instances", "scan_standalone_counts"]
+__all__ = ["FoundGpu", "scan_capacity_gpus", "scan_gpus", "scan_instances", "scan_standalone_counts"]
 
 _GLUED_SUFFIX = re.compile(r"^(.+?)x(\d{1,2})$")  # "a100x8"
 _DECIMAL_AFTER = re.compile(r"^[.,]\d")
 _TIGHT_GAP = re.compile(r"^\s?$")
 _GLUED_WORD = re.compile(r"^[a-z0-9]+x\d{1,2}$")
-
-_NUMBER_WORDS = {
-    "one": 1, "single": 1, "a single": 1, "two": 2, "dual": 2, "pair of": 2, "a pair of": 2, "three": 3,
-    "four": 4, "quad": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twelve": 12, "sixteen": 16,
-    "一": 1, "单": 1, "二": 2, "两": 2, "双": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
-    "九": 9, "十": 10,
-}
-_NUM = r"\d{1,4}|a single|single|one|two|dual|a pair of|pair of|three|four|quad|five|six|eight|ten|twelve|sixteen"
-_CJK_NUM = r"[一二两三四五六七八九十单双]"
-_COUNTER = r"张|張|卡|块|台|장|枚|pcs"
-_COUNT_BEFORE = re.compile(
-    rf"(?<![a-z0-9.$])({_NUM}|{_CJK_NUM})\s*(?:x|×|\*|-|{_COUNTER})?\s*(?:of\s+)?(?:(?:nvidia|geforce|tesla|amd)\s+)?$"
-)
-_COUNT_AFTER = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,4}})(?![\d.])|(\d{{1,4}}|{_CJK_NUM})\s*(?:{_COUNTER}))")
-_STANDALONE_COUNT = re.compile(
-    rf"(?<![a-z0-9.$])(\d{{1,4}}|{_CJK_NUM}|two|three|four|six|eight|sixteen)\s*(?:x\s*)?"
-    r"(?:gpus?(?![\s-]*h(?:ou)?rs?\b)(?![a-z])|cards?\b|张卡|块卡|张显卡|块显卡|卡|显卡)"
-)
 _MEMORY_WORD = re.compile(r"^(\d{1,3})(?:g|gb|gib)$")
 _JOIN_GAP = re.compile(r"^[ \t\-_]{0,2}$")
 _MEMORY_GAP = re.compile(r"^[ \t(\-_]{0,3}$")
+#: Largest GPU count read from a question: the biggest published clusters (e.g. 16,384 H100s for
+#: Llama 3.1 405B) fit; anything larger is noise, not a count.
+MAX_GPU_COUNT = 65536
 
 #: Words that introduce a GPU name; a name starting here that is not in the knowledge base
 #: is an unknown GPU, not a sentence word.
 VENDOR_WORDS = frozenset(
-    {"rtx", "gtx", "tesla", "telsa", "quadro", "geforce", "radeon", "rx", "instinct", "nvidia", "titan", "arc"}
+    {"rtx", "gtx", "tesla", "telsa", "quadro", "geforce", "radeon", "rx", "instinct", "nvidia", "titan", "arc",
+     "ascend", "atlas"}
 )
 _VENDOR_TAIL = re.compile(r"^(?:\d{2,5}[a-z]{0,4}|[a-z]{1,2}\d{2,5}[a-z]{0,3}|ti|super|xt|xtx|ada|titan|pro|max|ultra|s)$")
-#: A word shaped like a GPU model code (letter series + digits): "a40900", "h300", "mi355x".
+#: A word shaped like a GPU model code (letter series + digits): "a40900", "h300", "mi355x", "910b".
 _GPU_SHAPED = re.compile(r"^(?:a|h|b|l|v|p|k|t|mi|gh|gb)\d{2,5}[a-z]{0,2}$")
 _ACTIVE_PARAMS = re.compile(r"^a\d+(?:\.\d+)?b$")  # "A22B" in Qwen3-235B-A22B is not a GPU
 #: After "a 100" the article reading ("a 100 users") is more likely than the GPU unless one
@@ -80,6 +73,7 @@ _INSTANCE = re.compile(
     r"|a\d-(?:high|ultra|mega|edge)gpu-\d+g|g2-standard-\d+"
     r"|standard_n[a-z]\d+[a-z_0-9]*|(?:bm|vm)\.gpu[a-z0-9.\-]*|gpu_\d+x_[a-z0-9_]+)\b"
 )
+_INSTANCE_FAMILY = re.compile(r"(?<![\w.])(?:[pg]\d[a-z]{0,3}|a\d-(?:high|ultra|mega|edge)gpu)(?![\w.])")
 
 
 @dataclass
@@ -94,6 +88,9 @@ class FoundGpu:
         count: GPUs of this kind, when stated.
         variant_assumed: the default variant was taken.
         provider: provider id, for a cloud instance type.
+        instance_type: the instance named, for a cloud instance type.
+        memory_gb: the memory the text gives with the name, GB.
+        capacity_only: named only by its memory.
         notes: what was assumed or corrected.
         suggestions: for unknown names, close knowledge-base names.
     """
@@ -107,14 +104,44 @@ class FoundGpu:
     count: int | None = None
     variant_assumed: bool = False
     provider: str | None = None
-    notes: list[str] = field(default_factory=list)
+    instance_type: str | None = None
+    memory_gb: float | None = None
+    capacity_only: bool = False
+    notes: list[Note] = field(default_factory=list)
     suggestions: list[str] = field(default_factory=list)
 
 
-def _count_value(word: str) -> int | None:
+@dataclass(frozen=True)
+class _CountPatterns:
+    before: re.Pattern[str]
+    after: re.Pattern[str]
+    standalone: re.Pattern[str]
+    words: dict[str, float]
+
+
+@lru_cache(maxsize=4)
+def _count_patterns(words_pattern: str, counters: str, words_key: tuple) -> _CountPatterns:
+    num = rf"\d{{1,5}}|{words_pattern}"
+    cnt = rf"x|×|\*|-|{counters}"
+    before = re.compile(rf"(?<![a-z0-9.$])({num})\s*(?:{cnt})?\s*(?:of\s+)?(?:(?:nvidia|geforce|tesla|amd)\s+)?$")
+    after = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,5}})(?![\d.])|(\d{{1,5}})\s*(?:{counters}))")
+    standalone = re.compile(
+        rf"(?<![a-z0-9.$])({num})\s*(?:x\s*)?(?:gpus?(?![\s-]*h(?:ou)?rs?\b)(?![a-z])|cards?\b|accelerators?\b|{counters})")
+    return _CountPatterns(before, after, standalone, dict(words_key))
+
+
+def _counts(lex: Lexicon) -> _CountPatterns:
+    counters = lex.quantity_units["gpu_count"].pattern
+    return _count_patterns(lex.number_words.pattern, counters, tuple(lex.number_words.values.items()))
+
+
+def _count_value(word: str, patterns: _CountPatterns) -> int | None:
     word = word.strip()
-    value = int(word) if word.isdigit() else _NUMBER_WORDS.get(word)
-    return value if value and 0 < value <= 4096 else None
+    if word.isdigit():
+        value = int(word)
+    else:
+        value = patterns.words.get(re.sub(r"[\s_\-]+", "", word))
+    return int(value) if value and 0 < value <= MAX_GPU_COUNT and value == int(value) else None
 
 
 def _repair_word(word: str) -> str:
@@ -125,7 +152,7 @@ def _repair_word(word: str) -> str:
 
 
 def scan_instances(low: str, tables: ParserTables) -> list[FoundGpu]:
-    """Cloud instance types, each as ``gpu_count`` x its GPU, with the provider.
+    """Cloud instance types and instance families, each as ``gpu_count`` x its GPU, with the provider.
 
     Args:
         low: the lower-cased message.
@@ -141,10 +168,20 @@ def scan_instances(low: str, tables: ParserTables) -> list[FoundGpu]:
             continue
         notes = []
         if match.score < 100:
-            notes.append(f"Read '{m.group(0)}' as the instance {match.alias} ({match.gpu_count}x "
-                         f"{tables.index.display_name('gpu', match.id)}).")
+            notes.append(note("read_instance", written=m.group(0), instance=match.alias, count=match.gpu_count,
+                              gpu_name=tables.index.display_name("gpu", match.id)))
         found.append(FoundGpu(match.id, m.group(0), m.start(), m.end(), m.start(), m.end(), match.gpu_count,
-                              False, match.provider, notes))
+                              False, match.provider, match.alias, notes=notes))
+    claimed = SpanSet([(f.start, f.end) for f in found])
+    for m in _INSTANCE_FAMILY.finditer(low):
+        family = tables.instance_families.get(m.group(0))
+        if family is None or m.start() in claimed or m.group(0) in tables.gpu_keys:
+            continue
+        gpu_id, count, provider, instance = family
+        found.append(FoundGpu(gpu_id, m.group(0), m.start(), m.end(), m.start(), m.end(), count, False, provider,
+                              instance, notes=[note("read_instance_family", written=m.group(0), instance=instance,
+                                                    count=count, gpu_name=tables.index.display_name("gpu", gpu_id))]))
+    found.sort(key=lambda f: f.start)
     return found
 
 
@@ -155,11 +192,12 @@ def _words(low: str, masked: SpanSet) -> list[tuple[str, int, int]]:
 class _GpuScanner:
     """One pass over one message; see the module docstring for the rules."""
 
-    def __init__(self, low: str, written, tables: ParserTables, masked: SpanSet,
+    def __init__(self, low: str, written, tables: ParserTables, masked: SpanSet, lex: Lexicon,
                  max_fuzzy: int = 12):
         self.low = low
         self.written = written
         self.tables = tables
+        self.counts = _counts(lex)
         self.words = _words(low, masked)
         self.reps = [_repair_word(w) for w, _, _ in self.words]
         self.fuzzy_budget = max_fuzzy  # bounds the work on a 40,000-character message
@@ -175,7 +213,7 @@ class _GpuScanner:
             n += 1
         return n
 
-    def _resolve_key(self, key: str, last_word: str) -> tuple[str, str, int | None, str | None] | None:
+    def _resolve_key(self, key: str, last_word: str) -> tuple[str, str, int | None, Note | None] | None:
         """(GPU id, matched key, glued count, note) for a joined key, or None."""
         keys = self.tables.gpu_keys
         gpu_id = keys.get(key)
@@ -185,9 +223,9 @@ class _GpuScanner:
             # "s" is read as a plural when no provider rents the s-named GPU but they rent the stem.
             if (stem and stem != gpu_id and last_word.endswith("s")
                     and self.tables.offer_counts.get(gpu_id, 0) == 0 and self.tables.offer_counts.get(stem, 0) > 0):
-                note = (f"Read '{last_word}' as a plural of {self.tables.index.display_name('gpu', stem)} "
-                        f"(the {self.tables.index.display_name('gpu', gpu_id)} is a different, rarely rented card).")
-                return stem, key[:-1], None, note
+                n = note("read_plural", written=last_word, gpu_name=self.tables.index.display_name("gpu", stem),
+                         other_name=self.tables.index.display_name("gpu", gpu_id))
+                return stem, key[:-1], None, n
             return gpu_id, key, None, None
         if key.endswith("s") and key[:-1] in keys:
             return keys[key[:-1]], key[:-1], None, None
@@ -215,7 +253,7 @@ class _GpuScanner:
         return bool(gap.strip()) or self.words[next_index][0] in _SPLIT_NAME_FOLLOWERS or bool(
             _MEMORY_WORD.match(self.words[next_index][0]))
 
-    def _exact_at(self, i: int) -> tuple[int, str, str, int | None, str | None] | None:
+    def _exact_at(self, i: int) -> tuple[int, str, str, int | None, Note | None] | None:
         """Longest exact window starting at word i: (words used, id, key, glued count, note)."""
         first = self.reps[i]
         split_letter = (len(first) == 1 and first in "ahlvtbpk" and i + 1 < len(self.words)
@@ -231,22 +269,13 @@ class _GpuScanner:
             hit = self._resolve_key(key, self.words[i + n - 1][0])
             if hit is None:
                 continue
-            gpu_id, matched_key, glued, note = hit
+            gpu_id, matched_key, glued, n_note = hit
             end = self.words[i + n - 1][2]
             if matched_key.isdigit() and not self._bare_number_ok(self.words[i][1], end, i + n):
                 continue
             if split_letter and n == 2 and not self._split_name_ok(i + n, end):
                 continue
-            return n, gpu_id, matched_key, glued, note
-        return None
-
-    def _memory_variant(self, gpu_id: str, memory_gb: int) -> tuple[str, str] | None:
-        """The variant of ``gpu_id``'s product with ``memory_gb`` GB: (id, key), or None."""
-        keys = self.tables.gpu_keys
-        for base in sorted(self.tables.gpu_keys_by_id.get(gpu_id, []), key=len):
-            for suffix in (f"{memory_gb}g", f"{memory_gb}gb"):
-                if base + suffix in keys:
-                    return keys[base + suffix], base + suffix
+            return n, gpu_id, matched_key, glued, n_note
         return None
 
     def _memory_word_at(self, k: int) -> tuple[int, int] | None:
@@ -261,49 +290,57 @@ class _GpuScanner:
             return int(self.words[k][0]), 2
         return None
 
-    def _add(self, i: int, n: int, gpu_id: str, key: str, glued: int | None, note: str | None) -> int:
+    def _add(self, i: int, n: int, gpu_id: str, key: str, glued: int | None, n_note: Note | None) -> int:
         """Record a match of words i..i+n-1; take memory and counts around it. Returns the next word."""
         start, end = self.words[i][1], self.words[i + n - 1][2]
         span_start, span_end = start, end
-        lookup_key = key
-        notes = [note] if note else []
-        # a memory size after the name ("a100 40g", "A100 (80GB)") or before it ("40gb a100")
+        notes = [n_note] if n_note else []
+        memory_gb = None
+        # a memory size after the name ("a100 40g", "A100 (80GB)", "4090 48G") or before it ("40gb a100")
         after = self._memory_word_at(i + n)
         if after and _MEMORY_GAP.match(self.low[end:self.words[i + n][1]]):
             memory_gb, used = after
-            variant = self._memory_variant(gpu_id, memory_gb)
-            if variant:
-                gpu_id, lookup_key = variant
             span_end = self.words[i + n + used - 1][2]
             if self.low[span_end:span_end + 1] == ")":
                 span_end += 1
             n += used
         elif i > 0 and _MEMORY_WORD.match(self.words[i - 1][0]) and re.match(
-                r"^\s{1,2}$", self.low[self.words[i - 1][2]:start]):
-            variant = self._memory_variant(gpu_id, int(_MEMORY_WORD.match(self.words[i - 1][0]).group(1)))
-            if variant:
-                gpu_id, lookup_key = variant
+                r"^[\s*x×]{1,3}$", self.low[self.words[i - 1][2]:start]):
+            memory_gb = int(_MEMORY_WORD.match(self.words[i - 1][0]).group(1))
             span_start = self.words[i - 1][1]
-        match = self.tables.index.lookup("gpu", lookup_key, fuzzy=False)
+        match = self.tables.index.lookup("gpu", key, fuzzy=False)
         assumed = bool(match and match.variant_assumed)
+        if memory_gb is not None:
+            variant = self.tables.memory_variant(gpu_id, memory_gb)
+            if variant is not None:
+                if variant != gpu_id:
+                    assumed = assumed and self.tables.variant_ambiguous(variant)
+                gpu_id = variant
+                memory_gb = None
+            elif abs(self.tables.memory_of(gpu_id) - memory_gb) < 1:
+                memory_gb = None
+            else:
+                notes.append(note("stated_memory", gpu_name=self.tables.index.display_name("gpu", gpu_id),
+                                  memory_gb=memory_gb))
         written = self.written(start, self.words[i + n - 1][2])
         count = glued
         if count is None:
-            before = _COUNT_BEFORE.search(self.low[max(0, span_start - 24):span_start])
+            before = self.counts.before.search(self.low[max(0, span_start - 24):span_start])
             if before and not self._follows_model_word(span_start - len(before.group(0))):
-                count = _count_value(before.group(1))
+                count = _count_value(before.group(1), self.counts)
                 if count is not None:
                     span_start -= len(before.group(0))
         if count is None:
-            after_count = _COUNT_AFTER.match(self.low[span_end:span_end + 16])
+            after_count = self.counts.after.match(self.low[span_end:span_end + 16])
             if after_count:
-                count = _count_value(after_count.group(1) or after_count.group(2))
+                count = _count_value(after_count.group(1) or after_count.group(2), self.counts)
                 if count is not None:
                     span_end += after_count.end()
-        if assumed:
-            notes.append(f"Assumed {self.tables.index.display_name('gpu', gpu_id)} for '{written}'.")
+        if assumed and memory_gb is None:
+            notes.append(note("assumed_variant", gpu_name=self.tables.index.display_name("gpu", gpu_id),
+                              written=written))
         self.found.append(FoundGpu(gpu_id, written, start, self.words[i + n - 1][2], span_start, span_end, count,
-                                   assumed, None, notes))
+                                   assumed and memory_gb is None, memory_gb=memory_gb, notes=notes))
         return i + n
 
     def _follows_model_word(self, pos: int) -> bool:
@@ -327,8 +364,8 @@ class _GpuScanner:
         match = self.tables.index.lookup("gpu", written)
         if match is not None:
             name = self.tables.index.display_name("gpu", match.id)
-            note = f"Read '{written}' as {name}."
-            return self._add(i, n, match.id, repair_name(match.alias), None, note)
+            return self._add(i, n, match.id, repair_name(match.alias), None,
+                             note("read_gpu_as", written=written, gpu_name=name))
         # a known name inside the window ("geforce 4090") is left to the exact scan
         if vendor and any(self._exact_at(k) for k in range(i + 1, i + n)):
             return None
@@ -353,7 +390,7 @@ class _GpuScanner:
         return self.found
 
 
-def scan_gpus(low: str, written, tables: ParserTables, masked: SpanSet) -> list[FoundGpu]:
+def scan_gpus(low: str, written, tables: ParserTables, masked: SpanSet, lex: Lexicon) -> list[FoundGpu]:
     """GPU names in ``low`` outside the ``masked`` spans, in order, including unknown ones.
 
     Args:
@@ -361,11 +398,12 @@ def scan_gpus(low: str, written, tables: ParserTables, masked: SpanSet) -> list[
         written: ``(start, end) -> str`` giving the user's text for a span.
         tables: the knowledge base's parser tables.
         masked: spans already claimed (instance types, model names).
+        lex: the lexicon (number words and counters).
 
     Returns:
         :class:`FoundGpu` records; ``id`` is ``None`` for names not in the knowledge base.
     """
-    found = _GpuScanner(low, written, tables, masked).scan()
+    found = _GpuScanner(low, written, tables, masked, lex).scan()
     claimed = SpanSet([(f.start, f.end) for f in found])
     for m in _APPLE.finditer(low):
         if m.start() not in claimed:
@@ -376,13 +414,78 @@ def scan_gpus(low: str, written, tables: ParserTables, masked: SpanSet) -> list[
     return found
 
 
-def scan_standalone_counts(low: str, claimed: SpanSet) -> list[int]:
+#: Words before a memory size that make it a card the user has or names ("my 16gb", "an 80g", "on a 24gb").
+_CAPACITY_LEAD = re.compile(
+    r"(?:\b(?:a|an|my|our|one|single|the|this|that|each|per|on|in|with|into|two|dual|four|eight)\s+|(?:\d{1,4}|[单双])\s*(?:x|×|\*|张|块|个)\s*)$")
+_CLOUD = re.compile(r"\b(?:cloud|instance|rent|rented|renting|aws|gcp|azure|runpod|lambda)\b|云|租")
+
+
+def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet, lex: Lexicon) -> list[FoundGpu]:
+    """GPUs named only by their memory ("my 16gb card", "two 48gb cards", "an 80g card", "8x 40g", "16G显存").
+
+    A memory size is a GPU when a card word follows it (``memory.card_words`` in the lexicon: card, gpu,
+    vram, 显卡, 显存) or a count or article leads it ("two 48gb", "8x 40g", "an 80g"). The GPU is the most
+    rented knowledge-base GPU of exactly that memory (a consumer card first after "my"/"our"/"我的"); with
+    none of that memory, the nearest smaller one keeps the stated memory. A note names the choice.
+
+    Args:
+        low: the lower-cased message.
+        written: ``(start, end) -> str``.
+        tables: the knowledge base's parser tables.
+        claimed: spans already used by names (a memory size next to a GPU name belongs to it).
+        lex: the lexicon.
+
+    Returns:
+        :class:`FoundGpu` records with ``capacity_only`` set.
+    """
+    counts = _counts(lex)
+    pattern = _capacity_pattern(lex.card_words.pattern)
+    out: list[FoundGpu] = []
+    for m in pattern.finditer(low):
+        start, end = m.start(), m.end()
+        if start in claimed or (end - 1) in claimed:
+            continue
+        memory = int(m.group("mem"))
+        lead = _CAPACITY_LEAD.search(low[max(0, start - 12):start])
+        if not (m.group("card") or lead) or not 4 <= memory <= 512:
+            continue
+        count = None
+        span_start = start
+        if lead:
+            cm = counts.before.search(low[max(0, start - 16):start])
+            if cm:
+                count = _count_value(cm.group(1), counts)
+                if count is not None and count > 1:
+                    span_start = start - len(cm.group(0))
+                elif lead.group(0).strip() in ("a", "an", "one", "single", "单"):
+                    count = 1
+        # a card named by its memory alone is most often one people own (a GeForce), unless a cloud is meant
+        cloud = bool(_CLOUD.search(low))
+        gpu_id, exact = tables.capacity_gpu(memory, prefer_consumer=not cloud)
+        if gpu_id is None:
+            continue
+        text = written(span_start, end)
+        others = tables.same_memory(memory, exclude=gpu_id)[:3]
+        notes = [note("capacity_gpu", written=text, memory_gb=memory, gpu_name=tables.index.display_name("gpu", gpu_id),
+                      others=[tables.index.display_name("gpu", o) for o in others])]
+        out.append(FoundGpu(gpu_id, text, start, end, span_start, end, count, True,
+                            memory_gb=None if exact else float(memory), capacity_only=True, notes=notes))
+    return out
+
+
+@lru_cache(maxsize=4)
+def _capacity_pattern(card_words: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.$])(?P<mem>\d{{1,3}})\s*(?:gb|g|gib)(?![a-z0-9])(?:\s*(?:of\s+)?(?P<card>{card_words}))?")
+
+
+def scan_standalone_counts(low: str, claimed: SpanSet, lex: Lexicon) -> list[int]:
     """Counts stated apart from a GPU name ("6 gpus", "8卡"), outside the ``claimed`` spans."""
+    counts = _counts(lex)
     out = []
-    for m in _STANDALONE_COUNT.finditer(low):
+    for m in counts.standalone.finditer(low):
         if m.start() in claimed:
             continue
-        value = _count_value(m.group(1))
+        value = _count_value(m.group(1), counts)
         if value is not None:
             out.append(value)
     return out

@@ -1,18 +1,22 @@
-"""Find the model a message is about.
+"""Find the models a message is about, however they are spelled.
 
-In order of precedence:
+A model is resolved by the knowledge base's structure (family, version, size, active size, extra words;
+see :class:`bot.parsing.tables.ModelShape`), not by a list of spellings. In order of precedence:
 
-1. Ollama tags (``llama3:70b``, ``qwen2.5:72b-instruct-q4_K_M``): the tag's quant, or Ollama's
-   default 4-bit Q4_K_M when it names none (with a note);
+1. Ollama tags (``llama3:70b``, ``qwen2.5:72b-instruct-q4_K_M``): the tag's quant, or Ollama's default
+   4-bit Q4_K_M when it names none (with a note);
 2. Hugging Face repo ids (``Qwen/Qwen2.5-72B-Instruct``) that are aliases;
-3. word windows joined and looked up as exact aliases (``llama-2-70b-gptq``, ``l2 70b``,
-   ``Llama-3.1-70B-Instruct-AWQ``); fine-tune and quantisation suffixes after the name
-   (``-instruct``, ``-chat``, ``-it``, ``-hf``, ``-GPTQ``, ``-AWQ``, ``-GGUF``) map to the base
+3. word windows joined and looked up as exact aliases (``llama-2-70b-gptq``, ``l2 70b``); fine-tune and
+   quantisation suffixes after the name (``-instruct``, ``-chat``, ``-AWQ``, ``-GGUF``) map to the base
    model and, where they say so, the precision;
-4. family + size ("llama 70b", "qwen 72b", "70b llama2"): the newest model of that family
-   and size, ``variant_assumed`` with a note; an approximate size ("~1b llama") stays generic;
-5. a bare size ("a 7b model", "vicuna-13b", "100B MoE with 10B active", "13B, 40 layers,
-   GQA 8"): a generic model; an unknown name before the size is reported as an unknown term.
+4. family + version + size, spaced, glued or misspelt ("llama 70b", "llama70b", "lama3.1 8b", "qwne2.5 7b",
+   "deepseek671b", "qwen3 30b" without its active-size suffix): the newest model of that family and size,
+   ``variant_assumed`` with a note; family aliases come from ``models.yaml`` ``families``;
+5. sizes listed after a family ("qwen2.5 7b/14b/32b", "llama 3 8b, 70b and 405b", "mistral ... the 8x22b"):
+   each size with the family last named;
+6. a bare size ("a 7b model", "vicuna-13b", "100B MoE with 10B active", "13B, 40 layers, GQA 8"): a generic
+   model; an unknown name before the size is reported as an unknown term. A size that is a GPU name
+   ("910B") is left to the GPU scanner.
 """
 
 from __future__ import annotations
@@ -20,7 +24,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from rapidfuzz import fuzz, process
+
 from bot.kb.index import repair_name
+from bot.notes import Note, note
 from bot.parsing.tables import MODEL_WORD, ParserTables
 from bot.parsing.text import SpanSet
 
@@ -37,8 +44,11 @@ _HF_REPO = re.compile(r"(?<![\w.])([a-z0-9][\w.\-]*)/([a-z0-9][\w.\-]*[a-z0-9])"
 _SIZE_WORD = re.compile(r"^(\d+(?:\.\d+)?)b$")
 _MOE_WORD = re.compile(r"^(?:(\d+)x(\d+(?:\.\d+)?)b?|(\d+(?:\.\d+)?)bx(\d+))$")
 _FAMILY_HEAD = re.compile(r"^([a-z]+)(\d+(?:\.\d+)?)?$")
+_GLUED_FAMILY_SIZE = re.compile(r"^([a-z]+)(?:(\d+(?:\.\d+)?)[-_])?(\d+(?:\.\d+)?b)$")  # "llama70b", "qwen2.5-72b"
 _VERSION_WORD = re.compile(r"^v?\d+(?:\.\d+)?$")
 _JOIN_GAP = re.compile(r"^[ \t\-_]{0,2}$")
+#: Separators that continue a list of sizes after a family ("7b/14b/32b", "8b, 70b and 405b", "the 8x22b").
+_LIST_GAP = re.compile(r"^(?:\s*(?:/|,|&|\+|and|or|vs\.?|versus|和|或|还是|、|以及|the|a|an|and the|or the|to)\s*)+$|^\s+$")
 #: Words after a model name that name a fine-tune or packaging of the same base model.
 _SUFFIX_WORDS = frozenset(
     {"instruct", "chat", "it", "hf", "base", "gptq", "awq", "gguf", "ggml", "int4", "int8", "fp8", "fp16", "bf16",
@@ -49,22 +59,24 @@ _SUFFIX_PRECISION = {"gptq": "gptq", "awq": "awq", "int4": "int4", "int8": "int8
 #: Words allowed between a family word and its size ("llama 3 instruct 70b" is rare, but
 #: "qwen2.5 coder 32b" is not): they must match the model's extras to choose it.
 _BETWEEN_WORDS = frozenset({"instruct", "chat", "base", "it", "hf", "model"})
-#: Spoken family abbreviations: "l2 70b" is Llama 2 70B.
-_FAMILY_SYNONYMS = {"l": "llama", "codellama": "codellama", "meta": "llama"}
-_APPROX = re.compile(r"(?:~|about|around|roughly|approx\.?|approximately|circa)\s*$")
+_APPROX = re.compile(r"(?:~|about|around|roughly|approx\.?|approximately|circa|约|大约)\s*$")
 _GENERIC_SIZE = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)\s?(?:b\b|billion\b)(?:[\s-]*(?:params?|parameters?)\b)?"
-    r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|examples|words|images|requests))"
+    r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|examples|words|images|requests|docs|documents))"
 )
 _MOE_GENERIC = re.compile(
-    r"(\d+(?:\.\d+)?)\s?b\b[^.;\n]{0,40}?(\d+(?:\.\d+)?)\s?b\s*(?:params?\s*)?active"
+    r"(\d+(?:\.\d+)?)\s?b\b[^.;\n]{0,40}?(\d+(?:\.\d+)?)\s?b\s*(?:params?\s*)?(?:active|激活)"
 )
-_LAYERS = re.compile(r"(?:\"?num_hidden_layers\"?\s*[=:]\s*(\d+))|(?<![\w.])(\d{1,3})\s*(?:layers|transformer blocks)\b")
+_LAYERS = re.compile(r"(?:\"?num_hidden_layers\"?\s*[=:]\s*(\d+))|(?<![\w.])(\d{1,3})\s*(?:layers|transformer blocks|层)")
 _HIDDEN = re.compile(r"\"?(?:hidden_size|d_model|n_embd|hidden(?:\s*size)?|dim)\"?\s*[=:]?\s*(\d{3,6})\b")
 _KV_HEADS = re.compile(
     r"\"?(?:num_key_value_heads|n_kv_heads|kv[_\s]heads)\"?\s*[=:]?\s*(\d{1,3})\b|\bgqa\s*[=:(]?\s*(\d{1,3})\b"
     r"|(?<![\w.])(\d{1,3})\s*kv[\s_-]?heads"
 )
+#: Shortest family word a misspelling is fuzzy-matched for, and the rapidfuzz ratio it needs
+#: ("lama" -> llama 88.9, "mistrl" -> mistral 92.3, "qwne" -> qwen 75): short and common words never are.
+_FAMILY_FUZZY_MIN_LEN = 4
+_FAMILY_FUZZY_CUTOFF = 75.0
 
 
 @dataclass
@@ -83,7 +95,7 @@ class FoundModel:
     params_total_b: float | None = None
     params_active_b: float | None = None
     precision: str | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     unknown: str | None = None
     suggestions: list[str] = field(default_factory=list)
 
@@ -105,6 +117,16 @@ def _size_billions(size: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
+@dataclass
+class _Family:
+    """The family context a later bare size resolves in ("qwen2.5" before "/14b")."""
+
+    family: str
+    version: str
+    extras: set[str]
+    end: int
+
+
 class _ModelScanner:
     def __init__(self, prepared_low: str, written, tables: ParserTables):
         self.low = prepared_low
@@ -113,6 +135,10 @@ class _ModelScanner:
         self.found: list[FoundModel] = []
         self.masked = SpanSet()
         self.family_only: list[str] = []
+        self.context: _Family | None = None
+        self.synonyms = {a.lower(): fam for fam, aliases in tables.kb.model_families.items() for a in aliases
+                         if re.fullmatch(r"[a-z0-9]+", a.lower())}
+        self.families = sorted(tables.families)
 
     def _is_masked(self, pos: int) -> bool:
         return pos in self.masked
@@ -140,13 +166,13 @@ class _ModelScanner:
             if model_id is None and size is not None and head:
                 model_id, assumed = self._by_family(family, head.group(2) or "", size, set())
                 if model_id:
-                    notes.append(f"Assumed {self._display(model_id)} for '{m.group(0)}'.")
+                    notes.append(note("assumed_model", model_name=self._display(model_id), written=m.group(0)))
             if model_id is None:
                 continue
             quant = next((p for p in parts[1:] if _OLLAMA_QUANT.match(p)), None)
             if quant is None:
                 precision = "q4_k_m"
-                notes.append(f"{m.group(0)} is an Ollama tag: assumed its default 4-bit quantisation (Q4_K_M).")
+                notes.append(note("ollama_default_quant", written=m.group(0)))
             else:
                 precision = "fp16" if quant == "f16" else quant
             self.found.append(FoundModel(model_id, self.written(m.start(), m.end()), m.start(), m.end(), assumed,
@@ -166,7 +192,7 @@ class _ModelScanner:
             self.found.append(FoundModel(model_id, self.written(m.start(), end), m.start(), end, precision=precision))
             self.masked.add((m.start(), end))
 
-    # ----------------------------------------------------------------- 3.-4. word windows
+    # ----------------------------------------------------------------- 3.-5. word windows
     def _words(self) -> list[tuple[str, int, int]]:
         return [(m.group(0), m.start(), m.end()) for m in MODEL_WORD.finditer(self.low) if not self._is_masked(m.start())]
 
@@ -187,16 +213,35 @@ class _ModelScanner:
         return precision, end
 
     def _by_family(self, family: str, version: str, size: str, extras: set[str]) -> tuple[str | None, bool]:
-        """The newest model of ``family`` with ``size`` (and ``version`` when given)."""
-        same_size = [s for s in self.tables.shapes.get(family, [])
-                     if s.size == size and (not version or s.version == version)]
-        candidates = [s for s in same_size if s.extras <= extras]
-        if not candidates and version and len(same_size) == 1:
-            return same_size[0].id, True  # "llama 3.2 11b" is the 11B Vision: the only one
-        if not candidates:
-            return None, False
-        best = max(candidates, key=lambda s: s.order)
-        return best.id, not version or len(candidates) > 1
+        """The newest model of ``family`` with ``size`` (and ``version`` when given; "3" also matches 3.x)."""
+        shapes = [s for s in self.tables.shapes.get(family, []) if size in s.sizes]
+        for exact in (True, False):
+            same = [s for s in shapes if not version or (s.version == version if exact else
+                                                          s.version.split(".")[0] == version.split(".")[0])]
+            candidates = [s for s in same if s.extras <= extras]
+            if not candidates and version and len(same) == 1:
+                return same[0].id, True  # "llama 3.2 11b" is the 11B Vision: the only one
+            if candidates:
+                best = max(candidates, key=lambda s: s.order)
+                return best.id, (not version or len(candidates) > 1 or not exact)
+        return None, False
+
+    def _family_word(self, word: str) -> tuple[str, str] | None:
+        """(family, version) a word spells: an exact family ("qwen2.5"), a synonym ("l2", "ds") or a
+        misspelling of a family ("lama3.1", "qwne"), never a short common word."""
+        head = _FAMILY_HEAD.match(word)
+        if not head:
+            return None
+        family, version = head.group(1), head.group(2) or ""
+        if family in self.tables.families:
+            return family, version
+        if family in self.synonyms and (version or family not in ("l",)):
+            return self.synonyms[family], version
+        if len(family) >= _FAMILY_FUZZY_MIN_LEN:
+            hit = process.extractOne(family, self.families, scorer=fuzz.ratio, score_cutoff=_FAMILY_FUZZY_CUTOFF)
+            if hit and hit[0][:1] == family[:1] and abs(len(hit[0]) - len(family)) <= 2:
+                return hit[0], version
+        return None
 
     def windows(self) -> None:
         words = self._words()
@@ -204,103 +249,153 @@ class _ModelScanner:
         i = 0
         while i < len(words):
             word = reps[i]
+            if self._list_size(words, i):
+                i += 1
+                continue
             head = _FAMILY_HEAD.match(word)
             is_start = word in self.tables.model_first_words or (head and head.group(1) in self.tables.families)
-            synonym = head and head.group(1) in _FAMILY_SYNONYMS and head.group(2)
-            if not (is_start or synonym):
+            if not is_start:
                 moe = _size_key(word) if _MOE_WORD.match(word) else None
                 if moe and moe in self.tables.sizes and len({s.family for s in self.tables.sizes[moe]}) == 1:
                     shape = max(self.tables.sizes[moe], key=lambda s: s.order)
-                    note = f"Read '{self.written(words[i][1], words[i][2])}' as {self._display(shape.id)}."
-                    self.found.append(FoundModel(shape.id, self.written(words[i][1], words[i][2]), words[i][1],
-                                                 words[i][2], True, notes=[note]))
+                    written = self.written(words[i][1], words[i][2])
+                    self.found.append(FoundModel(shape.id, written, words[i][1], words[i][2], True,
+                                                 notes=[note("assumed_model", model_name=self._display(shape.id),
+                                                             written=written)]))
                     self.masked.add((words[i][1], words[i][2]))
-                i += 1
-                continue
-            run = 1
-            while (run < self.tables.model_max_words + 1 and i + run < len(words)
-                   and _JOIN_GAP.match(self.low[words[i + run - 1][2]:words[i + run][1]])):
-                run += 1
+                    self.context = _Family(shape.family, shape.version, set(), words[i][2])
+                    i += 1
+                    continue
             hit = None
-            for n in range(run, 0, -1):
-                key = repair_name("".join(reps[i:i + n]))
-                model_id = self.tables.model_keys.get(key)
-                if model_id is not None and (n > 1 or not _VERSION_WORD.match(word)):
-                    hit = (n, model_id)
-                    break
+            if is_start:
+                run = 1
+                while (run < self.tables.model_max_words + 1 and i + run < len(words)
+                       and _JOIN_GAP.match(self.low[words[i + run - 1][2]:words[i + run][1]])):
+                    run += 1
+                for n in range(run, 0, -1):
+                    key = repair_name("".join(reps[i:i + n]))
+                    model_id = self.tables.model_keys.get(key)
+                    if model_id is not None and (n > 1 or not _VERSION_WORD.match(word)):
+                        hit = (n, model_id)
+                        break
             if hit is not None:
                 n, model_id = hit
                 start, end = words[i][1], words[i + n - 1][2]
+                shape = next((s for ss in self.tables.shapes.values() for s in ss if s.id == model_id), None)
+                if (shape is not None and i + n < len(words) and _size_key(words[i + n][0]) in shape.sizes
+                        and _NEAR_GAP.match(self.low[end:words[i + n][1]])):
+                    end = words[i + n][2]  # "deepseek-r1 671b": the size restates the model's own
+                    n += 1
                 precision, end = self._suffixes(end)
                 self.found.append(FoundModel(model_id, self.written(start, end), start, end, precision=precision))
                 self.masked.add((start, end))
+                shape = next((s for ss in self.tables.shapes.values() for s in ss if s.id == model_id), None)
+                if shape is not None:
+                    self.context = _Family(shape.family, shape.version, set(shape.extras), end)
                 i += n
                 while i < len(words) and words[i][1] < end:
                     i += 1
                 continue
-            used = self._family_size(words, i, head)
+            used = self._family_size(words, i)
             i += used or 1
 
-    def _family_size(self, words: list[tuple[str, int, int]], i: int, head: re.Match | None) -> int:
+    def _list_size(self, words: list[tuple[str, int, int]], i: int) -> bool:
+        """A bare size continuing a list after a family ("/14b", ", 70b and 405b", "... the 8x22b")."""
+        ctx = self.context
+        size = _size_key(words[i][0])
+        if ctx is None or size is None or words[i][1] < ctx.end:
+            return False
+        gap = self.low[ctx.end:words[i][1]]
+        if not (_LIST_GAP.match(gap) or (len(gap) < 80 and re.search(r"\b(?:the|a|an)\s*$", gap))):
+            return False
+        model_id, _ = self._by_family(ctx.family, ctx.version, size, ctx.extras)
+        if model_id is None:
+            model_id, _ = self._by_family(ctx.family, "", size, ctx.extras)
+        if model_id is None and size in self.tables.sizes and len({s.family for s in self.tables.sizes[size]}) == 1:
+            model_id = max(self.tables.sizes[size], key=lambda s: s.order).id
+        if model_id is None:
+            return False
+        written = self.written(words[i][1], words[i][2])
+        self.found.append(FoundModel(model_id, written, words[i][1], words[i][2], True,
+                                     notes=[note("assumed_model", model_name=self._display(model_id),
+                                                 written=written)]))
+        self.masked.add((words[i][1], words[i][2]))
+        ctx.end = words[i][2]
+        return True
+
+    def _family_size(self, words: list[tuple[str, int, int]], i: int) -> int:
         """Family + size resolution starting at word i; returns the words consumed (0 if none)."""
-        if head is None:
-            return 0
-        family, version = head.group(1), head.group(2) or ""
-        if family in _FAMILY_SYNONYMS:
-            if family == "l" and version not in ("2", "3", "3.1", "3.2", "3.3"):
-                return 0
-            family = _FAMILY_SYNONYMS[family]
-        if family not in self.tables.families:
-            return 0
-        k = i + 1
-        if not version and k < len(words) and _VERSION_WORD.match(words[k][0]) and self._near(words, k):
-            version = words[k][0].lstrip("v")
-            k += 1
-        extras: set[str] = set()
+        word = words[i][0]
+        glued = _GLUED_FAMILY_SIZE.match(word)
         size = None
-        for j in range(k, min(k + 3, len(words))):
-            if not self._near(words, j):
-                break
-            size = _size_key(words[j][0])
-            if size:
-                k = j + 1
-                break
-            extras.add(words[j][0])
-        start, end = words[i][1], words[k - 1][2] if size else words[i][2]
-        if size is None and i > 0 and _SPACE_GAP.match(self.low[words[i - 1][2]:words[i][1]]):
-            size = _size_key(words[i - 1][0])  # "70b llama2"
-            if size:
-                start = words[i - 1][1]
+        if glued:  # "llama70b", "deepseek671b", "qwen2.5-72b" written as one word
+            fam = self._family_word(glued.group(1) + (glued.group(2) or ""))
+            if fam is None:
+                return 0
+            family, version = fam
+            size = glued.group(3)
+            k = i + 1
+            extras: set[str] = set()
+            start, end = words[i][1], words[i][2]
+        else:
+            fam = self._family_word(word)
+            if fam is None:
+                return 0
+            family, version = fam
+            k = i + 1
+            if not version and k < len(words) and _VERSION_WORD.match(words[k][0]) and self._near(words, k):
+                version = words[k][0].lstrip("v")
+                k += 1
+            extras = set()
+            for j in range(k, min(k + 3, len(words))):
+                if not self._near(words, j):
+                    break
+                size = _size_key(words[j][0])
+                if size:
+                    k = j + 1
+                    break
+                extras.add(words[j][0])
+            start, end = words[i][1], words[k - 1][2] if size else words[i][2]
+            if size is None and i > 0 and _SPACE_GAP.match(self.low[words[i - 1][2]:words[i][1]]):
+                size = _size_key(words[i - 1][0])  # "70b llama2"
+                if size:
+                    start = words[i - 1][1]
         if size is None:
             self.family_only.append(self.written(words[i][1], words[i][2]))
+            self.context = _Family(family, version, extras - _BETWEEN_WORDS, words[i][2])
             return 1
         written = self.written(start, end)
         approx = _APPROX.search(self.low[max(0, start - 12):start])
         model_id, assumed = (None, False) if approx else self._by_family(family, version, size, extras - _BETWEEN_WORDS)
         if model_id is not None:
-            note = f"Assumed {self._display(model_id)} for '{written}'"
-            note += " (the newest matching model in the knowledge base)." if not version else "."
-            self.found.append(FoundModel(model_id, written, start, end, assumed, notes=[note] if assumed else []))
+            notes = [note("assumed_model", model_name=self._display(model_id), written=written)] if assumed else []
+            self.found.append(FoundModel(model_id, written, start, end, assumed, notes=notes))
         else:
             billions = _size_billions(size)
-            note = (f"Treated '{written}' as a generic {size.upper()} model"
-                    + (" (approximate size, family noted only)." if approx else
-                       " (no such model in the knowledge base)."))
+            if not billions:
+                return 0
             self.found.append(FoundModel(None, written, start, end, generic=True, params_total_b=billions,
-                                         notes=[note], unknown=None if approx else written,
+                                         notes=[note("generic_model_named", written=written, size=size.upper(),
+                                                     approximate=bool(approx))],
+                                         unknown=None if approx else written,
                                          suggestions=[] if approx else self.tables.index.suggest("model", written)))
         self.masked.add((start, end))
+        self.context = _Family(family, version, extras - _BETWEEN_WORDS, end)
         return max(1, k - i)
 
     def _near(self, words: list[tuple[str, int, int]], j: int) -> bool:
         return bool(_NEAR_GAP.match(self.low[words[j - 1][2]:words[j][1]]))
 
-    # ----------------------------------------------------------------- 5. generic sizes
-    def generic(self) -> None:
+    # ----------------------------------------------------------------- 6. generic sizes
+    def generic(self, gpu_keys: dict[str, str]) -> None:
         moe = _MOE_GENERIC.search(self.low)
+        active_spans = []
         for m in _GENERIC_SIZE.finditer(self.low):
-            if self._is_masked(m.start()):
+            if self._is_masked(m.start()) or any(s <= m.start() < e for s, e in active_spans):
                 continue
+            token = self.low[m.start():m.end()].replace(" ", "")
+            if token in gpu_keys or re.sub(r"billion$", "b", token) in gpu_keys:
+                continue  # "910B" is an accelerator, not a 910-billion-parameter model
             start = m.start()
             name = _NAME_BEFORE_SIZE.search(self.low[max(0, start - 30):start])
             unknown = None
@@ -308,33 +403,37 @@ class _ModelScanner:
                 start -= len(name.group(0))
                 unknown = self.written(start, m.end())
             total = float(m.group(1))
+            if total <= 0:
+                continue
             active = None
             if moe and moe.start() <= m.start() < moe.end() and float(moe.group(2)) < total:
                 active = float(moe.group(2))
+                active_spans.append((moe.start(2), moe.end()))
             size = f"{m.group(1)}B"
-            note = (f"'{unknown}' is not in the knowledge base: sized as a generic {size} model." if unknown
-                    else f"No model family given: treated as a generic {size} model"
-                         + (f" with {active:g}B active parameters (MoE)." if active else "."))
+            notes = [note("unknown_model_generic", written=unknown, size=size) if unknown
+                     else note("generic_model", size=size, active_b=active)]
             self.found.append(FoundModel(None, self.written(start, m.end()), start, m.end(), generic=True,
-                                         params_total_b=total, params_active_b=active, notes=[note], unknown=unknown,
+                                         params_total_b=total, params_active_b=active, notes=notes, unknown=unknown,
                                          suggestions=self.tables.index.suggest("model", unknown) if unknown else []))
-            return  # the first size is the model; later ones are usually a second, smaller model
+            self.masked.add((start, m.end()))
 
 
-def shape_hints(low: str) -> tuple[int | None, int | None, int | None]:
-    """(layers, hidden size, KV heads) stated in the text ("40 layers, GQA 8", a pasted config.json)."""
+def shape_hints(low: str) -> tuple[int | None, int | None, int | None, list[tuple[int, int]]]:
+    """(layers, hidden size, KV heads, spans used) stated in the text ("40 layers, GQA 8", a config.json)."""
     layers = _LAYERS.search(low)
     hidden = _HIDDEN.search(low)
     kv = _KV_HEADS.search(low)
+    spans = [m.span() for m in (layers, hidden, kv) if m]
     return (
         int(next(g for g in layers.groups() if g)) if layers else None,
         int(hidden.group(1)) if hidden else None,
         int(next(g for g in kv.groups() if g)) if kv else None,
+        spans,
     )
 
 
 def scan_models(low: str, written, tables: ParserTables) -> tuple[list[FoundModel], SpanSet, list[str]]:
-    """Model mentions in ``low``, best first.
+    """Model mentions in ``low``, in order of appearance.
 
     Args:
         low: the lower-cased message.
@@ -342,17 +441,17 @@ def scan_models(low: str, written, tables: ParserTables) -> tuple[list[FoundMode
         tables: the knowledge base's parser tables.
 
     Returns:
-        (mentions: knowledge-base models in order of appearance, then the first generic
-        size; spans they occupy, for the GPU scanner to skip; family words seen without a size).
+        (mentions, the spans they occupy (for the GPU and quantity scanners to skip), family words seen
+        without a size).
     """
     scanner = _ModelScanner(low, written, tables)
     scanner.ollama()
     scanner.hf_repos()
     scanner.windows()
-    known = sorted((f for f in scanner.found if f.id), key=lambda f: f.start)
-    generic_found = [f for f in scanner.found if not f.id]
-    if not known:
-        scanner.generic()
-        generic_found = [f for f in scanner.found if not f.id]
-    generic_found.sort(key=lambda f: f.start)
-    return known + generic_found, scanner.masked, scanner.family_only
+    scanner.generic(tables.gpu_keys)
+    found = sorted(scanner.found, key=lambda f: f.start)
+    unique: list[FoundModel] = []
+    for f in found:
+        if f.id is None or all(u.id != f.id for u in unique):
+            unique.append(f)
+    return unique, scanner.masked, scanner.family_only

@@ -1,17 +1,20 @@
-"""Parse a user question into a :class:`~bot.parsing.query.Query`.
+"""Parse a user question into the complete request, :class:`~bot.parsing.query.Query`.
 
-The steps, each a pure function over the lower-cased text:
+The steps, each a pure function over the prepared, lower-cased text (one ordered list, read here):
 
-1. :func:`~bot.parsing.slack_text.clean_slack_text`, then :func:`~bot.parsing.text.prepare_text`
-   (Unicode NFKC, spaces at CJK/Latin boundaries, "4xA10G" -> "4x A10G");
-2. models first (:mod:`bot.parsing.models`), so that "llama-2-70b" is not read as a count of
-   GPUs, then cloud instances and GPUs (:mod:`bot.parsing.gpus`);
-3. settings and numbers (:mod:`bot.parsing.quantities`) and pasted errors
-   (:mod:`bot.parsing.diagnosis`);
-4. the intent from keywords and entities (:mod:`bot.parsing.intent`).
+1. :func:`~bot.parsing.slack_text.clean_slack_text`; a pasted ``config.json`` is taken out and read by the
+   knowledge base's importer; pasted error lines are set aside (read by :mod:`bot.parsing.diagnosis`);
+2. :func:`~bot.parsing.text.prepare_text`: Unicode NFKC, Chinese numerals before counters, spaces at
+   CJK/Latin boundaries, glued counts, MoE sizes, family aliases;
+3. names: models first (:mod:`bot.parsing.models`), so that "llama-2-70b" is not read as a count of GPUs,
+   then cloud instances and GPUs (:mod:`bot.parsing.gpus`), then GPUs named only by their memory;
+4. quantities (:mod:`bot.parsing.quantities`) and the lexicon's words (precisions, engines, methods,
+   pricing, providers, features, what is asked);
+5. every number no step used is listed in ``not_understood``;
+6. the intent (:func:`bot.parsing.route.route`).
 
-Regular expressions are compiled at import; alias tables are built once per knowledge base
-(:func:`bot.parsing.tables.get_tables`).
+The lexicon (``bot/parsing/lexicon/*.yaml``) is compiled once; alias tables are built once per knowledge
+base (:func:`bot.parsing.tables.get_tables`).
 """
 
 from __future__ import annotations
@@ -19,31 +22,46 @@ from __future__ import annotations
 import logging
 import re
 
+from bot.kb.claims import match_claims
 from bot.kb.loader import KnowledgeBase, get_knowledge
-from bot.parsing import quantities as q
+from bot.notes import Note, note
 from bot.parsing.config_paste import find_pasted_config
 from bot.parsing.diagnosis import find_diagnosis, gpus_for_capacity, is_error_paste
-from bot.parsing.gpus import FoundGpu, scan_gpus, scan_instances, scan_standalone_counts
-from bot.parsing.intent import IntentInputs, classify_intent, find_workload
+from bot.parsing.gpus import FoundGpu, scan_capacity_gpus, scan_gpus, scan_instances, scan_standalone_counts
+from bot.parsing.lexicon import Lexicon, get_lexicon
 from bot.parsing.models import scan_models, shape_hints
-from bot.parsing.query import GpuMention, ModelMention, Query, UnknownTerm
+from bot.parsing.quantities import QuantityScan, scan_quantities, unclaimed_numbers
+from bot.parsing.query import GpuMention, ModelMention, Money, Query, UnknownTerm
+from bot.parsing.route import RouteInputs, find_workload, route
 from bot.parsing.slack_text import clean_slack_text
 from bot.parsing.tables import ParserTables, get_tables
 from bot.parsing.text import SpanSet, detect_language, prepare_text
 
-__all__ = ["parse_question"]
+__all__ = ["MAX_MESSAGE_CHARS", "parse_question"]
 
 log = logging.getLogger(__name__)
 
+#: Characters of a message that are read. Questions are a few hundred characters; a longer message is a
+#: paste (a log, a config), whose first part says what it is. Bounds the work on any input (linear scans).
+MAX_MESSAGE_CHARS = 4000
 #: Unknown names reported per message; more is noise (a pasted log), not a question.
 MAX_UNKNOWN_TERMS = 5
 _PROVIDER_WORD = re.compile(r"[a-z0-9]+(?:\.[a-z]+)?")
-#: Provider aliases that are also common words: only a provider after "on/at/via ..." or
-#: before "cloud/labs/gpu".
+#: Provider aliases that are also common words: only a provider next to a cue word of the lexicon.
 _AMBIGUOUS_PROVIDERS = frozenset({"do", "google", "lambda", "vast", "amazon", "oracle"})
-_PROVIDER_CUE_BEFORE = frozenset({"on", "at", "from", "via", "with", "using", "use", "in", "rent", "rented", "renting",
-                                  "through", "vs", "or", "and"})
-_PROVIDER_CUE_AFTER = frozenset({"cloud", "labs", "ai", "gpu", "gpus", "instance", "instances", "pricing", "price"})
+_GGUF = re.compile(r"\b(q[2-8]_k(?:_[sml])?|q[2-8]_[01]|iq[1-4]_[a-z0-9_]+)\b")
+_SPECIFIC_FORMATS = ("gptq", "awq", "nf4", "exl2")
+_REGION = re.compile(
+    r"\b(?:(?:us|eu|ap|sa|ca|me|af|il|mx|cn)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)-\d"
+    r"|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:east|west|north|south|central|northeast"
+    r"|southeast|northwest|southwest)\d"
+    r"|(?:east|west|central|north|south|northcentral|southcentral|westcentral)(?:us|europe)\d?)\b"
+)
+#: A pasted log line: the error reader takes these, the number accounting skips them.
+_PASTE_LINE = re.compile(
+    r"(?im)^.*(?:traceback|error|exception|warning|\bfile \"|line \d+|torch\.|cuda|gib|mib|\binfo\b|\bdebug\b"
+    r"|at 0x|\.py\b|>>>|nvidia-smi|\|\s*\d+\s*\|).*$")
+_HELP_STRIP = re.compile(r"[\s!.?？！。]+")
 
 
 def parse_question(text: str, kb: KnowledgeBase | None = None) -> Query:
@@ -51,143 +69,302 @@ def parse_question(text: str, kb: KnowledgeBase | None = None) -> Query:
 
     Args:
         text: the message, possibly with Slack markup (mentions, links, code fences).
-        kb: the knowledge base to resolve names against; ``None`` means
-            :func:`bot.kb.loader.get_knowledge`.
+        kb: the knowledge base to resolve names against; ``None`` means :func:`bot.kb.loader.get_knowledge`.
 
     Returns:
-        The :class:`Query`. Never raises: an internal failure is logged and returned as
-        intent ``unknown`` with a note (a bug to fix, not an expected outcome).
+        The :class:`Query`. Never raises: an internal failure is logged (without the message text) and
+        returned as intent ``unknown`` with a note.
     """
     if not isinstance(text, str):
         text = "" if text is None else str(text)
+    text = text.encode("utf-8", "replace").decode("utf-8")  # lone surrogates cannot be printed or sent
     try:
-        return _parse(text, kb if kb is not None else get_knowledge())
+        return _parse(text, kb if kb is not None else get_knowledge(), get_lexicon())
     except Exception:  # the bot must answer something for any message; the log has the bug
-        log.exception("parse_question failed on %r", text[:200])
-        return Query(text=text[:2000], intent="unknown", notes=["The question could not be parsed."])
+        log.exception("parse_question failed (message of %d characters)", len(text))
+        return Query(text=text[:MAX_MESSAGE_CHARS], intent="unknown", notes=[note("parse_failed")])
 
 
-def _parse(raw: str, kb: KnowledgeBase) -> Query:
+def _replace_family_aliases(text: str, tables: ParserTables) -> str:
+    pattern = tables.family_alias_regex
+    if pattern is None:
+        return text
+    return pattern.sub(lambda m: f" {tables.family_alias_map[m.group(0).lower()]} ", text)
+
+
+def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     tables = get_tables(kb)
+    notes: list[Note] = []
     cleaned = clean_slack_text(raw)
     pasted = find_pasted_config(cleaned)
     if pasted is not None:  # scan the words around a pasted config.json, not its numbers
         cleaned = (cleaned[:pasted.start] + " " + cleaned[pasted.end:]).strip()
-    prepared = prepare_text(cleaned)
+    if len(cleaned) > MAX_MESSAGE_CHARS:
+        notes.append(note("message_truncated", chars=MAX_MESSAGE_CHARS, total_chars=len(cleaned)))
+        cleaned = cleaned[:MAX_MESSAGE_CHARS]
+    prepared = prepare_text(_replace_family_aliases(cleaned, tables), lex)
     low = prepared.low
-    notes: list[str] = []
     unknown: list[UnknownTerm] = []
+    error_paste = is_error_paste(low)
+    paste_spans = SpanSet([m.span() for m in _PASTE_LINE.finditer(low)] if error_paste else [])
 
-    # models first: their spans ("llama-2-70b", "Qwen3-235B-A22B") are not GPU text
+    # 3. names: models first, their spans ("llama-2-70b", "Qwen3-235B-A22B") are not GPU text
     model_found, model_spans, family_only = scan_models(low, prepared.written, tables)
     instances = scan_instances(low, tables)
-    masked = model_spans
+    masked = SpanSet(model_spans.spans())
     for f in instances:
         masked.add((f.start, f.end))
-    gpu_found = sorted(instances + scan_gpus(low, prepared.written, tables, masked), key=lambda f: f.start)
-
-    gpus = _merge_gpus(gpu_found, low, notes)
+    gpu_found = sorted(instances + scan_gpus(low, prepared.written, tables, masked, lex), key=lambda f: f.start)
+    name_spans = SpanSet([*model_spans.spans(), *((f.span_start, f.span_end) for f in gpu_found)])
+    capacity = scan_capacity_gpus(low, prepared.written, tables, name_spans, lex)
+    for f in capacity:
+        name_spans.add((f.span_start, f.span_end))
+    gpu_found = sorted(gpu_found + capacity, key=lambda f: f.start)
     for f in gpu_found:
         if f.id is None and len(unknown) < MAX_UNKNOWN_TERMS and f.as_written.lower() not in {
                 u.as_written.lower() for u in unknown}:
-            unknown.append(UnknownTerm(as_written=f.as_written, suggestions=f.suggestions[:3]))
+            listed = tables.index.lookup("unlisted", f.as_written, fuzzy=False)
+            unknown.append(UnknownTerm(as_written=f.as_written, kind="gpu", suggestions=f.suggestions[:3],
+                                       unlisted=listed.id if listed else None))
 
-    model = None
-    precision, kv_precision = q.find_precision(low)
-    if model_found:
-        best = model_found[0]
-        model = ModelMention(id=best.id, as_written=best.as_written, variant_assumed=best.variant_assumed,
-                             generic=best.generic, params_total_b=best.params_total_b,
-                             params_active_b=best.params_active_b)
-        notes.extend(best.notes)
-        if best.unknown and len(unknown) < MAX_UNKNOWN_TERMS:
-            unknown.append(UnknownTerm(as_written=best.unknown, suggestions=best.suggestions[:3]))
-        if best.generic:
-            layers, hidden, kv_heads = shape_hints(low)
-            model = model.model_copy(update={"layers": layers, "hidden_size": hidden, "kv_heads": kv_heads})
-        if best.precision and (precision is None or best.precision not in ("int4", "int8")):
-            precision = best.precision if precision not in ("gptq", "awq", "nf4") else precision
-    elif family_only:
-        notes.append(f"'{family_only[0]}' names a model family but no size; the size is needed to estimate.")
-    else:
-        layers, hidden, kv_heads = shape_hints(low)
-        if layers and hidden:  # a pasted config.json without a parameter count
-            model = ModelMention(id=None, as_written="(model config)", generic=True, layers=layers,
-                                 hidden_size=hidden, kv_heads=kv_heads)
-
-    config_error = None
-    if pasted is not None and pasted.entry is not None:
-        e = pasted.entry
-        model = ModelMention(id=None, as_written="pasted config.json", generic=True,
-                             params_total_b=e["params_total_b"], params_active_b=e.get("params_active_b"),
-                             layers=e.get("num_hidden_layers"), hidden_size=e.get("hidden_size"),
-                             kv_heads=e.get("num_key_value_heads"), config=pasted.config)
-        notes.append(f"Used the pasted config.json: {e.get('num_hidden_layers')} layers, hidden {e.get('hidden_size')}, "
-                     f"{e.get('num_key_value_heads')} KV heads, {e['params_total_b']:.2f}B parameters computed from it.")
-    elif pasted is not None:
-        config_error = pasted.error
-
+    # 4. words with digits ("1 year", "4-bit", "flash attention 2") first, then quantities
+    vocab_spans = SpanSet()
+    for phrases in (lex.engines, lex.methods, lex.sharding, lex.pricing, lex.commitment_terms, lex.features,
+                    lex.gradient_checkpointing, lex.asks, lex.workloads, lex.spec_fields, lex.precisions):
+        for m in phrases.finditer(low):
+            if any(c.isdigit() for c in m.group(0)) and m.start() not in name_spans:
+                vocab_spans.add(m.span())
+    scan = scan_quantities(low, lex, SpanSet([*name_spans.spans(), *paste_spans.spans(), *vocab_spans.spans()]))
+    fields = _quantity_fields(scan, notes)
+    precisions, kv_precision = _precisions(low, lex, vocab_spans)
+    models = _models(model_found, low, pasted, unknown, notes, vocab_spans)
+    for m in models:
+        if m.precision and m.precision not in precisions:
+            precisions.append(m.precision)
+    precisions = _merge_precisions(precisions)
+    if family_only and not models:
+        notes.append(note("family_without_size", written=family_only[0]))
+    gpus = _merge_gpus(gpu_found, low, lex, fields, notes)
     diagnosis = find_diagnosis(low)
     if diagnosis and diagnosis.total_capacity_gib and not gpus:
         gpus.extend(_gpu_from_capacity(kb, tables, diagnosis.total_capacity_gib, notes))
+    providers = _providers(low, tables, lex, gpu_found, vocab_spans)
+    asks = [a for group in lex.asks.found(low) for a in (group if isinstance(group, list) else [group])]
+    asks = list(dict.fromkeys(asks))
+    layout = _layout(low, lex, vocab_spans)
+    region = _REGION.search(low)
+    if region:
+        vocab_spans.add(region.span())
 
-    fields: dict = {}
-    fields["context_tokens"] = q.find_context(low)
-    fields["input_tokens"], fields["output_tokens"] = q.find_io_tokens(low)
-    fields.update(q.find_load(low))
-    fields["training_tokens"], more = q.find_training_tokens(low)
-    notes.extend(more)
-    fields["duration_hours"], more = q.find_durations(low)
-    notes.extend(more)
-    money = q.find_money(low)
-    notes.extend(money.pop("notes"))
-    fields.update(money)
-    fields["pricing"] = q.find_pricing(low)
-    fields["region"] = q.find_region(low)
-    fields["engine"] = q.find_engine(low) or ("ollama" if any("Ollama tag" in n for n in notes) else None)
-    fields["provider"] = _find_provider(low, tables) or next((f.provider for f in gpu_found if f.provider), None)
+    # 5. every number accounted for
+    claimed = SpanSet([*name_spans.spans(), *scan.claimed.spans(), *vocab_spans.spans(), *paste_spans.spans()])
+    not_understood = unclaimed_numbers(low, lex, claimed)
 
-    marked = _mark_gpus(low, gpu_found)
-    intent = classify_intent(IntentInputs(
-        low=low,
-        marked=marked,
-        gpu_names=len({f.id or f.as_written.lower() for f in gpu_found}),
-        has_model=model is not None or config_error is not None,
-        precision=precision,
-        diagnosis_kind=diagnosis.kind if diagnosis else None,
-        error_paste=is_error_paste(low),
-        has_entities=bool(gpu_found or model or unknown or config_error),
-        rental_terms=bool(fields["duration_hours"] or fields["provider"] or fields["pricing"]),
-    ))
-    return Query(
+    engine = next(iter(lex.engines.found(low)), None)
+    if engine is None and any(m.precision == "q4_k_m" and "ollama" in m.as_written.lower() for m in models):
+        engine = "ollama"
+    query = Query(
         text=cleaned,
-        intent=intent,
-        gpus=gpus,
-        model=model,
-        precision=precision,
-        kv_precision=kv_precision,
-        method=q.find_method(low),
-        workload=find_workload(low),
-        diagnosis=diagnosis,
-        config_error=config_error,
         language=detect_language(cleaned),
+        asks=asks,
+        gpus=gpus,
+        models=models,
+        precisions=precisions,
+        kv_precision=kv_precision,
+        full_precision=bool(lex.full_precision_words.search(low)),
+        method=next(iter(lex.methods.found(low)), None),
+        workload=find_workload(low, lex),
+        engine=engine,
+        full_context_prompts=bool(lex.full_context_words.search(low)),
+        providers=providers,
+        pricing=lex.pricing.found(low),
+        commitment_term=next(iter(lex.commitment_terms.found(low)), None),
+        region=region.group(0) if region else None,
+        sharding=next((s for s in lex.sharding.found(low) if s != "offload"), None),
+        cpu_offload="offload" in lex.sharding.found(low),
+        gradient_checkpointing=True if lex.gradient_checkpointing.search(low) else None,
+        features=lex.features.found(low),
+        spec_fields=lex.spec_fields.found(low),
+        answer_currency=next(iter(lex.answer_currency.found(low)), None),
+        claims=[c.id for c in match_claims(kb, cleaned)],
+        diagnosis=diagnosis,
+        config_error=pasted.error if pasted is not None and pasted.entry is None else None,
         unknown_terms=unknown,
+        not_understood=not_understood,
         notes=list(dict.fromkeys(notes)),
+        **layout,
         **fields,
     )
+    marked = _mark_gpus(low, gpu_found)
+    intent = route(query, RouteInputs(
+        low=low, marked=marked,
+        gpu_names=len({f.id or f.as_written.lower() for f in gpu_found}),
+        error_paste=error_paste,
+        help_only=not _HELP_STRIP.sub("", low) or bool(lex.help_phrases.fullmatch(_HELP_STRIP.sub(" ", low).strip())),
+        strong_recommend=_strong_recommend(low, lex),
+    ), lex)
+    return query.model_copy(update={"intent": intent})
 
 
-def _merge_gpus(found: list[FoundGpu], low: str, notes: list[str]) -> list[GpuMention]:
-    """One mention per GPU id (first count wins); counts stated apart ("6 gpus") go to the first GPU."""
+def _strong_recommend(low: str, lex: Lexicon) -> bool:
+    """A recommendation asked in so many words ("recommend", "what should I buy", "推荐"), not just "best"."""
+    words = {"recommend", "recommendation", "recommended", "suggest", "suggestion", "advise", "advice",
+             "whatshouldi", "whatshouldwe", "shouldibuy", "shouldwebuy", "shouldiget", "shouldirent",
+             "推荐", "建议", "方案", "选哪", "おすすめ", "추천"}
+    return any(m.group(0).replace(" ", "") in words or m.group(0) in words for m in lex.asks.finditer(low)
+               if "best" in (lex.asks.value(m.group(0)) or []))
+
+
+# --------------------------------------------------------------------------- pieces
+
+def _quantity_fields(scan: QuantityScan, notes: list[Note]) -> dict:
+    """Query fields from the quantities read (the first of each kind; money by its role)."""
+    out: dict = {}
+    simple = {"concurrent_users": int, "batch_size": int, "lora_rank": int, "image_steps": int,
+              "node_count": int, "context_tokens": int, "input_tokens": int, "output_tokens": int,
+              "training_tokens": float, "documents": float, "tokens_per_item": float, "images": float,
+              "epochs": float, "audio_hours": float, "duration_hours": float, "deadline_hours": float}
+    rename = {"steps": "image_steps"}
+    for f in scan.found:
+        name = rename.get(f.field, f.field)
+        if name in simple and name not in out:
+            out[name] = simple[name](f.value)
+    if "duration_hours" not in out and (period := scan.first("period_hours")):
+        out["duration_hours"] = period.value
+    gpu_count = scan.first("gpu_count")
+    if gpu_count:
+        out["gpu_count"] = int(gpu_count.value)
+    if res := scan.first("resolution"):
+        out["resolution"] = res.value
+    # rates and latency
+    for f in scan.all("rate"):
+        kind, value = f.value["kind"], f.value["value"]
+        if kind == "tokens_per_s" and "target_tokens_per_s" not in out:
+            out["target_tokens_per_s"], out["target_scope"] = value, f.value["scope"]
+        elif kind.startswith("requests_per") and "requests_per_s" not in out:
+            out["requests_per_s"] = value / {"requests_per_s": 1, "requests_per_min": 60,
+                                             "requests_per_day": 86400}[kind]
+    for f in scan.all("latency"):
+        field = {"ttft_ms": "ttft_ms_max", "tpot_ms": "tpot_ms_max", "latency_ms": "latency_ms_max"}[f.value["kind"]]
+        out.setdefault(field, f.value["ms"])
+        if f.value["percentile"]:
+            out.setdefault("latency_percentile", f.value["percentile"])
+    # money by role
+    hourly, quoted = [], []
+    for f in scan.all("money"):
+        v = f.value
+        money = Money(amount=v["amount"], currency=v["currency"])
+        if v["role"] == "purchase":
+            out.setdefault("purchase_price", money)
+        elif v["role"] == "electricity":
+            out.setdefault("electricity_per_kwh", money)
+        elif v["period"] == "month":
+            out.setdefault("price_limit_per_hour", Money(amount=v["amount"] / 730, currency=v["currency"]))
+            notes.append(note("monthly_limit_per_hour", amount=v["amount"], currency=v["currency"]))
+        elif v["period"] == "hour":
+            hourly.append((v["role"] == "limit", money, v["per_gpu"]))
+        elif v["role"] == "budget" or "budget" not in out:
+            if "budget" in out:
+                quoted.append(money)
+            else:
+                out["budget"] = money
+    limits = [h for h in hourly if h[0]]
+    if limits:
+        out["price_limit_per_hour"], out["price_limit_per_gpu"] = limits[0][1], limits[0][2]
+    elif len(hourly) == 1 and "budget" not in out:
+        out["price_limit_per_hour"], out["price_limit_per_gpu"] = hourly[0][1], hourly[0][2]
+    elif hourly:
+        notes.append(note("prices_quoted", amounts=[h[1].amount for h in hourly], currency=hourly[0][1].currency))
+    if quoted:
+        notes.append(note("prices_quoted", amounts=[q.amount for q in quoted], currency=quoted[0].currency))
+    out["quoted_prices"] = [h[1] for h in hourly] + quoted
+    # memory amounts, ratios, percents, power
+    out["memory_stated_gb"] = [f.value for f in scan.all("memory_gb")]
+    out["bandwidth_stated_gb_s"] = [f.value for f in scan.all("bandwidth_gb_s")]
+    ratio = scan.first("multiplier")
+    if ratio:
+        out["claimed_ratio"] = ratio.value
+    percents = [f for f in scan.all("percent")]
+    out["percents"] = [f.value for f in percents]
+    power = scan.first("power_watts")
+    if power:
+        out["power_watts"] = power.value
+    return out
+
+
+def _precisions(low: str, lex: Lexicon, spans: SpanSet) -> tuple[list[str], str | None]:
+    """(weight precisions in order, KV-cache precision). A precision next to a KV-cache word is the KV's."""
+    kv = None
+    hits: list[tuple[int, str]] = []
+    kv_words = lex.kv_cache_words.pattern
+    for m in lex.precisions.finditer(low):
+        value = lex.precisions.value(m.group(0))
+        spans.add(m.span())
+        before, after = low[max(0, m.start() - 22):m.start()], low[m.end():m.end() + 14]
+        if re.search(rf"(?:{kv_words})\s*(?:in|=|:|as|to|dtype)?\s*$", before) or re.match(rf"\s*(?:{kv_words})", after):
+            kv = kv or ("fp16" if value == "fp16" else value)
+            continue
+        hits.append((m.start(), value))
+    for m in _GGUF.finditer(low):
+        spans.add(m.span())
+        hits.append((m.start(), m.group(1)))
+    hits.sort()
+    return list(dict.fromkeys(v for _, v in hits)), kv
+
+
+def _merge_precisions(precisions: list[str]) -> list[str]:
+    """A quantisation format names how the weights were quantised, so it replaces a bare bit width of the
+    same size ("int4-gptq" is GPTQ, "4bit nf4" is NF4); other precisions are kept in order."""
+    specific = [p for p in precisions if p in _SPECIFIC_FORMATS or _GGUF.fullmatch(p)]
+    if specific:
+        return [p for p in precisions if p != "int4"] if "int4" in precisions else precisions
+    return precisions
+
+
+def _models(found, low: str, pasted, unknown: list[UnknownTerm], notes: list[Note], spans: SpanSet
+            ) -> list[ModelMention]:
+    models: list[ModelMention] = []
+    for f in found:
+        notes.extend(f.notes)
+        if f.unknown and len(unknown) < MAX_UNKNOWN_TERMS:
+            unknown.append(UnknownTerm(as_written=f.unknown, kind="model", suggestions=f.suggestions[:3]))
+        models.append(ModelMention(id=f.id, as_written=f.as_written, variant_assumed=f.variant_assumed,
+                                   generic=f.generic, params_total_b=f.params_total_b,
+                                   params_active_b=f.params_active_b, precision=f.precision))
+    layers, hidden, kv_heads, shape_spans = shape_hints(low)
+    for span in shape_spans:
+        spans.add(span)
+    generic = [i for i, m in enumerate(models) if m.generic]
+    if generic and (layers or hidden or kv_heads):
+        i = generic[0]
+        models[i] = models[i].model_copy(update={"layers": layers, "hidden_size": hidden, "kv_heads": kv_heads})
+    elif not models and layers and hidden:  # a pasted config.json without a parameter count
+        models.append(ModelMention(as_written="(model config)", generic=True, layers=layers, hidden_size=hidden,
+                                   kv_heads=kv_heads))
+    if pasted is not None and pasted.entry is not None:
+        e = pasted.entry
+        models = [ModelMention(as_written="pasted config.json", generic=True, params_total_b=e["params_total_b"],
+                               params_active_b=e.get("params_active_b"), layers=e.get("num_hidden_layers"),
+                               hidden_size=e.get("hidden_size"), kv_heads=e.get("num_key_value_heads"),
+                               config=pasted.config)] + models
+        notes.append(note("pasted_config_used", layers=e.get("num_hidden_layers"), hidden=e.get("hidden_size"),
+                          kv_heads=e.get("num_key_value_heads"), params_b=round(e["params_total_b"], 2)))
+    return models
+
+
+def _merge_gpus(found: list[FoundGpu], low: str, lex: Lexicon, fields: dict, notes: list[Note]) -> list[GpuMention]:
+    """One mention per GPU id (first count wins); a count stated apart ("6 gpus") goes to the only GPU
+    named without a count, or stays ``Query.gpu_count`` when no GPU type is named."""
     by_id: dict[str, GpuMention] = {}
-    notes_by_id: dict[str, list[str]] = {}
     for f in found:
         if f.id is None:
             continue
-        notes_by_id.setdefault(f.id, []).extend(f.notes)
+        notes.extend(f.notes)
         mention = by_id.get(f.id)
         if mention is None:
-            by_id[f.id] = GpuMention(id=f.id, count=f.count, as_written=f.as_written, variant_assumed=f.variant_assumed)
+            by_id[f.id] = GpuMention(id=f.id, as_written=f.as_written, count=f.count, memory_gb=f.memory_gb,
+                                     capacity_only=f.capacity_only, variant_assumed=f.variant_assumed,
+                                     instance_type=f.instance_type, provider=f.provider)
             continue
         update: dict = {}
         if mention.count is None and f.count is not None:
@@ -196,46 +373,85 @@ def _merge_gpus(found: list[FoundGpu], low: str, notes: list[str]) -> list[GpuMe
             update.update(variant_assumed=False, as_written=f.as_written)
         if update:
             by_id[f.id] = mention.model_copy(update=update)
-    for gpu_id, mention in by_id.items():
-        notes.extend(n for n in notes_by_id[gpu_id] if mention.variant_assumed or not n.startswith("Assumed "))
     mentions = list(by_id.values())
-    if mentions and mentions[0].count is None:
-        standalone = scan_standalone_counts(low, SpanSet([(f.span_start, f.span_end) for f in found]))
-        if standalone:
-            mentions[0] = mentions[0].model_copy(update={"count": standalone[0]})
+    standalone = fields.get("gpu_count")
+    if standalone is None:
+        counts = scan_standalone_counts(low, SpanSet([(f.span_start, f.span_end) for f in found]), lex)
+        standalone = counts[0] if counts else None
+    if standalone is not None:
+        without = [i for i, m in enumerate(mentions) if m.count is None]
+        if len(without) == 1 and (len(mentions) == 1 or without == [0]):
+            mentions[without[0]] = mentions[without[0]].model_copy(update={"count": standalone})
+            fields.pop("gpu_count", None)
+        elif not mentions:
+            fields["gpu_count"] = standalone
+    nodes = fields.get("node_count")
+    if nodes and len(mentions) == 1 and mentions[0].count is None:
+        mentions[0] = mentions[0].model_copy(update={"count": nodes * 8})
+        notes.append(note("nodes_of_eight", nodes=nodes, count=nodes * 8))
     return mentions
 
 
-def _gpu_from_capacity(kb: KnowledgeBase, tables: ParserTables, total_gib: float, notes: list[str]) -> list[GpuMention]:
+def _gpu_from_capacity(kb: KnowledgeBase, tables: ParserTables, total_gib: float, notes: list[Note]
+                       ) -> list[GpuMention]:
     candidates = gpus_for_capacity(kb, total_gib)
     if not candidates:
         return []
-    names = ", ".join(tables.index.display_name("gpu", c) for c in candidates[:6])
-    chosen = tables.index.display_name("gpu", candidates[0])
-    notes.append(f"The error's {total_gib:g} GiB total capacity fits a {kb.gpus[candidates[0]].memory_gb:g} GB card "
-                 f"({names}); assumed {chosen}.")
-    return [GpuMention(id=candidates[0], count=None, as_written=f"{total_gib:g} GiB total capacity", variant_assumed=True)]
+    names = [tables.index.display_name("gpu", c) for c in candidates[:6]]
+    notes.append(note("error_capacity_gpu", total_gib=total_gib, memory_gb=kb.gpus[candidates[0]].memory_gb,
+                      gpu_names=names, gpu_name=names[0]))
+    return [GpuMention(id=candidates[0], as_written=f"{total_gib:g} GiB total capacity", variant_assumed=True)]
 
 
-def _find_provider(low: str, tables: ParserTables) -> str | None:
-    """The first provider named; a common-word alias ("vast", "lambda") needs a cue word."""
+def _providers(low: str, tables: ParserTables, lex: Lexicon, gpus: list[FoundGpu], spans: SpanSet) -> list[str]:
+    """Providers named, in order; a common-word alias ("vast", "lambda") needs a cue word next to it."""
     words = [(m.group(0), m.start(), m.end()) for m in _PROVIDER_WORD.finditer(low)]
     keys = tables.provider_keys
-    for i, (word, _start, _end) in enumerate(words):
+    found: list[tuple[int, str]] = []
+    i = 0
+    while i < len(words):
+        hit = None
         for n in (3, 2, 1):
             if i + n > len(words):
                 continue
-            key = "".join(w for w, _, _ in words[i:i + n]).replace(".", "") if n > 1 else word
+            key = "".join(w for w, _, _ in words[i:i + n]).replace(".", "") if n > 1 else words[i][0]
             provider = keys.get(key) or keys.get(key.replace(".", ""))
             if provider is None:
                 continue
-            if n == 1 and word in _AMBIGUOUS_PROVIDERS:
-                before = words[i - 1][0] if i else ""
-                after = words[i + 1][0] if i + 1 < len(words) else ""
-                if word == "do" or (before not in _PROVIDER_CUE_BEFORE and after not in _PROVIDER_CUE_AFTER):
+            if n == 1 and words[i][0] in _AMBIGUOUS_PROVIDERS:
+                before = low[max(0, words[i][1] - 12):words[i][1]]
+                after = low[words[i][2]:words[i][2] + 14]
+                cue_before = re.search(rf"(?:{lex.provider_cue_before.pattern})\s*$", before)
+                cue_after = re.match(rf"\s*(?:{lex.provider_cue_after.pattern})", after)
+                if words[i][0] == "do" or not (cue_before or cue_after):
                     continue
-            return provider
-    return None
+            hit = (n, provider)
+            break
+        if hit:
+            n, provider = hit
+            found.append((words[i][1], provider))
+            spans.add((words[i][1], words[i + n - 1][2]))
+            i += n
+        else:
+            i += 1
+    for f in gpus:
+        if f.provider:
+            found.append((f.start, f.provider))
+    found.sort()
+    return list(dict.fromkeys(p for _, p in found))
+
+
+def _layout(low: str, lex: Lexicon, spans: SpanSet) -> dict:
+    """A parallel layout the user fixed ("tp=4", "--tensor-parallel-size 2", "pp 2")."""
+    out: dict = {}
+    pattern = re.compile(rf"(?P<key>{lex.layout_keys.pattern})\s*[=:]?\s*(?P<n>\d{{1,2}})(?![\d.])")
+    for m in pattern.finditer(low):
+        field = lex.layout_keys.value(m.group("key"))
+        value = int(m.group("n"))
+        if field and value in (1, 2, 4, 8, 16) and field not in out:
+            out[field] = value
+            spans.add(m.span())
+    return out
 
 
 def _mark_gpus(low: str, found: list[FoundGpu]) -> str:

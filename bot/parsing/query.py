@@ -1,7 +1,10 @@
-"""The parsed form of one user question: what was asked about which GPUs, model and workload.
+"""The complete request: everything a question names, fixes, targets and asks for.
 
-Everything here is data: :func:`bot.parsing.parser.parse_question` fills it, the advisor reads it.
-Units live in field names or docstrings: token counts are tokens, durations hours, money USD.
+Everything here is data: :func:`bot.parsing.parser.parse_question` fills it, :func:`bot.advice.route.route`
+decides the intent from it, and the planner answers it. A field is ``None`` (or empty) when the question
+does not say it; defaults are applied by the planner, never stored here, so every set field is a
+constraint the user fixed (:meth:`Query.fixed`). Units live in field names: tokens, hours, milliseconds,
+GB (10^9 bytes), money as :class:`Money` in the currency the user wrote.
 """
 
 from __future__ import annotations
@@ -10,9 +13,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Diagnosis", "GpuMention", "Intent", "ModelMention", "Query", "UnknownTerm"]
+from bot.notes import Note
 
-#: What the user wants. ``unknown`` covers noise and questions outside the bot's scope.
+__all__ = ["Ask", "Diagnosis", "GpuMention", "Intent", "ModelMention", "Money", "Query", "UnknownTerm"]
+
+#: What the user wants answered (routing input; see :func:`bot.advice.route.route`).
 Intent = Literal[
     "compare",
     "size_inference",
@@ -26,6 +31,16 @@ Intent = Literal[
     "unknown",
 ]
 
+#: The quantity asked for. ``fit``: yes/no and the memory that decides it; ``gpu_count``: how many GPUs;
+#: ``users_served``: concurrent users a configuration serves; ``speed``: tokens/s, TTFT; ``time``: wall
+#: clock of a run; ``tokens_in_time``: tokens a run gets through in a given time; ``cost``: money for the
+#: stated duration or run; ``cheapest``: the lowest-cost option; ``best``: the best option (under a
+#: budget when one is given); ``memory``: memory needed; ``comparison``: several items compared;
+#: ``spec``: a hardware fact; ``support``: whether a GPU supports a format or kernel; ``break_even``: buy vs rent; ``largest_model``: biggest model that fits;
+#: ``help``: what the bot does.
+Ask = Literal["fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "cost", "cheapest", "best",
+              "memory", "comparison", "spec", "support", "break_even", "largest_model", "help"]
+
 
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -35,21 +50,31 @@ class GpuMention(_Record):
     """A GPU named in the question, resolved to a knowledge-base id.
 
     Attributes:
-        id: GPU id in ``knowledge/gpus.yaml`` (``"a100-sxm-80gb"``).
+        id: GPU id in ``knowledge/gpus.yaml`` (``"a100-sxm-80gb"``). For a GPU named only by its memory
+            ("my 16gb card") the most common GPU of that memory, with ``capacity_only`` set.
+        as_written: the text as the user typed it (``"a100 40g"``, ``"p5.48xlarge"``, ``"24gb card"``).
         count: how many the user has or asks about (``8x A100`` -> 8); ``None`` when not said.
-        as_written: the text as the user typed it (``"a100 40g"``, ``"p5.48xlarge"``).
-        variant_assumed: the text did not say which variant (``"A100"``: SXM or PCIe, 40 or
-            80 GB), so the knowledge base's default variant was taken; a note says which.
+        memory_gb: the memory the text gives for this GPU, GB (``"3080 20G"`` -> 20), when it does; when
+            no variant of that memory exists the planner uses the stated memory and says so.
+        capacity_only: the GPU was named only by its memory.
+        variant_assumed: the text did not say which variant (``"A100"``: SXM or PCIe, 40 or 80 GB),
+            so the knowledge base's default was taken; a note says which.
+        instance_type: the cloud instance named (``"p5.48xlarge"``), when the GPU came from one.
+        provider: that instance's provider id.
     """
 
-    id: str
-    count: int | None = None
+    id: str | None = None
     as_written: str
+    count: int | None = None
+    memory_gb: float | None = None
+    capacity_only: bool = False
     variant_assumed: bool = False
+    instance_type: str | None = None
+    provider: str | None = None
 
 
 class ModelMention(_Record):
-    """The model the question is about.
+    """A model the question is about.
 
     Either a knowledge-base model (``id`` set) or a generic one described by its size
     (``generic=True``, ``id=None``: "a 7b model", "our own 13B", "100B MoE with 10B active").
@@ -57,16 +82,14 @@ class ModelMention(_Record):
     Attributes:
         id: model id in ``knowledge/models.yaml``, or ``None`` for a generic model.
         as_written: the text as the user typed it.
-        variant_assumed: a family without a version ("llama 70b") was resolved to the newest
-            matching model, or a fine-tune name to its base model; a note says which.
+        variant_assumed: a family without a version ("llama 70b") was resolved to the newest matching
+            model, or a fine-tune name to its base model; a note says which.
         generic: the model is known only by its size (and maybe shape).
         params_total_b: total parameters, billions (generic models; for MoE all experts).
         params_active_b: parameters active per token, billions (generic MoE only).
-        layers: number of transformer layers, when the user gave it.
-        hidden_size: model width, when the user gave it.
-        kv_heads: key/value heads (GQA groups), when the user gave it.
-        config: the sizing fields of a pasted Hugging Face ``config.json``; the architecture
-            then comes from it exactly (see :mod:`bot.parsing.config_paste`).
+        layers, hidden_size, kv_heads: shape the user gave (generic models).
+        precision: a precision the name itself carries (``-AWQ``, an Ollama tag's quant).
+        config: the sizing fields of a pasted Hugging Face ``config.json``.
     """
 
     id: str | None = None
@@ -78,7 +101,20 @@ class ModelMention(_Record):
     layers: int | None = None
     hidden_size: int | None = None
     kv_heads: int | None = None
+    precision: str | None = None
     config: dict | None = None
+
+
+class Money(_Record):
+    """An amount of money as the user wrote it.
+
+    Attributes:
+        amount: the amount in ``currency``.
+        currency: ``usd``, ``cny`` or ``eur``; converted for comparisons with the knowledge base's dated rate.
+    """
+
+    amount: float
+    currency: Literal["usd", "cny", "eur"] = "usd"
 
 
 class UnknownTerm(_Record):
@@ -86,25 +122,28 @@ class UnknownTerm(_Record):
 
     Attributes:
         as_written: the name as typed (``"A40900"``, ``"gtx 1080 ti"``, ``"m2 ultra"``).
-        suggestions: up to three knowledge-base display names that look close, best first;
-            they are offered to the user, never silently substituted.
+        kind: ``gpu`` or ``model``.
+        suggestions: up to three knowledge-base display names that look close, best first; they are
+            offered to the user, never silently substituted.
+        unlisted: the name of an accelerator the knowledge base knows of but has no figures for
+            (gpus.yaml ``unlisted``), whose reason the answer gives.
     """
 
     as_written: str
+    kind: Literal["gpu", "model"] = "gpu"
     suggestions: list[str] = Field(default_factory=list)
+    unlisted: str | None = None
 
 
 class Diagnosis(_Record):
     """What a pasted error message says.
 
     Attributes:
-        kind: ``oom`` (out of GPU memory, including TGI's "Not enough memory to handle N
-            total tokens"), ``feature_gate`` (a precision or kernel needs a newer GPU) or
-            ``other`` (wrong output, hangs, NCCL errors: not a sizing problem).
-        feature: for ``feature_gate``, the feature named (``"fp8"``, ``"bf16"``,
-            ``"flash_attention"``).
-        required_compute_capability: for ``feature_gate``, the minimum CUDA compute
-            capability the message names (``9.0``).
+        kind: ``oom`` (out of GPU memory, including TGI's "Not enough memory to handle N total tokens"),
+            ``feature_gate`` (a precision or kernel needs a newer GPU) or ``other`` (wrong output, hangs,
+            NCCL errors: not a sizing problem).
+        feature: for ``feature_gate``, the feature named (``"fp8"``, ``"bf16"``, ``"flash_attention"``).
+        required_compute_capability: for ``feature_gate``, the minimum CUDA compute capability named.
         total_capacity_gib: PyTorch's "GiB total capacity" figure, GiB (2**30 bytes).
         tried_to_allocate_gib: PyTorch's "Tried to allocate" figure, converted to GiB.
     """
@@ -116,71 +155,186 @@ class Diagnosis(_Record):
     tried_to_allocate_gib: float | None = None
 
 
+PricingModel = Literal["on_demand", "spot", "commitment"]
+
+
 class Query(_Record):
-    """One parsed question.
+    """One parsed question: the complete request.
 
     Attributes:
-        text: the question after Slack markup was removed (:func:`clean_slack_text`).
-        intent: what the user wants (see :data:`Intent`).
-        gpus: GPUs named, in order of first mention, one entry per GPU id.
-        model: the model the question is about, or ``None``.
-        precision: weight precision, normalised: ``fp32``, ``bf16``, ``fp16``, ``fp8``,
-            ``int8``, ``int4``, ``awq``, ``gptq``, ``nf4`` or a GGUF quant such as ``q4_k_m``.
-        kv_precision: KV-cache precision when stated separately ("fp8 kv cache").
+        text: the question after Slack markup was removed.
+        language: ``en``, ``zh`` or ``other`` (Japanese, Korean, ...): the language of the answer.
+        intent: the routed intent (:func:`bot.advice.route.route`).
+        asks: what is asked for, in order of appearance (see :data:`Ask`).
+        gpus: GPUs named, in order of first mention, one entry per GPU id (a capacity-only GPU included).
+        models: models named, in order (several for "8b, 70b and 405b").
+        precisions: weight precisions named, normalised (``fp32``, ``bf16``, ``fp16``, ``fp8``, ``int8``,
+            ``int4``, ``awq``, ``gptq``, ``nf4``, ``fp4`` or a GGUF quant such as ``q4_k_m``).
+        kv_precision: KV-cache precision when stated ("fp8 kv cache").
+        full_precision: the model as released, unquantised ("满血版", "full precision"): FP8 for
+            DeepSeek-V3/R1, bf16 for most others.
         method: fine-tuning method: ``full``, ``lora`` or ``qlora``.
-        context_tokens: context length, tokens ("8k ctx" -> 8192).
-        input_tokens: prompt length per request, tokens.
-        output_tokens: generated tokens per request.
+        workload: ``inference``, ``training`` or ``finetune``, whatever the intent.
+        engine: serving/training engine named (``vllm``, ``sglang``, ``tensorrt-llm``, ``llama.cpp``, ...).
+        context_tokens: context length per sequence, tokens ("8k ctx" -> 8192).
+        input_tokens / output_tokens: prompt / generated tokens per request.
+        full_context_prompts: every request sends a fresh prompt of the whole context (the worst case).
         batch_size: batch size (sequences).
         concurrent_users: users or requests in flight at once.
-        target_tokens_per_s: a generation speed the user mentions, tokens/s.
-        target_scope: whether that speed is ``per_user`` or ``total`` (aggregate).
-        requests_per_s: request rate, requests/s.
-        training_tokens: training set size, tokens ("on 2T tokens" -> 2e12).
-        duration_hours: a rental or run length, hours ("3 days" -> 72).
-        budget_usd: a total budget, USD.
-        price_limit_per_hour_usd: a per-hour price ceiling or the one hourly price quoted, USD/hour.
-        provider: provider id (``aws``, ``runpod``...).
-        pricing: ``on_demand``, ``spot`` or ``commitment``.
+        target_tokens_per_s: a generation speed the user wants, tokens/s.
+        target_scope: ``per_user``, ``total`` (aggregate) or ``None`` when the text does not say.
+        requests_per_s: request rate, requests/s (per minute and per day rates converted).
+        ttft_ms_max / tpot_ms_max / latency_ms_max: latency limits, milliseconds.
+        latency_percentile: the percentile of a latency limit (99 for "p99").
+        training_tokens: training or fine-tuning set size, tokens ("on 2T tokens" -> 2e12).
+        epochs: passes over the data.
+        documents: items to process (documents, samples, rows, files).
+        tokens_per_item: tokens per document/request/sample.
+        images: images to generate; image_steps: diffusion steps; resolution: [width, height] pixels.
+        audio_hours: hours of audio to transcribe.
+        duration_hours: a rental or run length the user has, hours ("for 3 days" -> 72).
+        deadline_hours: a run must finish within this, hours ("within 2 weeks").
+        budget: a total budget.
+        price_limit_per_hour: a price ceiling per hour (per GPU-hour when ``price_limit_per_gpu``).
+        price_limit_per_gpu: the ceiling is per GPU-hour ("$2/GPU/hr").
+        purchase_price: what buying the hardware costs (buy vs rent).
+        quoted_prices: prices the question quotes as context ("$0.34/h vs $1.19"), not limits.
+        electricity_per_kwh: electricity price.
+        power_watts: a power figure the user gave, watts.
+        utilization_pct: a utilisation the user gave, percent.
+        answer_currency: the currency to answer in ("用人民币报价" -> ``cny``).
+        providers: providers named, in order.
+        pricing: pricing models named (``on_demand``, ``spot``, ``commitment``).
+        commitment_term: a commitment term named (``1y``, ``3y``).
         region: a cloud region code (``us-east-1``).
-        engine: serving/training engine: ``vllm``, ``tgi``, ``tensorrt-llm``, ``llama.cpp``,
-            ``ollama``, ``exllama`` or ``hf``.
-        workload: what the GPUs are for, whatever the intent: ``inference``, ``training`` or
-            ``finetune`` ("V100 vs A100 for finetuning" compares fine-tuning), or ``None``.
+        tensor_parallel / pipeline_parallel: a parallel layout the user fixed.
+        gpu_count: a GPU count named without a GPU type ("on 8 gpus"); a count next to a GPU name is
+            that mention's ``count``.
+        node_count: machines/nodes named ("2 nodes").
+        sharding: ``fsdp``, ``zero1``, ``zero2``, ``zero3``.
+        cpu_offload: CPU offload named.
+        gradient_checkpointing: gradient checkpointing named.
+        lora_rank: LoRA rank.
+        features: hardware or kernel features asked about (``flash_attention_2``, ``bf16``, ``fp8``,
+            ``nvlink``, ``p2p``...).
+        spec_fields: spec figures asked about (``memory_bandwidth_gb_s``, ``tflops``, ...).
+        claimed_ratio: a ratio the question quotes ("30x faster", "六倍").
+        percents: percentages the question quotes (other than utilisation).
+        claims: ids of the article claims (``knowledge/claims.yaml``) the question quotes or paraphrases.
+        memory_stated_gb: memory amounts the question states that are not a GPU ("used ~18gb").
+        bandwidth_stated_gb_s: bandwidths the question quotes ("3.2TB/s" -> 3200), as written (bits or bytes
+            are not guessed).
         diagnosis: what a pasted error says, when there is one.
-        config_error: why a pasted ``config.json`` could not be used (invalid JSON, missing
-            ``num_hidden_layers``...), so the answer can say so instead of guessing.
-        language: ``en``, ``zh`` or ``other`` (Japanese, Korean, ...).
+        config_error: why a pasted ``config.json`` could not be used.
         unknown_terms: GPU/model names not in the knowledge base, with suggestions.
-        notes: what was assumed, one sentence each, for the answer to show.
+        not_understood: numbers and quantities that were read but not understood, as written.
+        notes: what was assumed while reading (typed sentences).
+        previous_recommendation: conversation state, not a constraint: the configuration the previous
+            answer recommended, so that a follow-up asking its price ("租一个月多少钱？") prices it.
     """
 
     text: str
+    language: Literal["en", "zh", "other"] = "en"
     intent: Intent = "unknown"
+    asks: list[Ask] = Field(default_factory=list)
     gpus: list[GpuMention] = Field(default_factory=list)
-    model: ModelMention | None = None
-    precision: str | None = None
+    models: list[ModelMention] = Field(default_factory=list)
+    precisions: list[str] = Field(default_factory=list)
     kv_precision: str | None = None
+    full_precision: bool = False
     method: Literal["full", "lora", "qlora"] | None = None
+    workload: Literal["inference", "training", "finetune"] | None = None
+    engine: str | None = None
     context_tokens: int | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
+    full_context_prompts: bool = False
     batch_size: int | None = None
     concurrent_users: int | None = None
     target_tokens_per_s: float | None = None
     target_scope: Literal["per_user", "total"] | None = None
     requests_per_s: float | None = None
+    ttft_ms_max: float | None = None
+    tpot_ms_max: float | None = None
+    latency_ms_max: float | None = None
+    latency_percentile: float | None = None
     training_tokens: float | None = None
+    epochs: float | None = None
+    documents: float | None = None
+    tokens_per_item: float | None = None
+    images: float | None = None
+    image_steps: int | None = None
+    resolution: list[int] | None = None
+    audio_hours: float | None = None
     duration_hours: float | None = None
-    budget_usd: float | None = None
-    price_limit_per_hour_usd: float | None = None
-    provider: str | None = None
-    pricing: Literal["on_demand", "spot", "commitment"] | None = None
+    deadline_hours: float | None = None
+    budget: Money | None = None
+    price_limit_per_hour: Money | None = None
+    price_limit_per_gpu: bool = False
+    purchase_price: Money | None = None
+    quoted_prices: list[Money] = Field(default_factory=list)
+    electricity_per_kwh: Money | None = None
+    power_watts: float | None = None
+    utilization_pct: float | None = None
+    answer_currency: Literal["usd", "cny"] | None = None
+    providers: list[str] = Field(default_factory=list)
+    pricing: list[PricingModel] = Field(default_factory=list)
+    commitment_term: str | None = None
     region: str | None = None
-    engine: str | None = None
-    workload: Literal["inference", "training", "finetune"] | None = None
+    tensor_parallel: int | None = None
+    pipeline_parallel: int | None = None
+    gpu_count: int | None = None
+    node_count: int | None = None
+    sharding: str | None = None
+    cpu_offload: bool = False
+    gradient_checkpointing: bool | None = None
+    lora_rank: int | None = None
+    features: list[str] = Field(default_factory=list)
+    spec_fields: list[str] = Field(default_factory=list)
+    claimed_ratio: float | None = None
+    percents: list[float] = Field(default_factory=list)
+    claims: list[str] = Field(default_factory=list)
+    memory_stated_gb: list[float] = Field(default_factory=list)
+    bandwidth_stated_gb_s: list[float] = Field(default_factory=list)
     diagnosis: Diagnosis | None = None
     config_error: str | None = None
-    language: Literal["en", "zh", "other"] = "en"
     unknown_terms: list[UnknownTerm] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list)
+    not_understood: list[str] = Field(default_factory=list)
+    notes: list[Note] = Field(default_factory=list)
+    previous_recommendation: GpuMention | None = None
+
+    # ------------------------------------------------------------------ conveniences (not stored)
+
+    @property
+    def model(self) -> ModelMention | None:
+        """The first model named, or ``None``."""
+        return self.models[0] if self.models else None
+
+    @property
+    def precision(self) -> str | None:
+        """The first precision named, or ``None``."""
+        return self.precisions[0] if self.precisions else None
+
+    @property
+    def budget_usd(self) -> float | None:
+        """The budget when given in USD, else ``None`` (converted amounts are the planner's job)."""
+        return self.budget.amount if self.budget and self.budget.currency == "usd" else None
+
+    @property
+    def price_limit_per_hour_usd(self) -> float | None:
+        """The hourly price limit when given in USD, else ``None``."""
+        lim = self.price_limit_per_hour
+        return lim.amount if lim and lim.currency == "usd" else None
+
+    @property
+    def provider(self) -> str | None:
+        """The first provider named, or ``None``."""
+        return self.providers[0] if self.providers else None
+
+    def fixed(self) -> set[str]:
+        """Names of the fields the user set (every set field is a constraint the answer must keep)."""
+        defaults = Query(text="")
+        skip = {"text", "language", "intent", "asks", "notes", "not_understood", "unknown_terms",
+                "previous_recommendation"}
+        return {name for name in type(self).model_fields
+                if name not in skip and getattr(self, name) != getattr(defaults, name)}

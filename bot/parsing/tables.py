@@ -48,11 +48,13 @@ class ModelShape:
 
     Attributes:
         id: model id.
-        family: family word (``llama``, ``qwen``, ``codellama``, ``mixtral``).
+        family: family word (``llama``, ``qwen``, ``codellama``, ``mixtral``, ``deepseek``).
         version: family version as written in the id (``"3.1"``, ``"2.5"``, ``""``).
-        size: size word (``"70b"``, ``"8x7b"``).
-        extras: other words of the id (``coder``, ``vision``, ``nemo``), which a user must
-            say for this model to be chosen by family and size.
+        size: size word (``"70b"``, ``"8x7b"``); for ids without one, the total size rounded (``"671b"``).
+        sizes: every size word the model answers to: the id's, the rounded total parameter count
+            (``"30b"`` for Qwen3-30B-A3B, ``"109b"`` for Llama 4 Scout).
+        extras: other words of the id (``coder``, ``vision``, ``r1``), which a user must say for this
+            model to be chosen by family and size.
         order: sort key for "newest": version, then release date, then file position.
     """
 
@@ -60,16 +62,28 @@ class ModelShape:
     family: str
     version: str
     size: str
+    sizes: frozenset[str]
     extras: frozenset[str]
     order: tuple
 
 
-def _model_shape(model_id: str, release: str | None, position: int) -> ModelShape | None:
+def _size_words(total_b: float) -> set[str]:
+    words = {f"{round(total_b)}b"}
+    if total_b < 10:
+        words.add(f"{round(total_b, 1):g}b")
+    return words
+
+
+def _model_shape(model, position: int) -> ModelShape | None:
+    model_id = model.id
     parts = model_id.split("-")
     size_at = next((i for i, p in enumerate(parts) if _SIZE.match(p) or _MOE_SIZE.match(p)), None)
-    if size_at is None or size_at == 0:
+    if size_at == 0:
         return None
-    prefix, suffix = parts[:size_at], parts[size_at + 1:]
+    if size_at is None:  # "deepseek-v3", "llama-4-scout", "phi-4": the size comes from the parameter count
+        prefix, suffix, size = parts, [], f"{round(model.params_total_b)}b"
+    else:
+        prefix, suffix, size = parts[:size_at], parts[size_at + 1:], parts[size_at]
     if prefix[0] == "code" and len(prefix) > 1:  # "code-llama" is written "codellama"
         prefix = ["codellama", *prefix[2:]]
     head = _FAMILY_HEAD.match(prefix[0])
@@ -78,7 +92,7 @@ def _model_shape(model_id: str, release: str | None, position: int) -> ModelShap
     family, version = head.group(1), head.group(2) or ""
     rest = prefix[1:]
     if rest and not version and _VERSION.match(rest[0]):
-        version, rest = rest[0], rest[1:]
+        version, rest = rest[0].lstrip("v"), rest[1:]
     post_version = ""
     extras = set(rest)
     for word in suffix:
@@ -86,8 +100,9 @@ def _model_shape(model_id: str, release: str | None, position: int) -> ModelShap
             post_version = word
         elif not _ACTIVE_MARK.match(word):
             extras.add(word)
-    order = (version_key(version), version_key(post_version), release or "", position)
-    return ModelShape(model_id, family, version, parts[size_at], frozenset(extras), order)
+    order = (version_key(version), version_key(post_version), model.release_date or "", position)
+    sizes = {size, *_size_words(model.params_total_b)}
+    return ModelShape(model_id, family, version, size, frozenset(sizes), frozenset(extras), order)
 
 
 @dataclass
@@ -108,6 +123,9 @@ class ParserTables:
         sizes: size word -> shapes (for "8x7b" written without a family).
         offer_counts: GPU id -> number of price offers (how commonly it is rented).
         provider_keys: normalised provider alias -> provider id.
+        products: product key ("a100", "rtx-4090") -> GPU ids of its variants (memory, form factor).
+        instance_families: instance family ("p5", "g5", "a3-highgpu") -> (GPU id, GPU count of its largest
+            instance, provider, that instance's name), for families whose instances all carry one GPU type.
     """
 
     index: NameIndex
@@ -123,11 +141,100 @@ class ParserTables:
     sizes: dict[str, list[ModelShape]] = field(default_factory=dict)
     offer_counts: dict[str, int] = field(default_factory=dict)
     provider_keys: dict[str, str] = field(default_factory=dict)
+    products: dict[str, list[str]] = field(default_factory=dict)
+    instance_families: dict[str, tuple[str, int | None, str, str]] = field(default_factory=dict)
+    family_alias_map: dict[str, str] = field(default_factory=dict)
+    family_alias_regex: re.Pattern[str] | None = None
+    kb: KnowledgeBase | None = None
+
+    def memory_of(self, gpu_id: str) -> float:
+        """Marketed memory of a GPU, GB."""
+        return self.kb.gpus[gpu_id].memory_gb
+
+    def memory_variant(self, gpu_id: str, memory_gb: float) -> str | None:
+        """The variant of ``gpu_id``'s product with ``memory_gb`` GB ("a100" + 40 -> the A100 40GB of the same
+        form factor when there is one), or ``None`` when the product has no such variant."""
+        siblings = [g for g in self.products.get(product_key(gpu_id), []) if abs(self.memory_of(g) - memory_gb) < 1]
+        if not siblings:
+            return None
+        form = _form_factor(gpu_id)
+        same_form = [g for g in siblings if _form_factor(g) == form]
+        defaults = [g for g in siblings if self.kb.gpus[g].default_for]
+        return (same_form or defaults or siblings)[0]
+
+    def variant_ambiguous(self, gpu_id: str) -> bool:
+        """Whether other variants share ``gpu_id``'s product and memory (SXM vs PCIe)."""
+        memory = self.memory_of(gpu_id)
+        return sum(1 for g in self.products.get(product_key(gpu_id), []) if abs(self.memory_of(g) - memory) < 1) > 1
+
+    def same_memory(self, memory_gb: float, exclude: str | None = None) -> list[str]:
+        """GPU ids with exactly ``memory_gb`` GB, most rented first."""
+        ids = [g.id for g in self.kb.gpus.values() if abs(g.memory_gb - memory_gb) < 0.5 and g.id != exclude]
+        return sorted(ids, key=lambda g: -self.offer_counts.get(g, 0))
+
+    def capacity_gpu(self, memory_gb: float, prefer_consumer: bool = False) -> tuple[str | None, bool]:
+        """(GPU id, exact) standing for "a ``memory_gb`` GB card": the most rented GPU of that memory
+        (a consumer card first when ``prefer_consumer``); else the largest smaller one, not exact."""
+        same = self.same_memory(memory_gb)
+        if prefer_consumer:
+            same.sort(key=lambda g: self.kb.gpus[g].segment != "consumer")
+        if same:
+            return same[0], True
+        smaller = [g for g in self.kb.gpus.values() if g.memory_gb < memory_gb]
+        if not smaller:
+            return None, False
+        best = max(g.memory_gb for g in smaller)
+        ids = sorted((g.id for g in smaller if g.memory_gb == best), key=lambda g: -self.offer_counts.get(g, 0))
+        return ids[0], False
+
+
+_FORM_WORDS = {"sxm", "sxm2", "sxm4", "sxm5", "pcie", "nvl", "oam"}
+_MEMORY_SUFFIX = re.compile(r"-\d+(?:\.\d+)?gb$")
+
+
+def product_key(gpu_id: str) -> str:
+    """A GPU id without its memory and form factor: ``"a100-sxm-80gb"`` -> ``"a100"``."""
+    return "-".join(p for p in _MEMORY_SUFFIX.sub("", gpu_id).split("-") if p not in _FORM_WORDS)
+
+
+def _form_factor(gpu_id: str) -> str:
+    return next((p for p in gpu_id.split("-") if p in _FORM_WORDS), "")
+
+
+def _instance_family(name: str) -> str | None:
+    """``"p5.48xlarge"`` -> ``"p5"``; ``"a3-highgpu-8g"`` -> ``"a3-highgpu"``; else None."""
+    low = name.lower()
+    m = re.match(r"^([a-z]\d[a-z]{0,3})\.", low) or re.match(r"^(a\d-(?:high|ultra|mega|edge)gpu)-\d+g$", low)
+    return m.group(1) if m else None
 
 
 def _build(kb: KnowledgeBase) -> ParserTables:
     index = get_index(kb)
-    tables = ParserTables(index=index)
+    tables = ParserTables(index=index, kb=kb)
+    for gpu in kb.gpus.values():
+        tables.products.setdefault(product_key(gpu.id), []).append(gpu.id)
+    # family aliases written with spaces or in another script ("meta llama", "通义千问") are replaced by the
+    # family word before scanning; one-word Latin aliases ("ds", "l") are looked up by the model scanner
+    for family, aliases in kb.model_families.items():
+        for alias in aliases:
+            if not re.fullmatch(r"[a-z0-9]+", alias.lower()):
+                tables.family_alias_map[alias.lower()] = family
+    if tables.family_alias_map:
+        alts = sorted(tables.family_alias_map, key=len, reverse=True)
+        tables.family_alias_regex = re.compile(
+            "|".join(rf"(?<![a-z0-9]){re.escape(a)}(?![a-z])" if a[:1].isascii() else re.escape(a) for a in alts),
+            re.IGNORECASE)
+    families: dict[str, list[tuple[str, int, str, str]]] = {}
+    for row in [*kb.offers, *kb.instances]:
+        family = _instance_family(row.instance_type)
+        if family:
+            families.setdefault(family, []).append((row.gpu, row.gpu_count, row.provider, row.instance_type))
+    for family, rows in families.items():
+        if len({r[0] for r in rows}) == 1:
+            largest = max(rows, key=lambda r: r[1])
+            # "p5" means the 8-GPU p5.48xlarge; "g5" (1, 4 or 8 GPUs) names the GPU but no count
+            count = largest[1] if len({r[1] for r in rows}) <= 2 else None
+            tables.instance_families[family] = (largest[0], count, largest[2], largest[3])
     tables.gpu_keys = index.aliases("gpu")
     for gpu in kb.gpus.values():
         for name in (gpu.id, gpu.name, *gpu.aliases, *gpu.default_for):
@@ -145,11 +252,12 @@ def _build(kb: KnowledgeBase) -> ParserTables:
             if words:
                 tables.model_first_words.add(words[0])
                 tables.model_max_words = max(tables.model_max_words, len(words))
-        shape = _model_shape(model.id, model.release_date, position)
+        shape = _model_shape(model, position)
         if shape is not None:
             tables.families.add(shape.family)
             tables.shapes.setdefault(shape.family, []).append(shape)
-            tables.sizes.setdefault(shape.size, []).append(shape)
+            for size in shape.sizes:
+                tables.sizes.setdefault(size, []).append(shape)
         else:
             head = _FAMILY_HEAD.match(model.id.split("-")[0])
             if head:

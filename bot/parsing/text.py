@@ -15,6 +15,9 @@ _SCRIPT_BOUNDARY = re.compile(rf"(?<=[{_CJK_CHARS}])(?=[A-Za-z0-9$~(])|(?<=[A-Za
 # "4xA10G", "2xH100": a count glued to a name. Only before a letter, so "8x7b" (Mixtral) and
 # "p4d.24xlarge" (an instance: the digits follow a dot) stay whole.
 _GLUED_COUNT = re.compile(r"(?<![A-Za-z0-9.])(\d{1,3})\s*([xX×*])\s*(?=[A-Za-z])")
+# MoE sizes written with a star or a cross ("8*22b", "22b*8", "8×7B") are written as "8x22b".
+_MOE_FIRST = re.compile(r"(?<![\w.])(\d{1,3})\s*[*×]\s*(\d{1,3}(?:\.\d)?)\s*([bB])(?![\w])")
+_MOE_LAST = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d)?)([bB])\s?[*×]\s?(\d{1,3})(?![\w.])")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _KANA_HANGUL = re.compile(r"[\u3040-\u30ff\uac00-\ud7af]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -43,16 +46,25 @@ class PreparedText:
         return (self.text if self.aligned else self.low)[start:end].strip()
 
 
-def prepare_text(text: str) -> PreparedText:
-    """NFKC-normalise (full-width "（４０９０）" -> "(4090)"), space script boundaries and glued counts.
+def prepare_text(text: str, lex=None) -> PreparedText:
+    """NFKC-normalise (full-width "（４０９０）" -> "(4090)"), read Chinese numerals before counters
+    ("三天" -> "3 天"), space script boundaries and glued counts, and write MoE sizes one way ("22b*8" ->
+    "8x22b").
 
     Args:
         text: a message already passed through :func:`bot.parsing.slack_text.clean_slack_text`.
+        lex: the lexicon (Chinese numerals and counters); ``None`` skips the numerals.
 
     Returns:
         The :class:`PreparedText`.
     """
     text = unicodedata.normalize("NFKC", text)
+    if lex is not None:
+        from bot.parsing.numbers import chinese_numerals_to_digits
+
+        text = chinese_numerals_to_digits(text, lex)
+    text = _MOE_FIRST.sub(lambda m: f"{m.group(1)}x{m.group(2)}{m.group(3)}", text)
+    text = _MOE_LAST.sub(lambda m: f"{m.group(3)}x{m.group(1)}{m.group(2)}", text)
     text = _SCRIPT_BOUNDARY.sub(" ", text)
     text = _GLUED_COUNT.sub(lambda m: f"{m.group(1)}{m.group(2)} ", text)
     return PreparedText(text)

@@ -230,9 +230,10 @@ def best_placement(table: OfferTable, gpu: str, gpus_needed: int, *, today: date
     """The placement an answer prices a configuration with.
 
     Policy: offers with a ``condition`` (footnotes, minimum terms) are never chosen; whole groups in
-    one instance before split groups; list prices before marketplace asks (Vast.ai); fresh prices
-    before stale or undated ones, since an old catalog price is not what a user pays today
-    (refdata-notes.md section 6); then the lowest price per hour (idle GPUs included).
+    one instance before split groups; instances the GPUs fill before larger ones that leave GPUs idle
+    (paying for unused GPUs is never what a user asks for when a fitting size exists); list prices before
+    marketplace asks (Vast.ai); fresh prices before stale or undated ones, since an old catalog price is
+    not what a user pays today (refdata-notes.md section 6); then the lowest price per hour.
 
     Returns:
         The :class:`Placement`, or ``None`` when no offer can supply the GPUs.
@@ -241,4 +242,5 @@ def best_placement(table: OfferTable, gpu: str, gpus_needed: int, *, today: date
                              provider=provider, allow_split=allow_split) if p.offer.condition is None]
     if not rows:
         return None
-    return min(rows, key=lambda p: (p.group_split, p.offer.marketplace, p.stale, p.price_per_hour_usd))
+    return min(rows, key=lambda p: (p.group_split, p.idle_gpus > 0, p.offer.marketplace, p.stale,
+                                    p.price_per_hour_usd))

@@ -1,0 +1,57 @@
+"""From a request to an Answer: one table from the routed intent to the module that answers it.
+
+The intent is decided once, by :func:`bot.parsing.route.route` (the parser's last step); every module
+answers over the same planner (:mod:`bot.advice.planner`) and never calls another module.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import date
+
+from bot.advice import compare, diagnose, finetune, help, quote, recommend, serving, spec, training
+from bot.advice.answer import Answer
+from bot.advice.context import Context
+from bot.kb.loader import KnowledgeBase
+from bot.notes import note
+from bot.parsing.query import Query
+
+__all__ = ["ROUTES", "advise"]
+
+log = logging.getLogger(__name__)
+
+#: Intent -> the module that answers it.
+ROUTES: dict[str, Callable[[Context], Answer]] = {
+    "compare": compare.answer,
+    "size_inference": serving.answer,
+    "size_training": training.answer,
+    "finetune": finetune.answer,
+    "quote": quote.answer,
+    "recommend": recommend.answer,
+    "spec_lookup": spec.answer,
+    "diagnose": diagnose.answer,
+    "help": help.answer,
+    "unknown": help.answer,
+}
+
+
+def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Answer:
+    """Answer a request.
+
+    Args:
+        query: from :func:`bot.parsing.parser.parse_question` (or a merged follow-up).
+        kb: the knowledge base.
+        today: the date price staleness is judged against (default: today).
+
+    Returns:
+        The :class:`Answer`. A request missing what it needs gets a question back, with examples.
+
+    Raises:
+        AdvisorError: only for an inconsistent knowledge base (a bug in the data, not in the question).
+    """
+    ctx = Context(query, kb, today or date.today())
+    if query.config_error:
+        return ctx.answer(title=note("title_config_error"), headline=note("config_error", reason=query.config_error),
+                          details=[note("config_error_fix")], examples=["a 13B model, 40 layers, GQA 8"])
+    return ROUTES.get(query.intent, help.answer)(ctx)

@@ -1,0 +1,220 @@
+"""``compare``: two or more GPUs for a workload - which is faster, which is cheaper, is it worth upgrading.
+
+Every GPU named is answered (never only the first). For serving, each GPU is shown twice over: at the
+count that holds the model (single-stream decode speed, TTFT) and at its cheapest-per-token configuration
+at full load (the count among the smallest and twice it whose cost per 1M tokens is lowest at the
+per-user floor), so a card is not judged at a batch that leaves it no room for KV cache. The headline
+answers the comparison asked: the cheaper per token, the faster per user (with the bandwidth or compute
+ratio that explains it), or the per-GPU training speed. Without a model, the GPUs' specs are compared.
+"""
+
+from __future__ import annotations
+
+from bot.advice.answer import Answer, Option, Table
+from bot.advice.context import Context
+from bot.advice.models import model_label, resolve_models
+from bot.advice.non_llm import answer_non_llm
+from bot.advice.options import caveats, config, next_actions, variant_notes
+from bot.advice.planner import (
+    GpuChoice,
+    ServingLoad,
+    candidate_gpus,
+    plan_serving,
+    precisions_for,
+    serving_load,
+    serving_option,
+)
+from bot.advice.runs import finetune_setups, finetune_table, training_runs, training_table, training_tokens
+from bot.advice.specs import ratio_facts, spec_table
+from bot.kb.schema import Model
+from bot.notes import note
+
+__all__ = ["answer"]
+
+
+def answer(ctx: Context) -> Answer:
+    """Answer a comparison (see the module docstring)."""
+    q = ctx.query
+    variant_notes(ctx)
+    choices = [c for c in candidate_gpus(ctx, "serving") if c.fixed]
+    every = resolve_models(ctx)
+    models = [m for m in every if m.kind == "llm"]
+    if every and not models:
+        return answer_non_llm(ctx, every[0])
+    gpus = [c.gpu for c in choices]
+    if not models:
+        if len(gpus) >= 2:
+            facts = ratio_facts(gpus[0], gpus[1])
+            headline = note("spec_compare_headline", facts=facts)
+        else:
+            headline = note("compare_needs_two")
+        ctx.assume("dense_not_sparse")
+        return ctx.answer(title=note("title_specs", gpu_names=[g.name for g in gpus]), headline=headline,
+                          details=[note("compare_ask_model")], table=spec_table(ctx, gpus) if gpus else None,
+                          examples=[" vs ".join(g.name.split()[0] for g in gpus[:2])
+                                    + (" 跑 Llama 3 8B" if ctx.zh else " for Llama 3 8B")] if gpus else [])
+    model = models[0]
+    if q.workload == "training" and not q.method:
+        return _training(ctx, model, choices)
+    if q.workload == "finetune" or q.method:
+        return _finetune(ctx, model, choices)
+    return _serving(ctx, model, choices)
+
+
+def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
+    q = ctx.query
+    load = serving_load(ctx)
+    single = ServingLoad(**{**load.__dict__, "users": load.users or 1, "total_tps": None})
+    rows: list[tuple[Option, Option | None]] = []
+    for choice in choices:
+        precisions = precisions_for(ctx, model, choice.gpu)
+        # the precision asked (or the model's native one) for the like-for-like speed row
+        speed_plan = plan_serving(ctx, model, choice.gpu, precisions[0][0], single, count=choice.count)
+        speed = serving_option(ctx, speed_plan)
+        cheap = _cheapest_per_token(ctx, model, choice, precisions, load) if not load.users else None
+        rows.append((speed, cheap))
+    speeds = [s for s, _ in rows]
+    fits = [s for s in speeds if s.fits and s.decode_tps]
+    details = []
+    headline = None
+    priced = [c for _, c in rows if c is not None and c.cost_per_million_tokens_usd]
+    if len(fits) >= 2:
+        fast = max(fits, key=lambda o: o.decode_tps)
+        slow = min(fits, key=lambda o: o.decode_tps)
+        ga, gb = ctx.kb.gpus.get((fast.gpu or "").split("@")[0]), ctx.kb.gpus.get((slow.gpu or "").split("@")[0])
+        speed_line = note("compare_decode", fast=config(fast), slow=config(slow), ratio_x=fast.decode_tps / slow.decode_tps,
+                          fast_tps=fast.decode_tps, slow_tps=slow.decode_tps,
+                          same_count=fast.gpu_count == slow.gpu_count,
+                          bw_ratio_x=(ga.memory_bandwidth_gb_s / gb.memory_bandwidth_gb_s)
+                          if ga and gb and fast.gpu_count == slow.gpu_count else None)
+        if ga and gb and fast.ttft_s and slow.ttft_s:
+            details.append(note("compare_prefill", fast=ga.name if slow.ttft_s > fast.ttft_s else gb.name,
+                                ratio_x=max(slow.ttft_s / fast.ttft_s, fast.ttft_s / slow.ttft_s),
+                                a_ttft_s=fast.ttft_s, b_ttft_s=slow.ttft_s))
+        if "cheapest" not in q.asks or len(priced) < 2:
+            headline = speed_line
+        else:
+            details.insert(0, speed_line)
+    if len(priced) >= 2:
+        cheap, dear = min(priced, key=lambda o: o.cost_per_million_tokens_usd), max(
+            priced, key=lambda o: o.cost_per_million_tokens_usd)
+        cost_line = note("compare_cost", cheap=config(cheap), dear=config(dear),
+                         cheap_usd=cheap.cost_per_million_tokens_usd, dear_usd=dear.cost_per_million_tokens_usd,
+                         ratio_x=dear.cost_per_million_tokens_usd / cheap.cost_per_million_tokens_usd,
+                         per_user_tps=load.per_user_tps)
+        if headline is None:
+            headline = cost_line
+        else:
+            details.append(cost_line)
+    if headline is None:
+        failing = [s for s in speeds if not s.fits]
+        headline = note("compare_fits", fits=[config(s) for s in fits], fails=[config(s) for s in failing],
+                        model_name=model_label(model))
+    for s in speeds:
+        if not s.fits:
+            details.append(note("compare_does_not_fit", config=config(s), reason=s.rejection))
+    options = speeds + [c for _, c in rows if c is not None and c.price is not None]
+    for o in options[:4]:
+        caveats(ctx, o, ctx.kb.gpus.get((o.gpu or "").split("@")[0]))
+    ctx.assume("compare_method", per_user_tps=load.per_user_tps)
+    table = Table(columns=["config", "fits", "gb_per_gpu", "ttft_s", "decode_tps", "max_users", "total_tps",
+                           "usd_per_hour", "usd_per_m_tokens"],
+                  rows=[[config(o), o.fits, o.memory_per_gpu_gb, o.ttft_s, o.decode_tps, o.users, o.throughput_tps,
+                         o.price_per_hour_usd, o.cost_per_million_tokens_usd] for o in options])
+    rec = _recommend(options, "cheapest" in q.asks)
+    return ctx.answer(title=note("title_compare", gpu_names=[c.gpu.name for c in choices], model_name=model_label(model)),
+                      headline=headline, details=details, options=options, recommendation=rec, table=table,
+                      actions=next_actions(ctx, options[rec] if rec is not None else None))
+
+
+def _cheapest_per_token(ctx: Context, model: Model, choice: GpuChoice, precisions, load: ServingLoad) -> Option | None:
+    """The configuration of this GPU with the lowest $/1M tokens at full load (users at the per-user floor)."""
+    capacity_load = ServingLoad(**{**load.__dict__, "users": None, "total_tps": None})
+    best = None
+    for precision, _ in precisions:
+        base = plan_serving(ctx, model, choice.gpu, precision, ServingLoad(**{**load.__dict__, "users": 1,
+                                                                              "total_tps": None}), count=choice.count)
+        if base.est is None or not base.est.fits:
+            continue
+        counts = [choice.count] if choice.count else sorted({base.count, min(base.count * 2, 8) if base.count < 8
+                                                             else base.count})
+        for n in counts:
+            plan = plan_serving(ctx, model, choice.gpu, precision, capacity_load, count=n, objective="capacity")
+            if plan.capacity <= 0:
+                continue
+            opt = serving_option(ctx, plan)
+            opt.max_users = plan.capacity
+            if opt.cost_per_million_tokens_usd and (best is None or opt.cost_per_million_tokens_usd
+                                                    < best.cost_per_million_tokens_usd):
+                best = opt
+    return best
+
+
+def _recommend(options: list[Option], cheapest: bool) -> int | None:
+    priced = [i for i, o in enumerate(options) if o.fits and o.cost_per_million_tokens_usd]
+    if priced and cheapest:
+        return min(priced, key=lambda i: options[i].cost_per_million_tokens_usd)
+    fitting = [i for i, o in enumerate(options) if o.fits and o.decode_tps]
+    if not fitting:
+        return None
+    return max(fitting, key=lambda i: options[i].decode_tps)
+
+
+def _training(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
+    tokens = training_tokens(ctx, model)
+    options = training_runs(ctx, model, tokens, choices)
+    per_gpu = {}
+    for o in options:
+        if o.gpu_hours and o.gpu not in per_gpu:
+            per_gpu[o.gpu] = o
+    ranked = sorted(per_gpu.values(), key=lambda o: o.gpu_hours)
+    if len(ranked) >= 2:
+        fast, slow = ranked[0], ranked[-1]
+        headline = note("training_per_gpu_ratio", fast_gpu=fast.gpu_name, slow_gpu=slow.gpu_name,
+                        ratio_x=slow.gpu_hours / fast.gpu_hours, fast_gpu_hours=fast.gpu_hours,
+                        slow_gpu_hours=slow.gpu_hours)
+    else:
+        headline = note("compare_fits", fits=[config(o) for o in options if o.fits],
+                        fails=[config(o) for o in options if not o.fits], model_name=model_label(model))
+    for o in options[:3]:
+        caveats(ctx, o)
+    details = [note("training_time_line", config=config(o), wall_hours=o.wall_clock_hours, total_usd=o.total_cost_usd,
+                    tokens_tokens=tokens) for o in options if o.wall_clock_hours]
+    return ctx.answer(title=note("title_compare", gpu_names=[c.gpu.name for c in choices], model_name=model_label(model)),
+                      headline=headline, details=details, options=options, table=training_table(options),
+                      actions=next_actions(ctx, None, precision_switch=False))
+
+
+def _finetune(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
+    q = ctx.query
+    tokens = q.training_tokens * (q.epochs or 1) if q.training_tokens else ctx.policy.finetune.default_tokens.value
+    if not q.training_tokens:
+        ctx.assume("default_finetune_tokens", tokens_tokens=tokens)
+    options = finetune_setups(ctx, model, tokens, choices)
+    fitting = [o for o in options if o.fits and o.gpu_hours]
+    by_method: dict[str, list[Option]] = {}
+    for o in fitting:
+        by_method.setdefault(o.method or "", []).append(o)
+    headline = None
+    details = []
+    for method, rows in by_method.items():
+        gpus = {o.gpu: o for o in rows}
+        if len(gpus) < 2:
+            continue
+        ranked = sorted(gpus.values(), key=lambda o: o.gpu_hours)
+        fast, slow = ranked[0], ranked[-1]
+        line = note("finetune_compare", method=method, fast=config(fast), slow=config(slow),
+                    ratio_x=slow.gpu_hours / fast.gpu_hours, fast_gpu_hours=fast.gpu_hours,
+                    slow_gpu_hours=slow.gpu_hours, fast_usd=fast.total_cost_usd, slow_usd=slow.total_cost_usd)
+        if headline is None:
+            headline = line
+        else:
+            details.append(line)
+    if headline is None:
+        headline = note("compare_fits", fits=[config(o) for o in fitting], fails=[config(o) for o in options
+                                                                                 if not o.fits], model_name=model_label(model))
+    for o in options[:3]:
+        caveats(ctx, o)
+    return ctx.answer(title=note("title_compare", gpu_names=[c.gpu.name for c in choices], model_name=model_label(model)),
+                      headline=headline, details=details, options=options, table=finetune_table(options),
+                      actions=next_actions(ctx, None, precision_switch=False))

@@ -1,0 +1,126 @@
+"""What one answer accumulates while it is worked out: the request, the knowledge, and typed notes.
+
+Every advice module receives a :class:`Context`; the planner and the modules record assumptions,
+warnings and things missing as :class:`~bot.notes.Note` records, and the sources of the figures they use.
+:meth:`Context.answer` assembles the :class:`~bot.advice.answer.Answer`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from bot.advice.answer import Action, Answer, Option, Table
+from bot.kb.loader import KnowledgeBase
+from bot.kb.schema import Policy
+from bot.notes import Note, note
+from bot.parsing.query import Query
+from bot.pricing.offers import OfferTable, offer_table
+
+__all__ = ["Context"]
+
+
+@dataclass
+class Context:
+    """The request being answered, the knowledge it is answered from, and what the answer accumulates.
+
+    Attributes:
+        query: the request.
+        kb: the knowledge base.
+        today: the date prices are judged against.
+        offers: the offer table (curated and refreshed prices).
+        assumptions, warnings, missing: typed notes, in order, without duplicates.
+        sources: where the figures come from.
+        price_dates: the ``as_of`` dates of the prices used.
+    """
+
+    query: Query
+    kb: KnowledgeBase
+    today: date
+    offers: OfferTable = None  # type: ignore[assignment]
+    assumptions: list[Note] = field(default_factory=list)
+    warnings: list[Note] = field(default_factory=list)
+    missing: list[Note] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    price_dates: list[date] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.offers is None:
+            self.offers = offer_table(self.kb)
+        self.assumptions.extend(self.query.notes)
+        unlisted = {u.name: u for u in self.kb.unlisted}
+        for term in self.query.unknown_terms:
+            entry = unlisted.get(term.unlisted or "")
+            if entry is not None:
+                self.warnings.append(note("unlisted_gpu", written=term.as_written, name=entry.name,
+                                          reason_en=entry.reason.en, reason_zh=entry.reason.zh,
+                                          nearest=[self.kb.gpus[g].name for g in entry.nearest if g in self.kb.gpus]))
+            else:
+                self.warnings.append(note("unknown_term", written=term.as_written, kind=term.kind,
+                                          suggestions=term.suggestions))
+        if self.query.not_understood:
+            self.warnings.append(note("not_understood", items=self.query.not_understood))
+        if self.query.language == "other":
+            self.assumptions.append(note("answer_in_english"))
+
+    @property
+    def policy(self) -> Policy:
+        """The advice policy (``knowledge/policy.yaml``)."""
+        if self.kb.policy is None:
+            from bot.errors import AdvisorError
+
+            raise AdvisorError("the knowledge base has no policy.yaml")
+        return self.kb.policy
+
+    @property
+    def zh(self) -> bool:
+        """The question was asked in Chinese."""
+        return self.query.language == "zh"
+
+    def assume(self, code: str, **params) -> None:
+        """Record an assumption (once)."""
+        n = note(code, **params)
+        if n not in self.assumptions:
+            self.assumptions.append(n)
+
+    def warn(self, code: str, **params) -> None:
+        """Record a warning (once)."""
+        n = note(code, **params)
+        if n not in self.warnings:
+            self.warnings.append(n)
+
+    def lack(self, code: str, **params) -> None:
+        """Record something asked for that is not known (once)."""
+        n = note(code, **params)
+        if n not in self.missing:
+            self.missing.append(n)
+
+    def cite(self, *sources: str) -> None:
+        """Record the sources of figures used."""
+        for s in sources:
+            if s and s not in self.sources:
+                self.sources.append(s)
+
+    def answer(self, *, title: Note, headline: Note, details: list[Note] | None = None,
+               options: list[Option] | None = None, recommendation: int | None = None, table: Table | None = None,
+               actions: list[Action] | None = None, examples: list[str] | None = None,
+               intent: str | None = None) -> Answer:
+        """The :class:`Answer`, with the accumulated notes, sources and price dates."""
+        options = options or []
+        rate = None
+        if self.query.answer_currency == "cny":
+            from bot.pricing.currency import cny_per_usd
+
+            rate = cny_per_usd(self.kb)
+            if rate is None:
+                self.lack("no_cny_rate")
+            else:
+                self.assume("cny_rate_used", rate=rate[0], rate_date=rate[1])
+        dates = sorted({d for d in self.price_dates if d} | {o.price.as_of for o in options
+                                                             if o.price is not None and o.price.as_of})
+        return Answer(query=self.query, intent=intent or self.query.intent, title=title, headline=headline,
+                      details=list(dict.fromkeys(details or [])), options=options, recommendation=recommendation,
+                      table=table, assumptions=self.assumptions, warnings=self.warnings, missing=self.missing,
+                      sources=self.sources[:12], actions=actions or [], examples=examples or [],
+                      price_as_of=[dates[0], dates[-1]] if dates else [],
+                      cny_per_usd=rate[0] if rate else None, cny_rate_date=rate[1] if rate else None)

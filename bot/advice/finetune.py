@@ -1,0 +1,78 @@
+"""``finetune``: fine-tuning a model (full, LoRA, QLoRA) - does it fit, on how many GPUs, how long for N
+tokens, what it costs.
+
+With a GPU, count and method the user fixed, the headline answers that setup (fits or not, with the memory
+that decides it); when it does not fit, the alternatives that do (a lighter method on the same GPUs, more
+GPUs, a shorter sequence) follow, each labelled with what it changes.
+"""
+
+from __future__ import annotations
+
+from bot.advice.answer import Answer, Option, Table
+from bot.advice.context import Context
+from bot.advice.models import model_label, resolve_models
+from bot.advice.options import caveats, config, next_actions, variant_notes
+from bot.advice.planner import candidate_gpus
+from bot.advice.runs import finetune_alternatives, finetune_setups, finetune_table
+from bot.notes import note
+
+__all__ = ["answer"]
+
+_EXAMPLES = ["can i qlora llama 70b on 2x 3090", "lora llama 3 8b with 8k ctx on 1x a100 80gb"]
+_EXAMPLES_ZH = ["qlora 微调 qwen2.5 72b 需要几张 A800", "lora 微调 qwen2.5 7b 一张 4090 够吗"]
+
+
+def answer(ctx: Context) -> Answer:
+    """Answer a fine-tuning question (see the module docstring)."""
+    q = ctx.query
+    models = resolve_models(ctx)
+    if not models:
+        return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_model_finetune"),
+                          examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
+    model = models[0]
+    variant_notes(ctx)
+    tokens = q.training_tokens * (q.epochs or 1) if q.training_tokens else ctx.policy.finetune.default_tokens.value
+    if not q.training_tokens:
+        ctx.assume("default_finetune_tokens", tokens_tokens=tokens)
+    choices = candidate_gpus(ctx, "finetune")
+    options = finetune_setups(ctx, model, tokens, choices)
+    fixed = [c for c in choices if c.fixed]
+    if fixed and q.method and options and not any(o.fits for o in options):
+        options += finetune_alternatives(ctx, model, tokens, options[0], fixed[0])
+    rec = _pick(options)
+    for o in options[:3]:
+        caveats(ctx, o)
+    o = options[rec] if rec is not None else (options[0] if options else None)
+    details: list = []
+    if o is None:
+        headline = note("finetune_nothing", model_name=model_label(model))
+    elif rec is None or (fixed and q.method and not options[0].fits):
+        first = options[0]
+        headline = note("finetune_fixed_fails", config=config(first), model_name=model_label(model),
+                        mem_gb=first.memory_per_gpu_gb, usable_gb=first.usable_gb)
+    elif "time" in q.asks or q.training_tokens:
+        headline = note("finetune_time", config=config(o), model_name=model_label(model), tokens_tokens=tokens,
+                        gpu_hours=o.gpu_hours, wall_hours=o.wall_clock_hours, total_usd=o.total_cost_usd,
+                        mem_gb=o.memory_per_gpu_gb, usable_gb=o.usable_gb)
+    else:
+        headline = note("finetune_fits", config=config(o), model_name=model_label(model), mem_gb=o.memory_per_gpu_gb,
+                        usable_gb=o.usable_gb, gpu_hours=o.gpu_hours, total_usd=o.total_cost_usd,
+                        tokens_tokens=tokens)
+    for alt in (x for x in options if x.changes):
+        details.append(note("alternative_finetune", config=config(alt), changes=alt.changes,
+                            mem_gb=alt.memory_per_gpu_gb, usable_gb=alt.usable_gb))
+    if q.diagnosis is not None and q.diagnosis.kind == "oom":
+        details += [note("oom_fix_training_1"), note("oom_fix_training_2"), note("oom_fix_training_3")]
+    return ctx.answer(title=note("title_finetune", model_name=model_label(model)), headline=headline, details=details,
+                      options=options, recommendation=rec, table=finetune_table(options),
+                      actions=next_actions(ctx, o, precision_switch=False))
+
+
+def _pick(options: list[Option]) -> int | None:
+    """The recommended setup: fits; cheapest when priced, then fewest GPUs, then the lightest method."""
+    fitting = [i for i, o in enumerate(options) if o.fits and not o.changes]
+    fitting = fitting or [i for i, o in enumerate(options) if o.fits]
+    if not fitting:
+        return None
+    return min(fitting, key=lambda i: (options[i].total_cost_usd is None, options[i].total_cost_usd or 0,
+                                       options[i].gpu_count or 0))

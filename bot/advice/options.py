@@ -1,0 +1,102 @@
+"""What every answer says about the options it shows: labels, caveats and next steps.
+
+* :func:`config` is the structured label of an option (rendered "2x H100 SXM5 80GB, fp8" / "2 张 ...");
+* :func:`caveats` records, once per answer, what a user must know before renting an option: a tensor-parallel
+  group split over instances, idle GPUs in a larger instance, a stale or undated price, a tight fit, no
+  NVLink/P2P between consumer cards;
+* :func:`next_actions` proposes the buttons (show all, assumptions, switch precision, quote this).
+"""
+
+from __future__ import annotations
+
+from bot.advice.answer import Action, Option
+from bot.advice.context import Context
+from bot.estimation import efficiency_for
+from bot.kb.schema import Gpu
+from bot.notes import note
+
+__all__ = ["caveats", "config", "next_actions", "variant_notes"]
+
+
+def config(opt: Option, *, with_model: bool = False, with_precision: bool = True) -> dict:
+    """The label of an option as data: ``{gpu_count, gpu_name, precision, method, model_name}``."""
+    out = {"gpu_count": opt.gpu_count, "gpu_name": opt.gpu_name}
+    if with_precision and opt.precision and not opt.method:
+        out["precision"] = opt.precision
+    if opt.method:
+        out["method"] = opt.method
+    if with_model and opt.model_name:
+        out["model_name"] = opt.model_name
+    return out
+
+
+def caveats(ctx: Context, opt: Option, gpu: Gpu | None = None) -> None:
+    """Record what renting ``opt`` involves that the user must know (see the module docstring)."""
+    p = opt.price
+    if p is not None:
+        if p.group_split:
+            ctx.warn("group_split_instances", config=config(opt), instances=p.instances, instance=p.instance_type)
+        elif p.separate_instances and (opt.replicas or 1) > 1:
+            ctx.assume("replicas_on_separate_instances", instances=p.instances, instance=p.instance_type)
+        if p.idle_gpus > 0:
+            ctx.warn("idle_gpus", idle=p.idle_gpus, instance=p.instance_type, gpus_rented=p.gpus_rented,
+                     provider=p.provider_name)
+        if p.stale:
+            ctx.warn("stale_price" if p.as_of else "undated_price", provider=p.provider_name,
+                     instance=p.instance_type, as_of=p.as_of.isoformat() if p.as_of else None)
+        if p.pricing_model == "spot":
+            ctx.warn("spot_interruptible", provider=p.provider_name)
+        if p.pricing_model == "commitment":
+            ctx.assume("commitment_terms", provider=p.provider_name, term=p.commitment_term)
+    if opt.memory_per_gpu_gb and opt.usable_gb and opt.fits:
+        tight = ctx.policy.memory.tight_fraction.value
+        if opt.memory_per_gpu_gb > tight * opt.usable_gb:
+            ctx.warn("tight_fit", config=config(opt), need_gb=opt.memory_per_gpu_gb, usable_gb=opt.usable_gb,
+                     tight_pct=tight * 100)
+    if gpu is not None and (opt.tensor_parallel or 1) > 1:
+        icls = efficiency_for(ctx.kb).interconnect_class(gpu, opt.tensor_parallel or 2)
+        if icls == "no_p2p":
+            ctx.warn("no_p2p", gpu_name=gpu.name)
+        elif icls == "pcie":
+            ctx.assume("tp_over_pcie", gpu_name=gpu.name)
+
+
+def variant_notes(ctx: Context) -> None:
+    """For each GPU named without its variant: what else it could be, and the bandwidth that differs."""
+    for mention in ctx.query.gpus:
+        if not mention.variant_assumed or mention.capacity_only or mention.id not in ctx.kb.gpus:
+            continue
+        chosen = ctx.kb.gpus[mention.id]
+        key = _product_number(chosen.name)
+        others = [g for g in ctx.kb.gpus.values() if g.id != chosen.id and _product_number(g.name) == key]
+        if others:
+            ctx.assume("variant_alternatives", written=mention.as_written, gpu_name=chosen.name,
+                       bandwidth_gb_s=chosen.memory_bandwidth_gb_s,
+                       others=[f"{g.name} ({g.memory_bandwidth_gb_s:,.0f} GB/s)" for g in others[:3]])
+
+
+def _product_number(name: str) -> str:
+    """The token that identifies a GPU product: the first word with a digit ("H100", "4090", "A6000")."""
+    return next((w for w in name.split() if any(c.isdigit() for c in w)), name.split()[0]).lower()
+
+
+def next_actions(ctx: Context, opt: Option | None, *, precision_switch: bool = True, show_all: bool = False
+                 ) -> list[Action]:
+    """Buttons: show all options, show assumptions, switch precision, quote the recommended configuration."""
+    actions = []
+    if show_all:
+        actions.append(Action(action_id="show_all", label=note("button_show_all")))
+    actions.append(Action(action_id="show_assumptions", label=note("button_show_assumptions")))
+    q = ctx.query
+    if precision_switch and q.models:
+        if q.precision in (None, "bf16", "fp16", "fp8"):
+            actions.append(Action(action_id="switch_precision", label=note("button_try", precision="INT4"),
+                                  value="int4?" if ctx.zh else "what about int4?"))
+        else:
+            actions.append(Action(action_id="switch_precision", label=note("button_try", precision="FP8"),
+                                  value="fp8?" if ctx.zh else "what about fp8?"))
+    if opt is not None and opt.gpu_name and opt.gpu_count and ctx.query.intent != "quote":
+        actions.append(Action(action_id="quote_this", label=note("button_quote_this"),
+                              value=(f"{opt.gpu_count}张 {opt.gpu_name} 一周多少钱" if ctx.zh else
+                                     f"how much for {opt.gpu_count}x {opt.gpu_name} for a week?")))
+    return actions

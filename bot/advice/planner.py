@@ -1,0 +1,630 @@
+"""The planner: one search over configurations, used by every intent.
+
+A configuration is a model on GPU type x count x weight precision x KV precision x layout (tensor-parallel
+group x pipeline stages x independent replicas) x engine x a real instance to rent. The planner
+
+* keeps every constraint the user fixed (a GPU, a count, a precision, a provider, a pricing model): a
+  candidate never replaces one; when the fixed configuration cannot work, its plan says why (a typed
+  rejection) and the advice module shows it first, then alternatives labelled with what they change;
+* evaluates candidates with :mod:`bot.estimation` (memory, TTFT, decode, throughput, training time) and
+  prices them as instances that exist (:mod:`bot.pricing.offers`: a tensor-parallel group lives in one
+  instance; idle GPUs of a larger instance are paid for);
+* solves for the asked quantity: the fewest GPUs for a load, the users a configuration serves, the
+  aggregate throughput at a per-user floor, the time for N tokens, the tokens in a given time.
+
+Searches are bounded: the candidate GPUs come from ``knowledge/policy.yaml``, layouts are the tensor-parallel
+degrees the model allows (1, 2, 4, 8, then pipeline stages of 8), a batch is found by bisection, and every
+estimate is computed once per answer (memoised).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+from bot.advice.answer import Option, Price
+from bot.advice.context import Context
+from bot.advice.models import model_label
+from bot.errors import AdvisorError
+from bot.estimation import (
+    EstimationError,
+    FinetuneEstimate,
+    InferenceEstimate,
+    TrainingEstimate,
+    efficiency_for,
+    estimate_finetune,
+    estimate_inference,
+    estimate_training,
+    usable_memory_gb,
+    valid_tp_degrees,
+    weight_bytes,
+)
+from bot.kb.schema import Gpu, Model
+from bot.notes import Note, note
+from bot.parsing.query import GpuMention
+from bot.pricing.offers import Placement, best_placement
+
+__all__ = [
+    "GpuChoice",
+    "ServingLoad",
+    "ServingPlan",
+    "candidate_gpus",
+    "cost_per_million_tokens",
+    "engine_for",
+    "finetune_option",
+    "plan_finetune",
+    "plan_serving",
+    "plan_training",
+    "place",
+    "precisions_for",
+    "price_of",
+    "resolve_gpu",
+    "serving_load",
+    "serving_option",
+    "training_option",
+]
+
+#: Most sequences searched per replica (vLLM's default max_num_seqs is 256; larger engines allow 2,048).
+_MAX_BATCH = 2048
+_MAX_PIPELINE = 8
+
+
+# --------------------------------------------------------------------------- GPUs
+
+@dataclass(frozen=True)
+class GpuChoice:
+    """A GPU type considered, and what the user fixed about it.
+
+    Attributes:
+        gpu: the GPU (a copy with the stated memory when the user gave one the datasheet lacks).
+        count: the count the user fixed, or ``None``.
+        fixed: the user named this GPU (it must be answered, never replaced).
+        mention: the mention it came from.
+    """
+
+    gpu: Gpu
+    count: int | None
+    fixed: bool
+    mention: GpuMention | None = None
+
+
+def resolve_gpu(ctx: Context, mention: GpuMention) -> Gpu:
+    """The :class:`Gpu` a mention stands for; with a memory size the datasheet lacks ("3080 20G", a modified
+    "4090 48G") a copy with that memory, under an id no price row has (it is not the stock card)."""
+    gpu = ctx.kb.gpus[mention.id]
+    if mention.memory_gb and abs(mention.memory_gb - gpu.memory_gb) >= 1:
+        ctx.assume("stated_memory_used", gpu_name=gpu.name, memory_gb=mention.memory_gb)
+        return gpu.model_copy(update={"id": f"{gpu.id}@{mention.memory_gb:g}gb",
+                                      "name": f"{gpu.name.rsplit(' ', 1)[0]} {mention.memory_gb:g}GB"})
+    return gpu
+
+
+def candidate_gpus(ctx: Context, section: Literal["serving", "training", "finetune"]) -> list[GpuChoice]:
+    """The GPUs named (fixed, with their counts), else the policy's candidates for this kind of work
+    (``candidate_gpus_zh`` for questions in Chinese, which a team in mainland China can rent or buy)."""
+    q = ctx.query
+    named = [m for m in q.gpus if m.id in ctx.kb.gpus]
+    if named:
+        shared = q.gpu_count if len(named) == 1 else None
+        return [GpuChoice(resolve_gpu(ctx, m), m.count or shared, True, m) for m in named]
+    pol = getattr(ctx.policy, section)
+    ids = pol.candidate_gpus_zh if ctx.zh and pol.candidate_gpus_zh else pol.candidate_gpus
+    if ctx.zh and pol.candidate_gpus_zh:
+        ctx.assume("china_candidates")
+    return [GpuChoice(ctx.kb.gpus[g], q.gpu_count, False) for g in ids if g in ctx.kb.gpus]
+
+
+# --------------------------------------------------------------------------- precisions and engines
+
+def precisions_for(ctx: Context, model: Model, gpu: Gpu) -> list[tuple[str, bool]]:
+    """(precision, fixed) pairs to try for ``model`` on ``gpu``.
+
+    The user's precisions are fixed and tried as given (an unsupported one is rejected by the plan, never
+    swapped); "满血"/"full precision" fixes the model's released dtype; otherwise the policy's list
+    (``native``, ``fp8``, ``int4``), skipping formats the GPU cannot run natively.
+    """
+    q = ctx.query
+    native = model.native_precision or "fp16"
+    if q.precisions:
+        return [(p, True) for p in q.precisions]
+    if q.full_precision:
+        return [(native, True)]
+    out: list[tuple[str, bool]] = []
+    for p in ctx.policy.serving.precisions_tried:
+        name = native if p == "native" else p
+        if name in ("bf16",) and not gpu.supports("bf16"):
+            name = "fp16"
+        if name == "fp8" and not gpu.supports("fp8"):
+            continue
+        if name not in [x for x, _ in out]:
+            out.append((name, False))
+    return out
+
+
+def engine_for(ctx: Context, gpu: Gpu, precision: str | None) -> str:
+    """The engine assumed: the one named, else llama.cpp for GGUF quants and pre-Volta GPUs (vLLM needs
+    compute capability 7.0), else vLLM."""
+    engine = ctx.query.engine
+    eff = efficiency_for(ctx.kb)
+    if engine:
+        try:
+            return eff.engine(engine)[0]
+        except AdvisorError:
+            ctx.assume("engine_unknown", engine=engine)
+    if precision and precision.startswith(("q", "iq")) and "_" in precision:
+        return "llama.cpp"
+    if gpu.cc is not None and gpu.cc < 7.0:
+        return "llama.cpp"
+    return "vllm"
+
+
+# --------------------------------------------------------------------------- prices
+
+def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None = None,
+          provider: str | None = None) -> Placement | None:
+    """The placement this answer prices ``count`` x ``gpu`` with: the user's providers and pricing model
+    when they named them, every TP group in one instance (:func:`bot.pricing.offers.best_placement`)."""
+    q = ctx.query
+    pricing = pricing or (q.pricing[0] if q.pricing else "on_demand")
+    providers = [provider] if provider else (q.providers or [None])
+    best = None
+    for p in providers:
+        found = best_placement(ctx.offers, gpu.id, count, today=ctx.today, group=max(1, min(group, 8)),
+                               pricing_model=pricing, provider=p)
+        if found is not None and (best is None or found.price_per_hour_usd < best.price_per_hour_usd):
+            best = found
+    return best
+
+
+def price_of(ctx: Context, placement: Placement | None) -> Price | None:
+    """The answer's :class:`Price` for a placement (``None`` for none), its date and source recorded."""
+    if placement is None:
+        return None
+    o = placement.offer
+    if o.as_of:
+        ctx.price_dates.append(o.as_of)
+    ctx.cite(o.source)
+    return Price(provider=o.provider, provider_name=o.provider_name, instance_type=o.instance_type,
+                 instances=placement.instances, gpus_rented=placement.gpus_rented, idle_gpus=placement.idle_gpus,
+                 pricing_model=o.pricing_model, commitment_term=o.commitment_term, region=o.region, origin=o.origin,
+                 price_per_hour_usd=placement.price_per_hour_usd, price_per_gpu_hour_usd=o.price_per_gpu_hour_usd,
+                 as_of=o.as_of, stale=placement.stale, separate_instances=placement.separate_instances,
+                 group_split=placement.group_split, source=o.source)
+
+
+def cost_per_million_tokens(price_per_hour_usd: float | None, tokens_per_s: float | None) -> float | None:
+    """USD per 1M output tokens: price per hour / (tokens/s x 3600) x 10^6 (estimation-notes.md, "Cost")."""
+    if not price_per_hour_usd or not tokens_per_s or tokens_per_s <= 0:
+        return None
+    return price_per_hour_usd / (tokens_per_s * 3600) * 1e6
+
+
+# --------------------------------------------------------------------------- serving
+
+@dataclass(frozen=True)
+class ServingLoad:
+    """The load a serving configuration must carry.
+
+    Attributes:
+        users: concurrent users (sequences in flight) the user fixed, or ``None``.
+        per_user_tps: the floor each user must get, tokens/s (prefill counted).
+        per_user_given: the user gave that floor.
+        total_tps: an aggregate output target, tokens/s, or ``None``.
+        ttft_s: a time-to-first-token limit, s, or ``None``. tpot_ms: a time-per-token limit, ms.
+        context_tokens, input_tokens, output_tokens: per sequence.
+        kv_precision: the KV-cache format fixed by the user, or ``None``.
+    """
+
+    users: int | None
+    per_user_tps: float
+    per_user_given: bool
+    total_tps: float | None
+    ttft_s: float | None
+    tpot_ms: float | None
+    context_tokens: int | None
+    input_tokens: int | None
+    output_tokens: int | None
+    kv_precision: str | None
+
+
+def serving_load(ctx: Context) -> ServingLoad:
+    """The :class:`ServingLoad` of the request: the user's targets, the policy's floor where none is given.
+
+    A tokens/s figure with no scope is per user when users are given, else aggregate when no single stream
+    could reach it (decided in :func:`plan_serving` against the fastest candidate); a request rate becomes an
+    aggregate target at the output length.
+    """
+    q = ctx.query
+    floor = ctx.policy.serving.min_tokens_per_s_per_user.value
+    per_user, given, total = floor, False, None
+    users = q.concurrent_users or q.batch_size
+    if q.target_tokens_per_s:
+        if q.target_scope == "total" or (q.target_scope is None and not users and q.target_tokens_per_s > 250):
+            total = q.target_tokens_per_s
+            if q.target_scope is None:
+                ctx.assume("tps_read_as_total", target_tps=total)
+        else:
+            per_user, given = q.target_tokens_per_s, True
+    if q.requests_per_s and total is None and not users:
+        out = q.output_tokens or int(efficiency_for(ctx.kb).c("default_output_tokens"))
+        total = q.requests_per_s * out
+        ctx.assume("rps_to_tps", requests_per_s=q.requests_per_s, output_tokens=out, target_tps=total)
+    if not given and not users and total is None and any(g.id for g in q.gpus):
+        # one user on hardware the user named: report its speed, do not fail it against a default floor
+        per_user = 0.0
+    elif not given:
+        ctx.assume("per_user_floor", per_user_tps=floor)
+    ttft = q.ttft_ms_max / 1000 if q.ttft_ms_max else None
+    if q.latency_ms_max and ttft is None and q.tpot_ms_max is None:
+        ttft = q.latency_ms_max / 1000
+        ctx.assume("latency_as_ttft", latency_ms=q.latency_ms_max, percentile=q.latency_percentile)
+    return ServingLoad(users=users, per_user_tps=per_user, per_user_given=given, total_tps=total, ttft_s=ttft,
+                       tpot_ms=q.tpot_ms_max, context_tokens=q.context_tokens, input_tokens=q.input_tokens,
+                       output_tokens=q.output_tokens, kv_precision=q.kv_precision)
+
+
+@dataclass
+class ServingPlan:
+    """The best layout of ``model`` on ``gpu`` in ``precision`` for a load.
+
+    Attributes:
+        gpu, model, precision: what was planned. engine: the engine assumed.
+        tp, pp, replicas: the layout; ``count`` = tp x pp x replicas GPUs.
+        users: sequences in flight in total (all replicas); batch: per replica.
+        capacity: the most users this count serves at the per-user floor (all replicas).
+        est: the estimate of one replica at ``batch``.
+        placement: how it is rented, or ``None``.
+        meets: every target holds. rejection: why not, when it does not.
+        fixed_count: the count was the user's.
+    """
+
+    gpu: Gpu
+    model: Model
+    precision: str
+    engine: str
+    tp: int = 1
+    pp: int = 1
+    replicas: int = 1
+    users: int = 1
+    batch: int = 1
+    capacity: int = 0
+    est: InferenceEstimate | None = None
+    placement: Placement | None = None
+    meets: bool = False
+    rejection: Note | None = None
+    fixed_count: bool = False
+
+    @property
+    def count(self) -> int:
+        return self.tp * self.pp * self.replicas
+
+    @property
+    def per_user_tps(self) -> float | None:
+        """Tokens/s each user gets over time, prefill counted: throughput / sequences."""
+        if self.est is None:
+            return None
+        if self.est.throughput_tokens_per_s:
+            return self.est.throughput_tokens_per_s / max(1, self.batch)
+        return self.est.decode_tokens_per_s_per_sequence
+
+    @property
+    def throughput_tps(self) -> float | None:
+        """All replicas together, tokens/s."""
+        if self.est is None or not self.est.throughput_tokens_per_s:
+            return None
+        return self.est.throughput_tokens_per_s * self.replicas
+
+
+@dataclass
+class _Memo:
+    estimates: dict = field(default_factory=dict)
+
+
+def _memo(ctx: Context) -> _Memo:
+    memo = getattr(ctx, "_planner_memo", None)
+    if memo is None:
+        memo = _Memo()
+        ctx._planner_memo = memo  # type: ignore[attr-defined]
+    return memo
+
+
+def _estimate(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str, tp: int, pp: int, batch: int,
+              load: ServingLoad) -> InferenceEstimate | None:
+    """One replica (tp x pp GPUs) at ``batch`` sequences; ``None`` when the estimator refuses the layout."""
+    key = (model.id, gpu.id, gpu.memory_gb, precision, engine, tp, pp, batch, load.kv_precision,
+           load.context_tokens, load.input_tokens, load.output_tokens)
+    memo = _memo(ctx).estimates
+    if key not in memo:
+        try:
+            memo[key] = estimate_inference(
+                ctx.kb, model, gpu, count=tp * pp, precision=precision, kv_precision=load.kv_precision,
+                context_tokens=load.context_tokens, input_tokens=load.input_tokens, output_tokens=load.output_tokens,
+                batch_size=batch, engine=engine, tensor_parallel=tp)
+        except (EstimationError, AdvisorError):
+            memo[key] = None
+    return memo[key]
+
+
+def _meets(est: InferenceEstimate, batch: int, load: ServingLoad) -> Note | None:
+    """``None`` when one replica at ``batch`` meets the load's per-user and latency targets, else why not."""
+    if not est.fits:
+        return note("reject_memory", need_gb=est.memory.per_gpu_gb, usable_gb=est.memory.usable_memory_gb)
+    if est.max_batch_size is not None and est.max_batch_size < batch:
+        return note("reject_engine_budget", max_users=est.max_batch_size, users=batch)
+    per_user = (est.throughput_tokens_per_s / batch) if est.throughput_tokens_per_s else \
+        est.decode_tokens_per_s_per_sequence
+    if per_user is not None and per_user + 1e-9 < load.per_user_tps:
+        return note("reject_speed", per_user_tps=per_user, target_tps=load.per_user_tps)
+    if load.ttft_s is not None and est.ttft_s is not None and est.ttft_s > load.ttft_s:
+        return note("reject_ttft", ttft_s=est.ttft_s, limit_s=load.ttft_s)
+    if load.tpot_ms is not None and est.tpot_ms is not None and est.tpot_ms > load.tpot_ms:
+        return note("reject_tpot", tpot_ms=est.tpot_ms, limit_ms=load.tpot_ms)
+    return None
+
+
+def _capacity(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str, tp: int, pp: int,
+              load: ServingLoad) -> tuple[int, InferenceEstimate | None, Note | None]:
+    """(most sequences one replica serves meeting the load's targets, its estimate there, why not at 1)."""
+    first = _estimate(ctx, model, gpu, precision, engine, tp, pp, 1, load)
+    if first is None:
+        return 0, None, note("reject_layout", tp=tp, pp=pp)
+    why = _meets(first, 1, load)
+    if why is not None:
+        return 0, first, why
+    hi = min(_MAX_BATCH, first.max_batch_size if first.max_batch_size is not None else 1)
+    lo, best = 1, first
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        est = _estimate(ctx, model, gpu, precision, engine, tp, pp, mid, load)
+        if est is not None and _meets(est, mid, load) is None:
+            lo, best = mid, est
+        else:
+            hi = mid - 1
+    return lo, best, None
+
+
+def _layouts(model: Model, gpu: Gpu, precision: str, engine: str, kb, count: int | None) -> list[tuple[int, int]]:
+    """(TP, PP) replica shapes to try: TP 1, 2, 4, 8 dividing the heads whose weights can fit, then 8 x PP
+    stages; with a fixed count, only shapes that divide it. llama.cpp splits layers (pipeline) instead."""
+    eff = efficiency_for(kb)
+    try:
+        fmt = eff.weight_format(precision)[1]
+        weights_gb = weight_bytes(model, fmt) / 1e9
+    except AdvisorError:
+        weights_gb = model.params_total_b * 2
+    usable = usable_memory_gb(eff, gpu)
+    if engine == "llama.cpp":
+        stages = [pp for pp in range(1, _MAX_PIPELINE + 1) if weights_gb / pp < usable * 0.98]
+        if count is not None:
+            return [(1, count)]
+        return [(1, stages[0])] if stages else [(1, _MAX_PIPELINE)]
+    out = []
+    for tp in valid_tp_degrees(model):
+        if weights_gb / tp < usable * 0.98 and (count is None or count % tp == 0):
+            out.append((tp, 1))
+    if not out or (count is not None and count > 8):
+        for pp in range(2, _MAX_PIPELINE + 1):
+            if 8 in valid_tp_degrees(model) and weights_gb / (8 * pp) < usable * 0.98 and (
+                    count is None or count % (8 * pp) == 0):
+                out.append((8, pp))
+                if count is None:
+                    break
+    return out or [(max(valid_tp_degrees(model) or [1]), 1)]
+
+
+def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: ServingLoad,
+                 count: int | None = None, objective: Literal["cheapest", "capacity"] = "cheapest") -> ServingPlan:
+    """Plan serving ``model`` on ``gpu`` in ``precision`` for ``load``.
+
+    * With ``count`` fixed: the layout of that many GPUs that meets the load (users split evenly over
+      replicas), else the one that comes closest, with the reason it falls short.
+    * Without: the fewest GPUs (cheapest when priced) that meet the load: users at the per-user floor,
+      or the aggregate target (replicas x the largest batch that keeps the floor and the TTFT limit).
+    * ``objective="capacity"``: with a fixed count, the layout serving the most users at the floor.
+
+    Returns:
+        The :class:`ServingPlan` (``meets`` False with a ``rejection`` when nothing works).
+    """
+    engine = engine_for(ctx, gpu, precision)
+    max_gpus = int(ctx.policy.serving.max_gpus.value)
+    users = load.users
+    plans: list[ServingPlan] = []
+    closest: ServingPlan | None = None
+    for tp, pp in _layouts(model, gpu, precision, engine, ctx.kb, count):
+        group = tp * pp
+        cap, cap_est, why = _capacity(ctx, model, gpu, precision, engine, tp, pp, load)
+        plan = ServingPlan(gpu, model, precision, engine, tp, pp, fixed_count=count is not None)
+        if count is not None:
+            plan.replicas = max(1, count // group)
+        if cap == 0:
+            plan.est, plan.rejection = cap_est, why
+            plan.users, plan.batch = users or 1, max(1, math.ceil((users or 1) / plan.replicas))
+            if cap_est is not None and (closest is None or _closer(plan, closest)):
+                closest = plan
+            continue
+        if users is not None:
+            replicas = plan.replicas if count is not None else math.ceil(users / cap)
+            batch = math.ceil(users / replicas)
+        elif load.total_tps is not None:
+            per_replica = (cap_est.throughput_tokens_per_s or 0.0) if cap_est else 0.0
+            replicas = plan.replicas if count is not None else max(1, math.ceil(load.total_tps / max(per_replica, 1e-9)))
+            batch = cap
+        elif count is not None:
+            replicas, batch = plan.replicas, cap if objective == "capacity" else 1
+        else:
+            replicas, batch = 1, 1
+        plan.replicas = replicas
+        plan.batch = batch
+        if users is not None:
+            plan.users = users
+        elif load.total_tps is not None or objective == "capacity":
+            plan.users = batch * replicas
+        else:
+            plan.users = 1
+        plan.capacity = cap * replicas
+        plan.est = _estimate(ctx, model, gpu, precision, engine, tp, pp, batch, load) or cap_est
+        why = _meets(plan.est, batch, load) if plan.est is not None else note("reject_layout", tp=tp, pp=pp)
+        if why is None and load.total_tps is not None and (plan.throughput_tps or 0) + 1e-6 < load.total_tps:
+            why = note("reject_total", throughput_tps=plan.throughput_tps or 0, target_tps=load.total_tps)
+        if why is None and plan.count > max_gpus and count is None:
+            why = note("reject_too_many", count=plan.count, max_count=max_gpus)
+        plan.rejection, plan.meets = why, why is None
+        if plan.meets:
+            plans.append(plan)
+        elif closest is None or _closer(plan, closest):
+            closest = plan
+    if plans:
+        for p in plans:
+            p.placement = place(ctx, gpu, p.count, p.tp * p.pp)
+        if objective == "capacity":
+            return max(plans, key=lambda p: (p.capacity, p.per_user_tps or 0))
+        return min(plans, key=_plan_cost)
+    if closest is None:
+        closest = ServingPlan(gpu, model, precision, engine, rejection=note("reject_layout", tp=1, pp=1),
+                              fixed_count=count is not None)
+    if closest.est is not None:
+        closest.placement = place(ctx, gpu, closest.count, closest.tp * closest.pp)
+    return closest
+
+
+def _plan_cost(p: ServingPlan) -> tuple:
+    """Cheapest per hour when priced, else fewest GPUs; ties go to the faster per user."""
+    price = p.placement.price_per_hour_usd if p.placement else math.inf
+    return (p.placement is None, price, p.count, -(p.per_user_tps or 0))
+
+
+def _closer(a: ServingPlan, b: ServingPlan) -> bool:
+    """Whether plan ``a`` comes closer to working than ``b``: it fits, then more per-user speed."""
+    fa = a.est is not None and a.est.fits
+    fb = b.est is not None and b.est.fits
+    if fa != fb:
+        return fa
+    return (a.per_user_tps or 0) > (b.per_user_tps or 0)
+
+
+def serving_option(ctx: Context, plan: ServingPlan, *, changes: list[str] | None = None) -> Option:
+    """The answer's :class:`Option` for a serving plan (figures of one replica scaled to all)."""
+    est = plan.est
+    price = price_of(ctx, plan.placement)
+    throughput = plan.throughput_tps
+    opt = Option(model=plan.model.id, model_name=model_label(plan.model), gpu=plan.gpu.id, gpu_name=plan.gpu.name,
+                 gpu_count=plan.count, gpu_memory_gb=plan.gpu.memory_gb if "@" in plan.gpu.id else None,
+                 precision=est.precision if est else plan.precision, kv_precision=est.kv_precision if est else None,
+                 engine=plan.engine, tensor_parallel=plan.tp, pipeline_parallel=plan.pp, replicas=plan.replicas,
+                 fits=est.fits if est else False, meets=plan.meets, users=plan.users,
+                 max_users=plan.capacity or None, price=price, changes=changes or [], rejection=plan.rejection)
+    if est is not None:
+        m = est.memory
+        opt.weights_gb, opt.kv_cache_gb, opt.overhead_gb = m.weights_gb, m.kv_cache_gb, m.overhead_gb
+        opt.memory_total_gb, opt.memory_per_gpu_gb, opt.usable_gb = m.total_gb, m.per_gpu_gb, m.usable_memory_gb
+        opt.ttft_s, opt.tpot_ms, opt.decode_tps = est.ttft_s, est.tpot_ms, est.decode_tokens_per_s_per_sequence
+        opt.tps_per_user, opt.throughput_tps = plan.per_user_tps, throughput
+        if plan.users > 1:  # a cost per token at one user describes an idle machine, not a price
+            opt.cost_per_million_tokens_usd = cost_per_million_tokens(price.price_per_hour_usd if price else None,
+                                                                      throughput)
+    return opt
+
+
+# --------------------------------------------------------------------------- training
+
+def _training_price(ctx: Context, gpu: Gpu, count: int) -> tuple[Placement | None, float | None]:
+    """Training shards over NVLink inside a node and data-parallel across nodes: GPUs in groups of up to 8."""
+    placement = place(ctx, gpu, count, min(count, 8))
+    per_gpu = placement.price_per_hour_usd / count if placement else None
+    return placement, per_gpu
+
+
+def plan_training(ctx: Context, model: Model, gpu: Gpu, count: int, tokens: float, precision: str
+                  ) -> tuple[TrainingEstimate | None, Placement | None, Note | None]:
+    """(estimate, placement, rejection) of pretraining ``model`` on ``count`` x ``gpu`` for ``tokens``."""
+    placement, per_gpu = _training_price(ctx, gpu, count)
+    q = ctx.query
+    try:
+        est = estimate_training(ctx.kb, model, gpu, count, tokens, precision=precision,
+                                price_per_gpu_hour=per_gpu, seq_len=q.context_tokens,
+                                sharding=_sharding(q.sharding), recompute=bool(q.gradient_checkpointing),
+                                micro_batch=q.batch_size or 1)
+    except (EstimationError, AdvisorError) as exc:
+        return None, placement, note("estimate_refused", reason=str(exc))
+    why = None if est.fits else note("reject_memory", need_gb=est.memory_per_gpu_gb,
+                                     usable_gb=usable_memory_gb(efficiency_for(ctx.kb), gpu))
+    return est, placement, why
+
+
+def _sharding(name: str | None) -> str:
+    return {"fsdp": "zero3", "zero1": "zero1", "zero2": "zero2", "zero3": "zero3"}.get(name or "", "auto")
+
+
+def training_option(ctx: Context, model: Model, gpu: Gpu, est: TrainingEstimate | None, placement: Placement | None,
+                    rejection: Note | None, *, changes: list[str] | None = None) -> Option:
+    """The answer's :class:`Option` for a training run."""
+    price = price_of(ctx, placement)
+    opt = Option(model=model.id, model_name=model_label(model), gpu=gpu.id, gpu_name=gpu.name,
+                 gpu_count=est.gpu_count if est else None, price=price, changes=changes or [], rejection=rejection,
+                 usable_gb=usable_memory_gb(efficiency_for(ctx.kb), gpu))
+    if est is not None:
+        opt.precision, opt.fits, opt.meets = est.precision, est.fits, est.fits
+        opt.memory_per_gpu_gb, opt.tokens, opt.gpu_hours = est.memory_per_gpu_gb, est.tokens, est.gpu_hours
+        opt.wall_clock_hours, opt.mfu, opt.sharding = est.wall_clock_hours, est.mfu, est.sharding
+        opt.tensor_parallel, opt.pipeline_parallel = est.tensor_parallel, est.pipeline_stages
+        if est.gpu_hours and price:
+            opt.total_cost_usd = est.gpu_hours * price.price_per_hour_usd / est.gpu_count
+    return opt
+
+
+# --------------------------------------------------------------------------- fine-tuning
+
+def plan_finetune(ctx: Context, model: Model, gpu: Gpu, count: int | None, method: str, tokens: float,
+                  seq_len: int | None = None) -> FinetuneEstimate | None:
+    """The first setup that fits, in the order practitioners reach for them: the fewest GPUs (or the count
+    given), then gradient checkpointing, then sharding (FSDP of the frozen base for LoRA/QLoRA, ZeRO-3 for a
+    full fine-tune; the QLoRA paper uses checkpointing, FSDP+QLoRA shards the 4-bit base). A sharding or
+    checkpointing the user named is always used. Returns the last setup tried when none fits, ``None`` when
+    the estimator refuses the model."""
+    q = ctx.query
+    counts = [count] if count else list(ctx.policy.finetune.counts if method == "full" else
+                                        [c for c in ctx.policy.finetune.counts if c <= 8])
+    last = None
+    for n in counts:
+        setups = [(False, "auto"), (True, "auto")]
+        if n > 1:
+            setups.append((True, "fsdp" if method != "full" else "zero3"))
+        if q.gradient_checkpointing:
+            setups = [s for s in setups if s[0]]
+        if q.sharding and n > 1:
+            setups = [(True, _sharding(q.sharding) if method == "full" else "fsdp")]
+        placement = place(ctx, gpu, n, min(n, 8))
+        per_gpu = placement.price_per_hour_usd / n if placement else None
+        for checkpointing, sharding in setups:
+            try:
+                est = estimate_finetune(ctx.kb, model, gpu, count=n, method=method, seq_len=seq_len or q.context_tokens,
+                                        tokens=tokens, gradient_checkpointing=checkpointing, sharding=sharding,
+                                        lora_rank=q.lora_rank or 16, micro_batch=q.batch_size or 1,
+                                        price_per_gpu_hour=per_gpu)
+            except (EstimationError, AdvisorError):
+                return last
+            last = est
+            if est.fits:
+                return est
+    return last
+
+
+def finetune_option(ctx: Context, model: Model, gpu: Gpu, est: FinetuneEstimate, *,
+                    changes: list[str] | None = None) -> Option:
+    """The answer's :class:`Option` for a fine-tuning setup."""
+    placement = place(ctx, gpu, est.gpu_count, min(est.gpu_count, 8))
+    price = price_of(ctx, placement)
+    usable = usable_memory_gb(efficiency_for(ctx.kb), gpu)
+    opt = Option(model=model.id, model_name=model_label(model), gpu=gpu.id, gpu_name=gpu.name, gpu_count=est.gpu_count,
+                 precision=est.precision, method=est.method, fits=est.fits, meets=est.fits,
+                 memory_per_gpu_gb=est.memory_per_gpu_gb, usable_gb=usable, tokens=est.tokens,
+                 gpu_hours=est.gpu_hours, wall_clock_hours=est.wall_clock_hours, mfu=est.mfu, sharding=est.sharding,
+                 price=price, changes=changes or [])
+    if not est.fits:
+        opt.rejection = note("reject_memory", need_gb=est.memory_per_gpu_gb, usable_gb=usable)
+    if est.gpu_hours and price:
+        opt.total_cost_usd = est.gpu_hours * price.price_per_hour_usd / est.gpu_count
+    if any(a.startswith("activations: full recompute") for a in est.assumptions):
+        opt.notes.append(note("gradient_checkpointing_used"))
+    return opt

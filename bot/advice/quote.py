@@ -1,0 +1,323 @@
+"""``quote``: what GPUs, instances or a run cost - per hour, for the stated duration, per provider and pricing
+model (on-demand, spot, commitment), and buy vs rent.
+
+* GPUs or instances named: one row per provider and pricing model that rents them as real instances (the
+  named instance first); the headline gives the total for the duration asked (or per hour) and, with
+  several GPUs, providers or pricing models named, compares them.
+* A provider or pricing model named without a price is said first ("no spot price for ..."), never replaced
+  silently; the rows that follow are labelled with what they change.
+* A run (pretraining, fine-tuning) is priced through the same runs as the training and fine-tuning answers.
+* Buy vs rent: the purchase price against renting the same GPUs, with power, hosting and utilisation
+  assumptions stated (``knowledge/policy.yaml`` ``break_even``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from bot.advice.answer import Answer, Option, Table
+from bot.advice.context import Context
+from bot.advice.models import model_label, resolve_models
+from bot.advice.non_llm import answer_non_llm
+from bot.advice.options import caveats, config, next_actions, variant_notes
+from bot.advice.planner import candidate_gpus, place, price_of, resolve_gpu
+from bot.advice.runs import finetune_setups, finetune_table, training_runs, training_table, training_tokens
+from bot.kb.schema import Gpu
+from bot.notes import note
+from bot.parsing.query import GpuMention
+from bot.pricing.currency import cny_per_usd
+from bot.pricing.offers import Placement
+from bot.pricing.offers import place as all_placements
+
+__all__ = ["answer"]
+
+_EXAMPLES = ["8x H100 for 3 days", "price of p5.48xlarge", "A100 80GB on runpod per hour", "cheapest spot A100"]
+_EXAMPLES_ZH = ["8张H100 三天多少钱", "A100 80G 按月租多少钱"]
+
+
+def answer(ctx: Context) -> Answer:
+    """Answer a price question (see the module docstring)."""
+    q = ctx.query
+    if "break_even" in q.asks or q.purchase_price is not None:
+        return _break_even(ctx)
+    models = resolve_models(ctx)
+    if models and all(m.kind != "llm" for m in models):
+        return answer_non_llm(ctx, models[0])
+    if models and (q.workload in ("training", "finetune") or q.method):
+        return _run_cost(ctx, models[0])
+    if not q.gpus:
+        return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_gpu"),
+                          examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
+    return _hardware(ctx)
+
+
+# --------------------------------------------------------------------------- GPUs and instances
+
+def _hours(ctx: Context) -> float:
+    q = ctx.query
+    if q.duration_hours:
+        return q.duration_hours
+    ctx.assume("priced_per_hour")
+    return ctx.policy.quote.default_hours.value
+
+
+def _hardware(ctx: Context) -> Answer:
+    q = ctx.query
+    variant_notes(ctx)
+    hours = _hours(ctx)
+    pricings = list(q.pricing) or ["on_demand"]
+    if q.pricing and "on_demand" not in pricings:
+        pricings.append("on_demand")  # what the asked terms save is measured against on-demand
+    options: list[Option] = []
+    headline_groups = []
+    for mention in [m for m in q.gpus if m.id in ctx.kb.gpus][:4]:
+        gpu = resolve_gpu(ctx, mention)
+        count = mention.count or q.gpu_count or 1
+        if not (mention.count or q.gpu_count):
+            ctx.assume("count_assumed_one", gpu_name=gpu.name)
+        rows = _rows(ctx, gpu, count, mention, pricings, hours)
+        options += rows
+        headline_groups.append((gpu, count, rows, mention))
+    shown = _shown(ctx, options)
+    for o in shown[:4]:
+        caveats(ctx, o)
+    headline = _headline(ctx, headline_groups, hours)
+    table = Table(columns=["config", "provider", "instance", "pricing", "usd_per_hour", "usd_per_gpu_hour",
+                           "total_usd", "as_of"],
+                  rows=[[config(o, with_precision=False), o.price.provider_name, _instance_label(o), _pricing_label(o),
+                         o.price.price_per_hour_usd, o.price.price_per_gpu_hour_usd, o.total_cost_usd, o.price.as_of]
+                        for o in shown if o.price])
+    return ctx.answer(title=note("title_quote", items=[config(o, with_precision=False) for o in
+                                                       _first_per_gpu(options)], hours=hours),
+                      headline=headline, options=shown, recommendation=0 if shown else None, table=table,
+                      actions=next_actions(ctx, None, precision_switch=False, show_all=len(options) > len(shown)))
+
+
+def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: list[str], hours: float) -> list[Option]:
+    """Per provider and pricing model, the cheapest way to rent ``count`` x ``gpu`` (a named instance first)."""
+    q = ctx.query
+    providers = q.providers or ([mention.provider] if mention.provider and mention.instance_type else [])
+    out: list[Option] = []
+    for pricing in pricings:
+        found = [p for p in all_placements(ctx.offers, gpu.id, count, today=ctx.today, group=min(count, 8),
+                                           pricing_model=pricing) if p.offer.condition is None or pricing != "on_demand"]
+        if pricing == "commitment" and q.commitment_term:
+            found = [p for p in found if _term(p.offer.commitment_term) == q.commitment_term]
+        if mention.instance_type:
+            named = [p for p in found if p.offer.instance_type == mention.instance_type]
+            if not named and pricing == pricings[0]:
+                ctx.lack("no_price_for_instance", instance=mention.instance_type, pricing_model=pricing)
+            found = named + [p for p in found if p not in named]
+        for provider in providers:
+            if not any(p.offer.provider == provider for p in found):
+                ctx.lack("no_price_at_provider", provider=_provider_name(ctx, provider), gpu_name=gpu.name,
+                         count=count, pricing_model=pricing)
+        if not found and pricing != "on_demand":
+            ctx.lack("no_pricing_model_prices", pricing_model=pricing, gpu_name=gpu.name, count=count)
+        if not found and pricing == "on_demand" and pricing == pricings[0]:
+            ctx.lack("no_price_for_gpu", gpu_name=gpu.name, count=count)
+        best_per_provider: dict[tuple, Placement] = {}
+        for p in found:
+            key = (p.offer.provider, p.offer.pricing_model, p.offer.commitment_term)
+            if key not in best_per_provider or _placement_key(p) < _placement_key(best_per_provider[key]):
+                best_per_provider[key] = p
+        for key, p in best_per_provider.items():
+            changes = ["provider"] if providers and key[0] not in providers else []
+            opt = Option(gpu=gpu.id, gpu_name=gpu.name, gpu_count=count, price=price_of(ctx, p), duration_hours=hours,
+                         total_cost_usd=p.price_per_hour_usd * hours, changes=changes)
+            out.append(opt)
+    out.sort(key=lambda o: (bool(o.changes), o.price.instance_type != mention.instance_type if mention.instance_type
+                            else False, o.price.pricing_model == "on_demand" and bool(q.pricing),
+                            o.price.idle_gpus > 0, o.price.stale, o.total_cost_usd))
+    return out
+
+
+def _term(text: str | None) -> str | None:
+    """A commitment term as the parser names it: "1 year", "12 months", "1y" -> "1y"."""
+    if not text:
+        return None
+    low = text.lower()
+    for years in ("1", "3"):
+        if low.startswith(years) and ("y" in low or "year" in low):
+            return f"{years}y"
+    if low.startswith("12"):
+        return "1y"
+    if low.startswith("36"):
+        return "3y"
+    return None
+
+
+def _placement_key(p: Placement) -> tuple:
+    return (p.group_split, p.idle_gpus > 0, p.offer.marketplace, p.stale, p.price_per_hour_usd)
+
+
+def _shown(ctx: Context, options: list[Option]) -> list[Option]:
+    limit = ctx.policy.serving.shown_options
+    per_gpu: dict[str, list[Option]] = {}
+    for o in options:
+        per_gpu.setdefault(o.gpu or "", []).append(o)
+    if len(per_gpu) <= 1:
+        return options[:limit]
+    out: list[Option] = []
+    while len(out) < limit and any(per_gpu.values()):
+        for rows in per_gpu.values():
+            if rows and len(out) < limit:
+                out.append(rows.pop(0))
+    return out
+
+
+def _first_per_gpu(options: list[Option]) -> list[Option]:
+    seen, out = set(), []
+    for o in options:
+        if o.gpu not in seen:
+            seen.add(o.gpu)
+            out.append(o)
+    return out
+
+
+def _headline(ctx: Context, groups, hours: float):
+    q = ctx.query
+    firsts = []
+    for gpu, count, rows, _mention in groups:
+        asked = [r for r in rows if not r.changes]
+        if asked:
+            firsts.append(asked[0])
+    if not firsts:
+        return note("quote_none", items=[{"gpu_count": c, "gpu_name": g.name} for g, c, _, _ in groups])
+    if len(firsts) >= 2:
+        items = [{"config": config(o, with_precision=False), "instance": o.price.instance_type,
+                  "provider": o.price.provider_name, "price_usd": o.price.price_per_hour_usd,
+                  "total_usd": o.total_cost_usd} for o in firsts]
+        ratio = firsts[1].price.price_per_hour_usd / firsts[0].price.price_per_hour_usd
+        return note("quote_compare", items=items, hours=hours, ratio_x=ratio)
+    rows = [r for r in groups[0][2] if not r.changes]
+    if len(q.providers) >= 2 or (q.pricing and len({r.price.pricing_model for r in rows}) > 1):
+        items = [{"provider": r.price.provider_name, "pricing_model": _pricing_label(r), "price_usd":
+                  r.price.price_per_hour_usd, "per_gpu_usd": r.price.price_per_gpu_hour_usd} for r in rows[:6]]
+        return note("quote_providers", config=config(firsts[0], with_precision=False), items=items, hours=hours)
+    o = firsts[0]
+    return note("quote_one", config=config(o, with_precision=False), hours=hours, total_usd=o.total_cost_usd,
+                provider=o.price.provider_name, instance=o.price.instance_type, price_usd=o.price.price_per_hour_usd,
+                per_gpu_usd=o.price.price_per_gpu_hour_usd, pricing_model=_pricing_label(o),
+                as_of=o.price.as_of.isoformat() if o.price.as_of else None)
+
+
+def _instance_label(o: Option) -> str:
+    p = o.price
+    return p.instance_type if p.instances == 1 else f"{p.instances} x {p.instance_type}"
+
+
+def _pricing_label(o: Option) -> str:
+    p = o.price
+    return f"{p.pricing_model}:{p.commitment_term}" if p.pricing_model == "commitment" and p.commitment_term \
+        else p.pricing_model
+
+
+def _provider_name(ctx: Context, provider: str) -> str:
+    pf = ctx.kb.providers.get(provider)
+    return pf.provider_name if pf else provider
+
+
+# --------------------------------------------------------------------------- a run's cost
+
+def _run_cost(ctx: Context, model) -> Answer:
+    q = ctx.query
+    if q.workload == "finetune" or q.method:
+        tokens = q.training_tokens * (q.epochs or 1) if q.training_tokens else ctx.policy.finetune.default_tokens.value
+        if not q.training_tokens:
+            ctx.assume("default_finetune_tokens", tokens_tokens=tokens)
+        options = finetune_setups(ctx, model, tokens, candidate_gpus(ctx, "finetune"))
+        table = finetune_table(options)
+    else:
+        tokens = training_tokens(ctx, model)
+        options = training_runs(ctx, model, tokens, candidate_gpus(ctx, "training"))
+        table = training_table(options)
+    priced = [i for i, o in enumerate(options) if o.fits and o.total_cost_usd is not None]
+    rec = min(priced, key=lambda i: options[i].total_cost_usd) if priced else None
+    for o in options[:3]:
+        caveats(ctx, o)
+    if rec is not None:
+        o = options[rec]
+        headline = note("run_cost", config=config(o), model_name=model_label(model), tokens_tokens=tokens,
+                        total_usd=o.total_cost_usd, gpu_hours=o.gpu_hours, wall_hours=o.wall_clock_hours,
+                        per_gpu_usd=o.price.price_per_gpu_hour_usd, provider=o.price.provider_name)
+    else:
+        ctx.lack("no_price_for_run", model_name=model_label(model))
+        headline = note("run_cost_unpriced", model_name=model_label(model), tokens_tokens=tokens)
+    return ctx.answer(title=note("title_run_cost", model_name=model_label(model)), headline=headline, options=options,
+                      recommendation=rec, table=table, actions=next_actions(ctx, None, precision_switch=False))
+
+
+# --------------------------------------------------------------------------- buy vs rent
+
+def _break_even(ctx: Context) -> Answer:
+    """Months until buying pays for itself: purchase / (monthly rent at the utilisation - power - hosting).
+
+    Power = (GPU TDP x count) x (1 + host fraction) x PUE; hosting = colocation price per kW of that draw; all
+    constants from ``knowledge/policy.yaml`` with their sources, stated in the answer.
+    """
+    q = ctx.query
+    pol = ctx.policy.break_even
+    month = ctx.policy.quote.month_hours.value
+    mention = next((m for m in q.gpus if m.id in ctx.kb.gpus), None)
+    if mention is None or q.purchase_price is None:
+        return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_break_even"),
+                          examples=["buy vs rent: 8x H100 server ~$300k vs cloud, break even?"])
+    gpu = resolve_gpu(ctx, mention)
+    count = mention.count or q.gpu_count or 1
+    purchase = _to_usd(ctx, q.purchase_price.amount, q.purchase_price.currency)
+    util = (q.utilization_pct or (q.percents[0] if q.percents else None) or pol.default_utilization_pct.value) / 100
+    kw = (q.power_watts or (gpu.tdp_watts or 700) * count * (1 + pol.host_power_fraction.value)) / 1000
+    electricity = _to_usd(ctx, q.electricity_per_kwh.amount, q.electricity_per_kwh.currency) \
+        if q.electricity_per_kwh else pol.electricity_usd_per_kwh.value
+    power_month = kw * pol.pue.value * month * electricity
+    hosting_month = kw * pol.hosting_usd_per_kw_month.value
+    ctx.assume("break_even_power", kw=kw, pue=pol.pue.value, electricity_usd=electricity, month_usd=power_month)
+    ctx.assume("break_even_hosting", kw=kw, per_kw_usd=pol.hosting_usd_per_kw_month.value, month_usd=hosting_month)
+    ctx.assume("break_even_utilization", util_pct=util * 100)
+    ctx.cite(pol.electricity_usd_per_kwh.source, pol.pue.source, pol.hosting_usd_per_kw_month.source)
+    options = []
+    for pricing in ("on_demand", "commitment", "spot"):
+        p = place(ctx, gpu, count, min(count, 8), pricing=pricing)
+        if p is None:
+            continue
+        rent_month = p.price_per_hour_usd * month * util
+        saving = rent_month - power_month - hosting_month
+        months = purchase / saving if saving > 0 else None
+        opt = Option(gpu=gpu.id, gpu_name=gpu.name, gpu_count=count, price=price_of(ctx, p), duration_hours=month,
+                     total_cost_usd=rent_month)
+        opt.notes.append(note("break_even_row", months=months))
+        options.append((opt, months, rent_month))
+    if not options:
+        ctx.lack("no_price_for_gpu", gpu_name=gpu.name, count=count)
+        return ctx.answer(title=note("title_break_even"), headline=note("break_even_unpriced", gpu_name=gpu.name),
+                          actions=next_actions(ctx, None, precision_switch=False))
+    first = options[0]
+    life = pol.amortization_years.value
+    headline = note("break_even", config=config(first[0], with_precision=False), purchase_usd=purchase,
+                    months=first[1], rent_month_usd=first[2], own_month_usd=power_month + hosting_month,
+                    provider=first[0].price.provider_name, pricing_model=first[0].price.pricing_model,
+                    util_pct=util * 100)
+    details = [note("break_even_other", pricing_model=o.price.pricing_model, provider=o.price.provider_name,
+                    months=m, rent_month_usd=r) for o, m, r in options[1:]]
+    details.append(note("break_even_life", years=life,
+                        own_total_usd=purchase + (power_month + hosting_month) * 12 * life,
+                        rent_total_usd=first[2] * 12 * life))
+    table = Table(columns=["config", "provider", "pricing", "usd_per_hour", "rent_per_month", "break_even_months"],
+                  rows=[[config(o, with_precision=False), o.price.provider_name, _pricing_label(o),
+                         o.price.price_per_hour_usd, r, m if m is None else math.ceil(m * 10) / 10]
+                        for o, m, r in options])
+    return ctx.answer(title=note("title_break_even"), headline=headline, details=details,
+                      options=[o for o, _, _ in options], recommendation=0, table=table,
+                      actions=next_actions(ctx, None, precision_switch=False))
+
+
+def _to_usd(ctx: Context, amount: float, currency: str) -> float:
+    if currency == "usd":
+        return amount
+    rate = cny_per_usd(ctx.kb)
+    if currency == "cny" and rate:
+        ctx.assume("cny_rate_used", rate=rate[0], rate_date=rate[1])
+        return amount / rate[0]
+    ctx.warn("currency_not_converted", currency=currency)
+    return amount

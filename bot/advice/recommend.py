@@ -1,0 +1,203 @@
+"""``recommend``: the best configuration under a budget, or what the hardware a user has (or can afford) runs.
+
+* A model and a price limit ("best setup under $5/hr to serve a 70b"): per GPU and precision, the
+  configuration within the limit that serves the most users at the per-user floor; the best one first.
+  "Best" is capacity within the budget, not the cheapest thing that runs.
+* A model and a total budget for a run: the fastest run that fits the budget.
+* No model: what each affordable (or named) configuration runs - the largest models that fit it in 16-bit,
+  FP8 and 4-bit, one user at the default context.
+"""
+
+from __future__ import annotations
+
+from bot.advice.answer import Answer, Option, Table
+from bot.advice.context import Context
+from bot.advice.models import model_label, resolve_models
+from bot.advice.options import caveats, config, next_actions
+from bot.advice.planner import (
+    ServingLoad,
+    candidate_gpus,
+    place,
+    plan_serving,
+    precisions_for,
+    price_of,
+    serving_load,
+    serving_option,
+)
+from bot.advice.runs import finetune_setups, finetune_table, training_runs, training_table, training_tokens
+from bot.estimation import efficiency_for, estimate_inference
+from bot.kb.schema import Gpu, Model
+from bot.pricing.currency import cny_per_usd
+from bot.notes import note
+
+__all__ = ["answer"]
+
+_COUNTS = (1, 2, 4, 8)
+
+
+def _limit_usd(ctx: Context) -> tuple[float | None, bool]:
+    """(USD per hour limit, per GPU-hour) from the request, CNY converted at the knowledge base's rate."""
+    lim = ctx.query.price_limit_per_hour
+    if lim is None:
+        return None, False
+    amount = lim.amount
+    if lim.currency != "usd":
+        rate = cny_per_usd(ctx.kb)
+        if lim.currency == "cny" and rate:
+            amount /= rate[0]
+            ctx.assume("cny_rate_used", rate=rate[0], rate_date=rate[1])
+    return amount, ctx.query.price_limit_per_gpu
+
+
+def answer(ctx: Context) -> Answer:
+    """Answer a recommendation (see the module docstring)."""
+    q = ctx.query
+    models = [m for m in resolve_models(ctx) if m.kind == "llm"]
+    limit, per_gpu = _limit_usd(ctx)
+    if models and q.budget is not None and (q.workload in ("training", "finetune") or q.method):
+        return _run_in_budget(ctx, models[0])
+    if models:
+        return _best_serving(ctx, models[0], limit, per_gpu)
+    return _what_runs(ctx, limit, per_gpu)
+
+
+def _within(price: float | None, count: int, limit: float | None, per_gpu: bool) -> bool:
+    if limit is None:
+        return True
+    if price is None:
+        return False
+    return (price / count if per_gpu else price) <= limit + 1e-9
+
+
+def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool) -> Answer:
+    load = serving_load(ctx)
+    capacity = ServingLoad(**{**load.__dict__, "users": None, "total_tps": None})
+    options: list[Option] = []
+    over: list[Option] = []
+    for choice in candidate_gpus(ctx, "serving"):
+        best = None
+        for precision, _ in precisions_for(ctx, model, choice.gpu):
+            counts = [choice.count] if choice.count else list(_COUNTS)
+            for n in counts:
+                if load.users:
+                    plan = plan_serving(ctx, model, choice.gpu, precision, load, count=n)
+                    score = (plan.meets, -(plan.placement.price_per_hour_usd if plan.placement else 1e9))
+                else:
+                    plan = plan_serving(ctx, model, choice.gpu, precision, capacity, count=n, objective="capacity")
+                    score = (plan.capacity > 0, plan.capacity, plan.per_user_tps or 0)
+                if plan.est is None or not plan.est.fits:
+                    continue
+                price = plan.placement.price_per_hour_usd if plan.placement else None
+                if not _within(price, plan.count, limit, per_gpu):
+                    if price is not None and plan.capacity > 0:
+                        over.append(serving_option(ctx, plan))
+                    continue
+                if best is None or score > best[0]:
+                    best = (score, plan)
+        if best is not None and best[0][0]:
+            opt = serving_option(ctx, best[1])
+            opt.max_users = best[1].capacity or opt.max_users
+            options.append(opt)
+    options.sort(key=lambda o: (-(o.max_users or 0) if not load.users else (o.price_per_hour_usd or 1e9),
+                                -(o.tps_per_user or 0)))
+    shown = options[:ctx.policy.serving.shown_options]
+    for o in shown[:3]:
+        caveats(ctx, o, ctx.kb.gpus.get((o.gpu or "").split("@")[0]))
+    ctx.assume("best_means_capacity", per_user_tps=load.per_user_tps)
+    if shown:
+        o = shown[0]
+        headline = note("best_under_budget", config=config(o), model_name=model_label(model), limit_usd=limit,
+                        price_usd=o.price_per_hour_usd, max_users=o.max_users, per_user_tps=load.per_user_tps,
+                        decode_tps=o.decode_tps, provider=o.price.provider_name if o.price else None)
+    else:
+        cheapest = min(over, key=lambda o: o.price_per_hour_usd or 1e9) if over else None
+        headline = note("nothing_under_budget", model_name=model_label(model), limit_usd=limit,
+                        cheapest=config(cheapest) if cheapest else None,
+                        cheapest_usd=cheapest.price_per_hour_usd if cheapest else None)
+    table = Table(columns=["config", "max_users", "decode_tps", "ttft_s", "usd_per_hour", "usd_per_m_tokens"],
+                  rows=[[config(o), o.max_users, o.decode_tps, o.ttft_s, o.price_per_hour_usd,
+                         o.cost_per_million_tokens_usd] for o in shown])
+    return ctx.answer(title=note("title_best", model_name=model_label(model), limit_usd=limit), headline=headline,
+                      options=shown, recommendation=0 if shown else None, table=table,
+                      actions=next_actions(ctx, shown[0] if shown else None))
+
+
+def _run_in_budget(ctx: Context, model: Model) -> Answer:
+    q = ctx.query
+    budget = q.budget.amount
+    if q.workload == "finetune" or q.method:
+        tokens = q.training_tokens or ctx.policy.finetune.default_tokens.value
+        options = finetune_setups(ctx, model, tokens)
+        table = finetune_table(options)
+    else:
+        tokens = training_tokens(ctx, model)
+        options = training_runs(ctx, model, tokens)
+        table = training_table(options)
+    within = [o for o in options if o.fits and o.total_cost_usd is not None and o.total_cost_usd <= budget]
+    best = min(within, key=lambda o: o.wall_clock_hours or 1e18) if within else None
+    headline = note("run_in_budget", model_name=model_label(model), budget_usd=budget, config=config(best) if best else None,
+                    total_usd=best.total_cost_usd if best else None, wall_hours=best.wall_clock_hours if best else None,
+                    tokens_tokens=tokens)
+    return ctx.answer(title=note("title_best", model_name=model_label(model), limit_usd=None), headline=headline,
+                      options=options, recommendation=options.index(best) if best else None, table=table,
+                      actions=next_actions(ctx, best, precision_switch=False))
+
+
+def _what_runs(ctx: Context, limit: float | None, per_gpu: bool) -> Answer:
+    """Per affordable or named configuration, the largest models that fit it (one user, default context)."""
+    q = ctx.query
+    choices = candidate_gpus(ctx, "serving")
+    configs: list[tuple[Gpu, int, object]] = []
+    for choice in choices:
+        counts = [choice.count] if choice.count else list(_COUNTS)
+        for n in counts:
+            placement = place(ctx, choice.gpu, n, n)
+            price = placement.price_per_hour_usd if placement else None
+            if limit is not None and not _within(price, n, limit, per_gpu):
+                continue
+            configs.append((choice.gpu, n, placement))
+            if limit is not None and not choice.fixed:
+                pass
+    # the most memory within the limit first; one row per GPU type (its largest affordable count)
+    best_per_gpu: dict[str, tuple[Gpu, int, object]] = {}
+    for g, n, p in configs:
+        if g.id not in best_per_gpu or n > best_per_gpu[g.id][1]:
+            best_per_gpu[g.id] = (g, n, p)
+    rows_data = sorted(best_per_gpu.values(), key=lambda r: -(r[0].memory_gb * r[1]))[:ctx.policy.serving.shown_options]
+    options, rows = [], []
+    llms = sorted((m for m in ctx.kb.models.values() if m.kind == "llm" and not m.architecture_gaps),
+                  key=lambda m: -m.params_total_b)
+    for g, n, p in rows_data:
+        largest = {prec: _largest(ctx, llms, g, n, prec) for prec in ("bf16", "fp8", "int4")}
+        opt = Option(gpu=g.id, gpu_name=g.name, gpu_count=n, price=price_of(ctx, p))
+        options.append((opt, largest))
+        rows.append([config(opt), g.memory_gb * n, largest["bf16"], largest["fp8"], largest["int4"],
+                     opt.price_per_hour_usd])
+    ctx.assume("largest_model_method", context_tokens=int(efficiency_for(ctx.kb).c("default_context_tokens")))
+    if options:
+        o, largest = options[0]
+        headline = note("what_runs", config=config(o), limit_usd=limit, price_usd=o.price_per_hour_usd,
+                        bf16_model=largest["bf16"], int4_model=largest["int4"])
+    else:
+        headline = note("nothing_under_budget", model_name=None, limit_usd=limit, cheapest=None, cheapest_usd=None)
+    return ctx.answer(title=note("title_what_runs", limit_usd=limit), headline=headline,
+                      options=[o for o, _ in options], recommendation=0 if options else None,
+                      table=Table(columns=["config", "total_memory_gb", "largest_bf16", "largest_fp8", "largest_int4",
+                                           "usd_per_hour"], rows=rows),
+                      actions=next_actions(ctx, options[0][0] if options else None, precision_switch=False))
+
+
+def _largest(ctx: Context, llms: list[Model], gpu: Gpu, count: int, precision: str) -> str | None:
+    """The largest knowledge-base LLM that fits ``count`` x ``gpu`` in ``precision`` (one user); None if none."""
+    if precision == "fp8" and not gpu.supports("fp8"):
+        return None
+    for m in llms:
+        if m.params_total_b * (0.55 if precision == "int4" else 1 if precision == "fp8" else 2) > gpu.memory_gb * count:
+            continue
+        try:
+            est = estimate_inference(ctx.kb, m, gpu, count=count, precision=precision, batch_size=1)
+        except Exception:  # a model the estimator cannot size is skipped, not fatal
+            continue
+        if est.fits:
+            return m.name
+    return None

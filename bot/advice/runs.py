@@ -1,0 +1,142 @@
+"""Training runs and fine-tuning setups over the GPUs of a request: the shared search of the training,
+fine-tuning and quote answers (a cost question about a run is answered with the same runs).
+
+* :func:`training_runs`: per GPU, the count given, or the fewest GPUs that hold the run and (when that is
+  slower than the policy's month, or the user's deadline) the fewest that finish in time;
+* :func:`finetune_setups`: per GPU and method, the first setup that fits (see
+  :func:`bot.advice.planner.plan_finetune`), the user's count, method and sharding kept.
+"""
+
+from __future__ import annotations
+
+from bot.advice.answer import Option, Table
+from bot.advice.context import Context
+from bot.advice.options import config
+from bot.advice.planner import (
+    GpuChoice,
+    candidate_gpus,
+    finetune_option,
+    plan_finetune,
+    plan_training,
+    training_option,
+)
+from bot.kb.schema import Gpu, Model
+from bot.notes import note
+
+__all__ = ["finetune_alternatives", "finetune_setups", "finetune_table", "training_precision", "training_runs",
+           "training_table", "training_tokens"]
+
+
+def training_tokens(ctx: Context, model: Model) -> float:
+    """The tokens of a run: the user's, else Chinchilla-optimal 20 per parameter (stated)."""
+    q = ctx.query
+    if q.training_tokens:
+        return q.training_tokens * (q.epochs or 1)
+    per_param = ctx.policy.training.chinchilla_tokens_per_param.value
+    tokens = per_param * model.compute_params_b * 1e9
+    ctx.assume("chinchilla_tokens", tokens_tokens=tokens, per_param=per_param)
+    return tokens
+
+
+def training_precision(ctx: Context, gpu: Gpu) -> str:
+    """bf16 unless the user named fp8/fp16/fp32; fp16 on GPUs without bf16 (V100, T4)."""
+    fixed = next((p for p in ctx.query.precisions if p in ("bf16", "fp16", "fp8", "fp32")), None)
+    if fixed:
+        return fixed
+    return "bf16" if gpu.supports("bf16") else "fp16"
+
+
+def _deadline_hours(ctx: Context) -> float:
+    return ctx.query.deadline_hours or ctx.policy.training.target_days.value * 24
+
+
+def training_runs(ctx: Context, model: Model, tokens: float, choices: list[GpuChoice] | None = None) -> list[Option]:
+    """Options for pretraining ``model`` on ``tokens`` over the request's GPUs (see the module docstring)."""
+    choices = choices if choices is not None else candidate_gpus(ctx, "training")
+    out: list[Option] = []
+    deadline = _deadline_hours(ctx)
+    for choice in choices:
+        precision = training_precision(ctx, choice.gpu)
+        if choice.count is not None:
+            est, placement, why = plan_training(ctx, model, choice.gpu, choice.count, tokens, precision)
+            out.append(training_option(ctx, model, choice.gpu, est, placement, why))
+            continue
+        smallest = in_time = None
+        last = None
+        for n in ctx.policy.training.counts:
+            est, placement, why = plan_training(ctx, model, choice.gpu, n, tokens, precision)
+            if est is None:
+                break
+            last = (est, placement, why)
+            if est.fits and smallest is None:
+                smallest = last
+            if smallest is not None and (est.wall_clock_hours or 0) <= deadline:
+                in_time = last
+                break
+        if smallest is None:
+            if last is not None:
+                out.append(training_option(ctx, model, choice.gpu, *last))
+            continue
+        out.append(training_option(ctx, model, choice.gpu, *smallest))
+        if in_time is not None and in_time[0].gpu_count != smallest[0].gpu_count:
+            out.append(training_option(ctx, model, choice.gpu, *in_time))
+    if any(c.count is None for c in choices):
+        ctx.assume("training_counts", days=deadline / 24)
+    return out
+
+
+def finetune_setups(ctx: Context, model: Model, tokens: float, choices: list[GpuChoice] | None = None,
+                    methods: list[str] | None = None) -> list[Option]:
+    """Options for fine-tuning ``model`` over the request's GPUs and methods (see the module docstring)."""
+    q = ctx.query
+    choices = choices if choices is not None else candidate_gpus(ctx, "finetune")
+    methods = methods or ([q.method] if q.method else ["full", "lora", "qlora"])
+    out: list[Option] = []
+    for choice in choices:
+        for method in methods:
+            est = plan_finetune(ctx, model, choice.gpu, choice.count, method, tokens)
+            if est is None:
+                ctx.warn("finetune_refused", gpu_name=choice.gpu.name, method=method)
+                continue
+            out.append(finetune_option(ctx, model, choice.gpu, est))
+    if q.method is None and len(methods) > 1:
+        ctx.assume("methods_compared")
+    ctx.assume("finetune_methods_memory")
+    return out
+
+
+def finetune_alternatives(ctx: Context, model: Model, tokens: float, failed: Option, choice: GpuChoice) -> list[Option]:
+    """When the user's fine-tuning setup does not fit: a lighter method on the same GPUs, then more GPUs,
+    each labelled with what it changes."""
+    out = []
+    lighter = {"full": ["lora", "qlora"], "lora": ["qlora"], "qlora": []}.get(failed.method or "", [])
+    for method in lighter:
+        est = plan_finetune(ctx, model, choice.gpu, choice.count, method, tokens)
+        if est is not None and est.fits:
+            out.append(finetune_option(ctx, model, choice.gpu, est, changes=["method"]))
+            break
+    if choice.count is not None:
+        est = plan_finetune(ctx, model, choice.gpu, None, failed.method or "lora", tokens)
+        if est is not None and est.fits and est.gpu_count != choice.count:
+            out.append(finetune_option(ctx, model, choice.gpu, est, changes=["count"]))
+    if not ctx.query.context_tokens and failed.method:
+        est = plan_finetune(ctx, model, choice.gpu, choice.count, failed.method, tokens, seq_len=1024)
+        if est is not None and est.fits:
+            opt = finetune_option(ctx, model, choice.gpu, est, changes=["context"])
+            opt.notes.append(note("seq_len_used", seq_tokens=1024))
+            out.append(opt)
+    return out[:3]
+
+
+def training_table(options: list[Option]) -> Table:
+    """The table of training options: fit, memory per GPU, GPU-hours, wall clock, $/h, total."""
+    return Table(columns=["config", "fits", "gb_per_gpu", "gpu_hours", "wall_clock", "usd_per_hour", "total_usd"],
+                 rows=[[config(o), o.fits, o.memory_per_gpu_gb, o.gpu_hours, o.wall_clock_hours,
+                        o.price_per_hour_usd, o.total_cost_usd] for o in options])
+
+
+def finetune_table(options: list[Option]) -> Table:
+    """The table of fine-tuning options: fit, memory per GPU, GPU-hours, wall clock, $/h, total."""
+    return Table(columns=["config", "fits", "gb_per_gpu", "gpu_hours", "wall_clock", "usd_per_hour", "total_usd"],
+                 rows=[[config(o), o.fits, o.memory_per_gpu_gb, o.gpu_hours, o.wall_clock_hours,
+                        o.price_per_hour_usd, o.total_cost_usd] for o in options])

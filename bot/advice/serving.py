@@ -1,0 +1,387 @@
+"""``size_inference``: serving a model - does it fit, how many GPUs, how many users, how fast, memory.
+
+The headline states the asked quantity first:
+
+* ``users_served``: the users a configuration serves at the per-user floor ("serves about 22 users");
+* ``gpu_count`` / a load ("200 users", "2,000 tok/s"): the fewest GPUs (cheapest when priced) that carry it;
+* ``fit``: yes or no with the memory that decides it;
+* ``speed``: tokens/s per user and TTFT;
+* ``memory``: weights + KV cache + overhead per model and precision (several models and precisions named
+  give one row each).
+
+A configuration the user fixed (GPU, count, precision) is answered as asked; when it does not work the
+answer says so first and then shows alternatives, each labelled with what it changes.
+"""
+
+from __future__ import annotations
+
+from bot.advice.answer import Answer, Option, Table
+from bot.advice.context import Context
+from bot.advice.models import model_label, resolve_models
+from bot.advice.non_llm import answer_non_llm
+from bot.advice.options import caveats, config, next_actions, variant_notes
+from bot.advice.planner import (
+    GpuChoice,
+    ServingLoad,
+    ServingPlan,
+    candidate_gpus,
+    plan_serving,
+    precisions_for,
+    serving_load,
+    serving_option,
+)
+from bot.estimation import efficiency_for, estimate_inference, usable_memory_gb
+from bot.kb.schema import Model
+from bot.notes import note
+
+__all__ = ["answer"]
+
+_EXAMPLES = ["serve Llama 3 70B to 200 users at 8k context", "can a 4090 run 13b int4?",
+             "how many users can one H100 serve with Llama 3.1 8B?"]
+_EXAMPLES_ZH = ["用 vllm 部署 qwen2.5 72b 给 50 个用户，需要几张 H20", "单张 4090 能跑 qwen2.5 14b int4 吗"]
+
+
+def answer(ctx: Context) -> Answer:
+    """Answer a serving question (see the module docstring)."""
+    q = ctx.query
+    models = resolve_models(ctx)
+    if not models:
+        return _ask_for_model(ctx)
+    if all(m.kind != "llm" for m in models):
+        return answer_non_llm(ctx, next(m for m in models if m.kind != "llm"))
+    models = [m for m in models if m.kind == "llm"]
+    variant_notes(ctx)
+    if "memory" in q.asks and not q.gpus:
+        return _memory(ctx, models)
+    load = serving_load(ctx)
+    _workload_notes(ctx, load)
+    choices = candidate_gpus(ctx, "serving")
+    if "users_served" in q.asks and any(c.fixed for c in choices):
+        return _users_served(ctx, models[0], choices, load)
+    if len(models) > 1 or (len(q.precisions) > 1 and any(c.fixed for c in choices)):
+        return _items(ctx, models, choices, load)
+    return _size(ctx, models[0], choices, load)
+
+
+# --------------------------------------------------------------------------- sizing a load
+
+def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoad) -> Answer:
+    q = ctx.query
+    fixed = [c for c in choices if c.fixed]
+    plans: list[ServingPlan] = []
+    for choice in choices:
+        for precision, _fixed in precisions_for(ctx, model, choice.gpu):
+            plans.append(plan_serving(ctx, model, choice.gpu, precision, load, count=choice.count))
+    working = [p for p in plans if p.meets]
+    options: list[Option] = []
+    if fixed:
+        # every GPU the user named is answered; best precision first per GPU
+        for choice in fixed:
+            mine = [p for p in plans if p.gpu.id == choice.gpu.id]
+            best = _best(mine)
+            if best is not None:
+                options.append(serving_option(ctx, best))
+        options.sort(key=lambda o: (not o.meets, _rank(o)))
+        if not any(o.meets for o in options):
+            options += _alternatives(ctx, model, fixed, load)
+    else:
+        by_gpu: dict[str, ServingPlan] = {}
+        for p in working:
+            if p.gpu.id not in by_gpu or _plan_key(p) < _plan_key(by_gpu[p.gpu.id]):
+                by_gpu[p.gpu.id] = p
+        options = sorted((serving_option(ctx, p) for p in by_gpu.values()), key=_rank)
+    shown = options[:ctx.policy.serving.shown_options]
+    rec = next((i for i, o in enumerate(shown) if o.meets), None)
+    for o in shown[:3]:
+        caveats(ctx, o, ctx.kb.gpus.get(o.gpu.split("@")[0]) if o.gpu else None)
+    if rec is not None:
+        _assumptions_of(ctx, model, shown[rec])
+        if quality_tier(shown[rec].precision) and not ctx.query.precisions:
+            ctx.warn("quantization_quality", precision=shown[rec].precision, model_name=model_label(model))
+    headline = _headline(ctx, model, load, shown, rec)
+    details = _details(ctx, model, load, shown, rec)
+    return ctx.answer(title=note("title_serving", model_name=model_label(model), users=load.users,
+                                 total_tps=load.total_tps),
+                      headline=headline, details=details, options=shown, recommendation=rec,
+                      table=_table(shown), actions=next_actions(ctx, shown[rec] if rec is not None else None,
+                                                                show_all=len(options) > len(shown)))
+
+
+def _best(plans: list[ServingPlan]) -> ServingPlan | None:
+    """The plan to show for one GPU: a working one (cheapest, fewest GPUs) before the closest failure."""
+    working = [p for p in plans if p.meets]
+    if working:
+        return min(working, key=_plan_key)
+    fitting = [p for p in plans if p.est is not None and p.est.fits]
+    pool = fitting or [p for p in plans if p.est is not None] or plans
+    return max(pool, key=lambda p: (p.per_user_tps or 0)) if pool else None
+
+
+#: Weight formats that cost quality (4-bit and below): ranked after 16-bit and FP8 (near-lossless on models
+#: trained in bf16: NVIDIA TensorRT-LLM and vLLM FP8 results within ~1% on MMLU) unless the user asks for them.
+_LOSSY = ("int4", "awq", "gptq", "nf4", "q2", "q3", "q4", "iq", "fp4", "exl2")
+
+
+def quality_tier(precision: str | None) -> int:
+    """0 for formats that keep quality (16-bit, FP8, INT8), 1 for 4-bit and lower."""
+    return 1 if precision and precision.startswith(_LOSSY) else 0
+
+
+def _plan_key(p: ServingPlan) -> tuple:
+    price = p.placement.price_per_hour_usd if p.placement else float("inf")
+    return (quality_tier(p.precision), p.placement is None, price, p.count, -(p.per_user_tps or 0))
+
+
+def _rank(o: Option) -> tuple:
+    """Quality first (4-bit after 16-bit/FP8), then priced options by $/h, then unpriced by GPU count;
+    options without a published compute figure last."""
+    return (o.ttft_s is None, quality_tier(o.precision), o.price is None,
+            o.price.price_per_hour_usd if o.price else o.gpu_count or 0, o.gpu_count or 0)
+
+
+def _alternatives(ctx: Context, model: Model, fixed: list[GpuChoice], load: ServingLoad) -> list[Option]:
+    """When the user's configuration does not work: the nearest ones that do, each labelled with what it changes."""
+    out: list[Option] = []
+    choice = fixed[0]
+    gpu = choice.gpu
+    q = ctx.query
+    # 1. the same GPU, more of them (when the count was fixed)
+    if choice.count is not None:
+        for precision, _ in precisions_for(ctx, model, gpu)[:1]:
+            p = plan_serving(ctx, model, gpu, precision, load)
+            if p.meets and p.count != choice.count:
+                out.append(serving_option(ctx, p, changes=["count"]))
+    # 2. the same GPU and count, another precision (when the precision was fixed or unsupported)
+    if q.precisions or q.full_precision:
+        for precision in ("fp8", "int8", "int4"):
+            if precision in q.precisions or (precision == "fp8" and not gpu.supports("fp8")):
+                continue
+            p = plan_serving(ctx, model, gpu, precision, load, count=choice.count)
+            if p.meets:
+                out.append(serving_option(ctx, p, changes=["precision"]))
+                break
+    # 3. an FP8 KV cache on the same configuration (long contexts)
+    if load.kv_precision is None:
+        kv_load = ServingLoad(**{**load.__dict__, "kv_precision": "fp8"})
+        for precision, _ in precisions_for(ctx, model, gpu):
+            p = plan_serving(ctx, model, gpu, precision, kv_load, count=choice.count)
+            if p.meets:
+                out.append(serving_option(ctx, p, changes=["kv_precision"]))
+                break
+    # 4. another GPU with more memory, in no more GPUs than the user has (or one 8-GPU node)
+    if len(out) < 2:
+        bigger = sorted((g for g in (ctx.kb.gpus.get(i) for i in ctx.policy.serving.candidate_gpus) if g
+                         and g.memory_gb > gpu.memory_gb), key=lambda g: g.memory_gb)
+        limit = max(choice.count or 1, 8)
+        for g in bigger:
+            precision = q.precisions[0] if q.precisions else precisions_for(ctx, model, g)[0][0]
+            p = plan_serving(ctx, model, g, precision, load)
+            if p.meets and p.count <= limit:
+                out.append(serving_option(ctx, p, changes=["gpu"]))
+                break
+    return out[:3]
+
+
+def _headline(ctx: Context, model: Model, load: ServingLoad, shown: list[Option], rec: int | None):
+    q = ctx.query
+    if not shown:
+        return note("serve_nothing", model_name=model_label(model), users=load.users or 1, per_user_tps=load.per_user_tps,
+                    max_count=int(ctx.policy.serving.max_gpus.value))
+    first = shown[0]
+    fixed = any(g.id for g in q.gpus)
+    if fixed and not first.meets:
+        # the user's configuration does not work: say so first, with the reason
+        return note("serve_fixed_fails", config=config(first), model_name=model_label(model), reason=first.rejection,
+                    users=load.users or 1)
+    o = shown[rec] if rec is not None else first
+    common = dict(config=config(o), model_name=model_label(model), users=o.users, per_user_tps=o.tps_per_user,
+                  decode_tps=o.decode_tps, mem_gb=o.memory_per_gpu_gb, usable_gb=o.usable_gb,
+                  price_usd=o.price_per_hour_usd, provider=o.price.provider_name if o.price else None,
+                  ttft_s=o.ttft_s, total_tps=o.throughput_tps, layout=_layout(o))
+    if load.total_tps is not None:
+        return note("serve_total", target_tps=load.total_tps, ttft_limit_s=load.ttft_s, **common)
+    if "fit" in q.asks and fixed and (load.users or 1) == 1:
+        return note("fit_yes", **common)
+    if "speed" in q.asks and (load.users or 1) == 1:
+        return note("speed_single", **common)
+    if (load.users or 1) > 1:
+        return note("serve_users", **common)
+    return note("serve_one", **common)
+
+
+def _layout(o: Option) -> dict | None:
+    if (o.tensor_parallel or 1) == 1 and (o.pipeline_parallel or 1) == 1 and (o.replicas or 1) == 1:
+        return None
+    return {"tp": o.tensor_parallel, "pp": o.pipeline_parallel, "replicas": o.replicas}
+
+
+def _details(ctx: Context, model: Model, load: ServingLoad, shown: list[Option], rec: int | None) -> list:
+    out = []
+    o = shown[rec] if rec is not None else (shown[0] if shown else None)
+    if o is not None and o.weights_gb is not None:
+        out.append(note("memory_breakdown", weights_gb=o.weights_gb, kv_gb=o.kv_cache_gb or 0.0,
+                        overhead_gb=o.overhead_gb or 0.0, total_gb=o.memory_total_gb, gpu_count=o.gpu_count,
+                        replicas=o.replicas or 1, per_gpu_gb=o.memory_per_gpu_gb, usable_gb=o.usable_gb,
+                        precision=o.precision, kv_precision=o.kv_precision))
+    if o is not None and o.max_users and (load.users or 1) < o.max_users and load.total_tps is None:
+        out.append(note("serve_capacity_line", config=config(o), max_users=o.max_users,
+                        per_user_tps=load.per_user_tps))
+    for alt in (x for x in shown if x.changes):
+        out.append(note("alternative_line", config=config(alt), changes=alt.changes, per_user_tps=alt.tps_per_user,
+                        users=alt.users, price_usd=alt.price_per_hour_usd))
+    if ctx.query.duration_hours and o is not None and o.price is not None:
+        o.duration_hours = ctx.query.duration_hours
+        o.total_cost_usd = o.price.price_per_hour_usd * ctx.query.duration_hours
+        out.append(note("cost_for_duration", config=config(o), hours=ctx.query.duration_hours,
+                        total_usd=o.total_cost_usd))
+    if ctx.query.diagnosis is not None and ctx.query.diagnosis.kind == "oom":
+        out += [note("oom_fix_serving_1"), note("oom_fix_serving_2"), note("oom_fix_serving_3")]
+    return out
+
+
+def _table(options: list[Option]) -> Table:
+    return Table(columns=["config", "serves", "gb_per_gpu", "ttft_s", "decode_tps", "tps_per_user", "total_tps",
+                          "usd_per_hour", "usd_per_m_tokens"],
+                 rows=[[config(o), o.meets, o.memory_per_gpu_gb, o.ttft_s, o.decode_tps, o.tps_per_user,
+                        o.throughput_tps, o.price_per_hour_usd, o.cost_per_million_tokens_usd] for o in options])
+
+
+def _workload_notes(ctx: Context, load: ServingLoad) -> None:
+    q = ctx.query
+    eff = efficiency_for(ctx.kb)
+    if load.context_tokens is None and load.input_tokens is None:
+        ctx.assume("default_context", context_tokens=int(eff.c("default_context_tokens")),
+                   output_tokens=load.output_tokens or int(eff.c("default_output_tokens")))
+    if load.users is None and load.total_tps is None:
+        ctx.assume("one_user")
+    if q.concurrent_users and not q.input_tokens:
+        ctx.assume("prompt_is_context")
+
+
+def _assumptions_of(ctx: Context, model: Model, o: Option) -> None:
+    """The assumptions of the recommended configuration's figures (engine, KV format, efficiencies)."""
+    ctx.assume("engine_used", engine=o.engine, kv_precision=o.kv_precision)
+    if o.gpu and o.gpu in ctx.kb.gpus:
+        g = ctx.kb.gpus[o.gpu]
+        ctx.assume("usable_memory", gpu_name=g.name, usable_gb=usable_memory_gb(efficiency_for(ctx.kb), g),
+                   marketed_gb=g.memory_gb)
+        ctx.cite(*g.sources[:1])
+    ctx.cite("knowledge/efficiency.yaml (MBU, MFU, overheads per engine and GPU generation)")
+
+
+# --------------------------------------------------------------------------- users served
+
+def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoad) -> Answer:
+    options = []
+    for choice in (c for c in choices if c.fixed):
+        plans = []
+        for precision, _ in precisions_for(ctx, model, choice.gpu):
+            count = choice.count
+            if count is None:  # the fewest of this GPU that hold the model, as the user named one GPU type
+                base = plan_serving(ctx, model, choice.gpu, precision, ServingLoad(**{**load.__dict__, "users": 1}))
+                count = base.count if base.est is not None and base.est.fits else None
+            if count is None:
+                continue
+            plans.append(plan_serving(ctx, model, choice.gpu, precision,
+                                      ServingLoad(**{**load.__dict__, "users": None, "total_tps": None}),
+                                      count=count, objective="capacity"))
+        working = [p for p in plans if p.capacity > 0]
+        best = max(working, key=lambda p: p.capacity) if working else _best(plans)
+        if best is not None:
+            opt = serving_option(ctx, best)
+            opt.max_users = best.capacity
+            options.append(opt)
+    rec = next((i for i, o in enumerate(options) if o.max_users), None)
+    for o in options:
+        caveats(ctx, o, ctx.kb.gpus.get((o.gpu or "").split("@")[0]))
+    if rec is not None:
+        o = options[rec]
+        _assumptions_of(ctx, model, o)
+        headline = note("users_served", config=config(o), model_name=model_label(model), max_users=o.max_users,
+                        per_user_tps=load.per_user_tps, context_tokens=_context_of(ctx, model, o),
+                        kv_gb=o.kv_cache_gb, total_tps=o.throughput_tps, ttft_s=o.ttft_s)
+    elif options:
+        headline = note("users_served_none", config=config(options[0]), model_name=model_label(model),
+                        reason=options[0].rejection)
+    else:
+        headline = note("serve_nothing", model_name=model_label(model), users=1, per_user_tps=load.per_user_tps,
+                        max_count=int(ctx.policy.serving.max_gpus.value))
+    details = _details(ctx, model, load, options, rec)
+    if not ctx.query.concurrent_users:
+        details.insert(0, note("capacity_method", per_user_tps=load.per_user_tps))
+    return ctx.answer(title=note("title_users_served", model_name=model_label(model)), headline=headline, details=details,
+                      options=options, recommendation=rec, table=_table(options),
+                      actions=next_actions(ctx, options[rec] if rec is not None else None))
+
+
+def _context_of(ctx: Context, model: Model, o: Option) -> int:
+    q = ctx.query
+    eff = efficiency_for(ctx.kb)
+    return q.context_tokens or ((q.input_tokens or 0) + (q.output_tokens or 0)) or int(eff.c("default_context_tokens"))
+
+
+# --------------------------------------------------------------------------- several models or precisions
+
+def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: ServingLoad) -> Answer:
+    """One row per model x precision named (x GPU when named): does it serve, how fast, at what cost."""
+    q = ctx.query
+    options: list[Option] = []
+    for model in models:
+        for choice in choices if any(c.fixed for c in choices) else choices[:1]:
+            precisions = [p for p, _ in precisions_for(ctx, model, choice.gpu)] if q.precisions else \
+                [precisions_for(ctx, model, choice.gpu)[0][0]]
+            for precision in precisions:
+                plan = plan_serving(ctx, model, choice.gpu, precision, load, count=choice.count)
+                options.append(serving_option(ctx, plan))
+    for o in options[:4]:
+        caveats(ctx, o, ctx.kb.gpus.get((o.gpu or "").split("@")[0]))
+    rows = [[config(o, with_model=True), o.meets, o.weights_gb, o.memory_per_gpu_gb, o.decode_tps, o.tps_per_user,
+             o.price_per_hour_usd] for o in options]
+    served = [o for o in options if o.meets]
+    headline = note("items_summary", rows=[{"config": config(o, with_model=True), "meets": o.meets,
+                                            "per_user_tps": o.tps_per_user, "mem_gb": o.memory_per_gpu_gb}
+                                           for o in options[:6]])
+    return ctx.answer(title=note("title_items", model_names=[model_label(m) for m in models]), headline=headline,
+                      options=options, recommendation=options.index(served[0]) if served else None,
+                      table=Table(columns=["config", "serves", "weights_gb", "gb_per_gpu", "decode_tps",
+                                           "tps_per_user", "usd_per_hour"], rows=rows),
+                      actions=next_actions(ctx, served[0] if served else None))
+
+
+# --------------------------------------------------------------------------- memory
+
+def _memory(ctx: Context, models: list[Model]) -> Answer:
+    """How much memory: one row per model x precision (weights + KV cache at the context + overhead)."""
+    q = ctx.query
+    eff = efficiency_for(ctx.kb)
+    precisions = q.precisions or [None]
+    context = q.context_tokens or int(eff.c("default_context_tokens"))
+    users = q.concurrent_users or 1
+    h100 = ctx.kb.gpus.get("h100-sxm-80gb")
+    rows, items = [], []
+    for model in models:
+        for precision in precisions:
+            try:
+                est = estimate_inference(ctx.kb, model, h100, count=None, precision=precision,
+                                         kv_precision=q.kv_precision, context_tokens=context, batch_size=users)
+            except Exception:  # an unknown precision name is reported, not a crash
+                ctx.warn("precision_unknown", precision=precision)
+                continue
+            m = est.memory
+            total = m.weights_gb + (m.kv_cache_gb or 0) + eff.c("cuda_context_gb")
+            rows.append([{"model_name": model.name, "precision": est.precision}, m.weights_gb, m.kv_cache_gb,
+                         total, est.gpu_count])
+            items.append({"model_name": model.name, "precision": est.precision, "weights_gb": m.weights_gb,
+                          "total_gb": total})
+    ctx.assume("memory_method", context_tokens=context, users=users)
+    ctx.cite("estimation-notes.md: weights = parameters x bytes per weight; KV = 2 x layers x KV heads x head_dim x bytes")
+    return ctx.answer(title=note("title_memory", model_names=[model_label(m) for m in models]),
+                      headline=note("memory_summary", items=items, context_tokens=context, users=users),
+                      table=Table(columns=["model_precision", "weights_gb", "kv_gb", "total_gb", "h100_count"],
+                                  rows=rows),
+                      actions=next_actions(ctx, None))
+
+
+def _ask_for_model(ctx: Context) -> Answer:
+    return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_model"),
+                      examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)

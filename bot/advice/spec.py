@@ -1,0 +1,129 @@
+"""``spec_lookup``: hardware facts - specs, feature support (bf16, FP8, FlashAttention-2, MIG), NVLink and
+P2P, and the H100 article's claims checked per GPU.
+
+A claim quoted or paraphrased gets its verdict first (``knowledge/claims.yaml``, every ratio computed from
+``gpus.yaml``), then the per-GPU truth. A feature question gets yes or no per GPU with the requirement that
+decides it. An accelerator the knowledge base knows of but has no figures for is said to be so.
+"""
+
+from __future__ import annotations
+
+from bot.advice.answer import Answer, Table
+from bot.advice.context import Context
+from bot.advice.options import next_actions, variant_notes
+from bot.advice.planner import resolve_gpu
+from bot.advice.specs import feature_support, interconnect_fact, ratio_facts, spec_table
+from bot.kb.claims import claim_text, ratio_values
+from bot.notes import note
+
+__all__ = ["answer"]
+
+
+def answer(ctx: Context) -> Answer:
+    """Answer a spec, feature or claim question (see the module docstring)."""
+    q = ctx.query
+    if q.claims:
+        return _claims(ctx)
+    gpus = [resolve_gpu(ctx, m) for m in q.gpus if m.id in ctx.kb.gpus]
+    unlisted = [t for t in q.unknown_terms if t.unlisted]
+    if not gpus:
+        if unlisted:
+            return _unlisted_only(ctx)
+        return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_gpu_spec"),
+                          examples=["H100 vs A100 specs", "does the T4 support bf16?", "can 4090s do p2p?"])
+    variant_notes(ctx)
+    details = []
+    headline = None
+    support_asked = "support" in q.asks or not q.spec_fields
+    features = [f for f in q.features if f not in ("nvlink", "p2p")]
+    precisions = [p for p in q.precisions if p in ("bf16", "fp16", "fp8", "fp4", "int8", "tf32") and p not in features]
+    asked = list(dict.fromkeys(features + precisions)) if support_asked else []
+    if asked:
+        facts = [feature_support(ctx, g, f) for g in gpus for f in asked]
+        headline = note("features_summary", facts=facts)
+    figures = [f for f in q.spec_fields if f not in ("nvlink_gb_s",)]
+    if figures:
+        facts = [_spec_one(g) for g in gpus]
+        if headline is None:
+            headline = note("facts_summary", facts=facts)
+        else:
+            details += facts
+    if q.workload == "training" and (reference := ctx.kb.gpus.get("h100-sxm-80gb")) is not None:
+        for g in gpus:
+            ours, theirs = g.dense_tflops.bf16 or g.dense_tflops.fp16, reference.dense_tflops.bf16
+            if ours and theirs and g.id != reference.id:
+                details.append(note("training_suitability", gpu_name=g.name, tflops=ours, ref_name=reference.name,
+                                    ref_tflops=theirs, share_pct=ours / theirs * 100))
+    if "nvlink" in q.features or "p2p" in q.features or "nvlink_gb_s" in q.spec_fields:
+        facts = [interconnect_fact(ctx, g) for g in gpus]
+        if headline is None:
+            headline = note("facts_summary", facts=facts)
+        else:
+            details += facts
+    if len(gpus) >= 2:
+        details += ratio_facts(gpus[0], gpus[1])
+    if headline is None:
+        if len(gpus) >= 2:
+            headline = note("spec_compare_headline", facts=ratio_facts(gpus[0], gpus[1]))
+        else:
+            headline = _spec_one(gpus[0])
+    for g in gpus:
+        if getattr(g, "sparsity_stated", True) is False:
+            ctx.warn("sparsity_not_stated", gpu_name=g.name)
+        software = getattr(g, "software", None)
+        if software is not None and getattr(software, "fp8_in_common_stacks", None) is False:
+            ctx.warn("no_fp8_in_stacks", gpu_name=g.name)
+    ctx.assume("dense_not_sparse")
+    return ctx.answer(title=note("title_specs", gpu_names=[g.name for g in gpus]), headline=headline,
+                      details=details, table=spec_table(ctx, gpus),
+                      examples=[] if q.models else [f"{gpus[0].name.split()[0]} " + ("跑 Llama 3 70B" if ctx.zh else
+                                                                                        "for Llama 3 70B")],
+                      actions=next_actions(ctx, None, precision_switch=False))
+
+
+def _spec_one(g) -> object:
+    return note("spec_one", gpu_name=g.name, memory_gb=g.memory_gb, bandwidth_gb_s=g.memory_bandwidth_gb_s,
+                tflops=g.dense_tflops.bf16 or g.dense_tflops.fp16, fp8_tflops=g.dense_tflops.fp8, tdp_w=g.tdp_watts)
+
+
+def _claims(ctx: Context) -> Answer:
+    """Each claim quoted: its verdict, origin and conditions, and the ratios computed from gpus.yaml."""
+    kb = ctx.kb
+    details, rows = [], []
+    claims = [kb.claims[c] for c in ctx.query.claims if c in kb.claims]
+    first = claims[0]
+    headline = note("claim_verdict", verdict=first.verdict, en=claim_text(kb, first, first.verdict_text.en),
+                    zh=claim_text(kb, first, first.verdict_text.zh))
+    for i, claim in enumerate(claims):
+        if i:
+            details.append(note("claim_verdict", verdict=claim.verdict, en=claim_text(kb, claim, claim.verdict_text.en),
+                                zh=claim_text(kb, claim, claim.verdict_text.zh)))
+        for truth in claim.per_gpu_truth:
+            details.append(note("bilingual", en=claim_text(kb, claim, truth.en), zh=claim_text(kb, claim, truth.zh)))
+        details.append(note("claim_origin", en=claim.origin.en, zh=claim.origin.zh))
+        for rid, value in ratio_values(kb, claim).items():
+            rows.append([{"en": value.ratio.label.en, "zh": value.ratio.label.zh}, value.numerator.value,
+                         value.denominator.value, value.value])
+            ctx.cite(value.numerator.what, value.denominator.what)
+        ctx.cite(*claim.sources[:3])
+    if kb.article is not None:
+        ctx.cite(kb.article.url)
+    return ctx.answer(title=note("title_claims", claim_ids=[c.id for c in claims]), headline=headline,
+                      details=details, table=Table(columns=["ratio_label", "numerator", "denominator", "ratio"],
+                                                   rows=rows) if rows else None,
+                      actions=next_actions(ctx, None, precision_switch=False))
+
+
+def _unlisted_only(ctx: Context) -> Answer:
+    kb = ctx.kb
+    terms = [t for t in ctx.query.unknown_terms if t.unlisted]
+    entries = {u.name: u for u in kb.unlisted}
+    t = terms[0]
+    entry = entries.get(t.unlisted)
+    nearest = [kb.gpus[g].name for g in (entry.nearest if entry else []) if g in kb.gpus]
+    headline = note("unlisted_headline", written=t.as_written, name=t.unlisted,
+                    reason_en=entry.reason.en if entry else "", reason_zh=entry.reason.zh if entry else "",
+                    nearest=nearest)
+    return ctx.answer(title=note("title_specs", gpu_names=[t.unlisted]), headline=headline,
+                      table=spec_table(ctx, [kb.gpus[g] for g in (entry.nearest if entry else []) if g in kb.gpus])
+                      if entry and entry.nearest else None)

@@ -1,0 +1,129 @@
+"""``size_training``: pretraining (or full training) a model - how long, how many GPUs, how many tokens in
+a given time, what it costs.
+
+The headline states the asked quantity: wall-clock time (with GPU-hours and cost) by default; the tokens a
+configuration gets through in the user's time when that is asked; the GPU count when that is asked.
+"""
+
+from __future__ import annotations
+
+from bot.advice.answer import Answer, Option, Table
+from bot.advice.context import Context
+from bot.advice.models import model_label, resolve_models
+from bot.advice.options import caveats, config, next_actions, variant_notes
+from bot.advice.planner import candidate_gpus
+from bot.advice.runs import training_runs, training_table, training_tokens
+from bot.kb.schema import Model
+from bot.notes import note
+
+__all__ = ["answer"]
+
+_EXAMPLES = ["how long to pretrain a 3b model on 300B tokens with 32 H100s",
+             "i have 64 A100s for 2 weeks, how many tokens can we train a 7b on?"]
+_EXAMPLES_ZH = ["8卡H100 预训练 7b 模型 1T token 要多久", "64 张 A800 两周能训练 13b 多少 token"]
+
+
+def answer(ctx: Context) -> Answer:
+    """Answer a training question (see the module docstring)."""
+    q = ctx.query
+    models = resolve_models(ctx)
+    if not models:
+        return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_model_or_size"),
+                          examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
+    model = models[0]
+    variant_notes(ctx)
+    ctx.cite("estimation-notes.md: training FLOPs = 6 x parameters x tokens (8x with recompute); "
+             "time = FLOPs / (GPUs x dense peak x MFU)")
+    if "tokens_in_time" in q.asks and q.duration_hours and q.gpus:
+        return _tokens_in_time(ctx, model)
+    tokens = training_tokens(ctx, model)
+    options = training_runs(ctx, model, tokens)
+    return _answer(ctx, model, tokens, options)
+
+
+def _answer(ctx: Context, model: Model, tokens: float, options: list[Option]) -> Answer:
+    rec = _pick(ctx, options)
+    for o in options[:3]:
+        caveats(ctx, o)
+    o = options[rec] if rec is not None else (options[0] if options else None)
+    if o is None:
+        headline = note("training_nothing", model_name=model_label(model))
+    elif o.gpu_hours is None:
+        headline = note("training_no_peak", config=config(o), model_name=model_label(model), mem_gb=o.memory_per_gpu_gb,
+                        usable_gb=o.usable_gb, fits=o.fits)
+    elif not o.fits:
+        headline = note("training_does_not_fit", config=config(o), model_name=model_label(model), mem_gb=o.memory_per_gpu_gb,
+                        usable_gb=o.usable_gb)
+    elif "gpu_count" in ctx.query.asks and not ctx.query.gpus:
+        headline = note("training_count", config=config(o), model_name=model_label(model), tokens_tokens=tokens,
+                        wall_hours=o.wall_clock_hours, gpu_hours=o.gpu_hours, total_usd=o.total_cost_usd)
+    else:
+        headline = note("training_time", config=config(o), model_name=model_label(model), tokens_tokens=tokens,
+                        wall_hours=o.wall_clock_hours, gpu_hours=o.gpu_hours, total_usd=o.total_cost_usd,
+                        price_usd=o.price.price_per_gpu_hour_usd if o.price else None,
+                        provider=o.price.provider_name if o.price else None)
+    details = _comparison(ctx, options)
+    if o is not None and o.mfu:
+        ctx.assume("training_mfu", mfu_pct=o.mfu * 100, sharding=o.sharding)
+    return ctx.answer(title=note("title_training", model_name=model_label(model)), headline=headline, details=details,
+                      options=options, recommendation=rec, table=training_table(options),
+                      actions=next_actions(ctx, o, precision_switch=False))
+
+
+def _pick(ctx: Context, options: list[Option]) -> int | None:
+    """The recommended run: fits, finishes within the deadline (or the policy's month), then cheapest, else fastest."""
+    deadline = ctx.query.deadline_hours or ctx.policy.training.target_days.value * 24
+    fitting = [i for i, o in enumerate(options) if o.fits]
+    if not fitting:
+        return None
+    in_time = [i for i in fitting if (options[i].wall_clock_hours or float("inf")) <= deadline] or fitting
+    priced = [i for i in in_time if options[i].total_cost_usd is not None]
+    if priced:
+        return min(priced, key=lambda i: options[i].total_cost_usd)
+    return min(in_time, key=lambda i: options[i].wall_clock_hours or float("inf"))
+
+
+def _comparison(ctx: Context, options: list[Option]) -> list:
+    per_gpu: dict[str, Option] = {}
+    for o in options:
+        if o.gpu_hours and o.gpu not in per_gpu:
+            per_gpu[o.gpu] = o
+    ranked = sorted(per_gpu.values(), key=lambda o: o.gpu_hours)
+    if len(ranked) < 2:
+        return []
+    fast, slow = ranked[0], ranked[-1]
+    return [note("training_per_gpu_ratio", fast_gpu=fast.gpu_name, slow_gpu=slow.gpu_name,
+                 ratio_x=slow.gpu_hours / fast.gpu_hours, fast_gpu_hours=fast.gpu_hours, slow_gpu_hours=slow.gpu_hours)]
+
+
+def _tokens_in_time(ctx: Context, model: Model) -> Answer:
+    """Tokens a fixed configuration trains on in the user's time: tokens/s x seconds, from the same estimate."""
+    q = ctx.query
+    reference = 1e9
+    options = []
+    for choice in candidate_gpus(ctx, "training"):
+        if choice.count is None:
+            continue
+        runs = training_runs(ctx, model, reference, [choice])
+        for o in runs:
+            if o.wall_clock_hours:
+                o.tokens = reference * q.duration_hours / o.wall_clock_hours
+                o.wall_clock_hours = q.duration_hours
+                o.gpu_hours = q.duration_hours * (o.gpu_count or 1)
+                if o.price:
+                    o.total_cost_usd = o.price.price_per_hour_usd * q.duration_hours
+            options.append(o)
+    if not options:
+        return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_gpu_count"),
+                          examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
+    o = options[0]
+    optimal = ctx.policy.training.chinchilla_tokens_per_param.value * model.compute_params_b * 1e9
+    headline = note("tokens_in_time", config=config(o), model_name=model_label(model), hours=q.duration_hours,
+                    tokens_tokens=o.tokens, total_usd=o.total_cost_usd, fits=o.fits)
+    details = [note("chinchilla_compare", tokens_tokens=optimal, per_param=20)]
+    table = Table(columns=["config", "fits", "gb_per_gpu", "tokens", "wall_clock", "usd_per_hour", "total_usd"],
+                  rows=[[config(x), x.fits, x.memory_per_gpu_gb, x.tokens, x.wall_clock_hours, x.price_per_hour_usd,
+                         x.total_cost_usd] for x in options])
+    return ctx.answer(title=note("title_training", model_name=model_label(model)), headline=headline, details=details,
+                      options=options, recommendation=0 if o.fits else None, table=table,
+                      actions=next_actions(ctx, o, precision_switch=False))

@@ -1,0 +1,531 @@
+"""The parser's vocabulary: per-language YAML files, validated at load and compiled once.
+
+``bot/parsing/lexicon/<lang>.yaml`` hold every word the parser reacts to: cue words for what is asked,
+workload words, units and counters, number words (Chinese numerals included), durations, currencies,
+precisions, engines, fine-tuning methods, pricing models, follow-up openers and reset words. The files
+share one schema (:class:`LexiconFile`) and are merged, since users mix languages in one message.
+
+Phrase matching rules (:class:`Phrases`): phrases are lower case; a space inside a phrase matches any run
+of spaces, hyphens and underscores, or none ("seq len" matches "seq_len", "seqlen", "seq-len"); a phrase
+that starts or ends with a Latin letter or digit only matches whole words; longer phrases win over
+shorter ones at the same position. Adding a word is a data change with a test, never a code change.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from bot.errors import KnowledgeError, KnowledgeIssue
+
+__all__ = ["ASKS", "Lexicon", "LexiconFile", "Phrases", "get_lexicon", "load_lexicon", "phrase_key"]
+
+LEXICON_DIR = Path(__file__).parent / "lexicon"
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+#: What a question can ask for (see :class:`bot.parsing.query.Query.asks`).
+ASKS = ("fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "cost", "cheapest", "best",
+        "memory", "comparison", "spec", "support", "break_even", "largest_model", "help")
+_QUANTITY_FIELDS = ("concurrent_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
+                    "documents", "epochs", "audio_hours", "tokens_per_item", "context_tokens", "input_tokens",
+                    "output_tokens", "training_tokens", "tokens_plain", "transistors")
+_PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "nf4", "fp4", "exl2")
+_WORKLOADS = ("finetune", "training", "inference")
+
+
+class _Vocab(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NumberVocab(_Vocab):
+    """Number words and scales. ``digits``/``multipliers`` spell Chinese numerals, read only before a
+    ``counters`` word (so "三天" is 3 days while "统一" stays a word)."""
+
+    words: dict[str, float] = Field(default_factory=dict)
+    scales: dict[str, float] = Field(default_factory=dict)
+    digits: dict[str, int] = Field(default_factory=dict)
+    multipliers: dict[str, int] = Field(default_factory=dict)
+    half: list[str] = Field(default_factory=list)
+    counters: list[str] = Field(default_factory=list)
+
+
+class QuantityVocab(_Vocab):
+    """Unit phrases after a number (``units``), key phrases before it (``keys``), and for audio hours the
+    phrases after a duration (``after_duration``)."""
+
+    units: list[str] = Field(default_factory=list)
+    keys: list[str] = Field(default_factory=list)
+    after_duration: list[str] = Field(default_factory=list)
+
+
+class RateVocab(_Vocab):
+    tokens_per_s: list[str] = Field(default_factory=list)
+    requests_per_s: list[str] = Field(default_factory=list)
+    requests_per_min: list[str] = Field(default_factory=list)
+    requests_per_day: list[str] = Field(default_factory=list)
+    images_per_min: list[str] = Field(default_factory=list)
+    images_per_s: list[str] = Field(default_factory=list)
+    aggregate_words: list[str] = Field(default_factory=list)
+    per_user_words: list[str] = Field(default_factory=list)
+
+
+class LatencyVocab(_Vocab):
+    ttft_ms: list[str] = Field(default_factory=list)
+    tpot_ms: list[str] = Field(default_factory=list)
+    latency_ms: list[str] = Field(default_factory=list)
+    percentiles: dict[str, float] = Field(default_factory=dict)
+    units: dict[str, float] = Field(default_factory=dict)
+
+
+class DurationVocab(_Vocab):
+    units: dict[str, float] = Field(default_factory=dict)
+    periods: dict[str, float] = Field(default_factory=dict)
+    deadline_words: list[str] = Field(default_factory=list)
+    rental_words: list[str] = Field(default_factory=list)
+
+
+class CurrencyVocab(_Vocab):
+    before: list[str] = Field(default_factory=list)
+    after: list[str] = Field(default_factory=list)
+
+
+class MoneyVocab(_Vocab):
+    currencies: dict[Literal["usd", "cny", "eur"], CurrencyVocab] = Field(default_factory=dict)
+    per_hour: list[str] = Field(default_factory=list)
+    per_gpu_hour_marker: list[str] = Field(default_factory=list)
+    per_month: list[str] = Field(default_factory=list)
+    limit_words: list[str] = Field(default_factory=list)
+    budget_words: list[str] = Field(default_factory=list)
+    purchase_words: list[str] = Field(default_factory=list)
+    answer_currency: dict[Literal["usd", "cny"], list[str]] = Field(default_factory=dict)
+
+
+class MemoryVocab(_Vocab):
+    units: list[str] = Field(default_factory=list)
+    card_words: list[str] = Field(default_factory=list)
+
+
+class UnitList(_Vocab):
+    units: list[str] = Field(default_factory=list)
+
+
+class UnitMap(_Vocab):
+    units: dict[str, float] = Field(default_factory=dict)
+
+
+class ElectricityVocab(_Vocab):
+    per_kwh: list[str] = Field(default_factory=list)
+
+
+class FollowupVocab(_Vocab):
+    openers: list[str] = Field(default_factory=list)
+    reset: list[str] = Field(default_factory=list)
+
+
+class IgnorableVocab(_Vocab):
+    before: list[str] = Field(default_factory=list)
+    after: list[str] = Field(default_factory=list)
+
+
+class LexiconFile(_Vocab):
+    """One language's vocabulary file (see ``bot/parsing/lexicon/en.yaml`` for what each section means)."""
+
+    language: str
+    numbers: NumberVocab = Field(default_factory=NumberVocab)
+    quantities: dict[str, QuantityVocab] = Field(default_factory=dict)
+    rates: RateVocab = Field(default_factory=RateVocab)
+    latency: LatencyVocab = Field(default_factory=LatencyVocab)
+    durations: DurationVocab = Field(default_factory=DurationVocab)
+    money: MoneyVocab = Field(default_factory=MoneyVocab)
+    memory: MemoryVocab = Field(default_factory=MemoryVocab)
+    bandwidth: UnitMap = Field(default_factory=UnitMap)
+    multipliers: UnitList = Field(default_factory=UnitList)
+    percent: UnitList = Field(default_factory=UnitList)
+    power: UnitMap = Field(default_factory=UnitMap)
+    electricity: ElectricityVocab = Field(default_factory=ElectricityVocab)
+    asks: dict[str, list[str]] = Field(default_factory=dict)
+    workloads: dict[str, list[str]] = Field(default_factory=dict)
+    compare_connectors: list[str] = Field(default_factory=list)
+    compare_relations: list[str] = Field(default_factory=list)
+    precisions: dict[str, list[str]] = Field(default_factory=dict)
+    kv_cache_words: list[str] = Field(default_factory=list)
+    engines: dict[str, list[str]] = Field(default_factory=dict)
+    methods: dict[Literal["full", "lora", "qlora"], list[str]] = Field(default_factory=dict)
+    sharding: dict[Literal["fsdp", "zero1", "zero2", "zero3", "offload"], list[str]] = Field(default_factory=dict)
+    gradient_checkpointing: list[str] = Field(default_factory=list)
+    layout_keys: dict[Literal["tensor_parallel", "pipeline_parallel"], list[str]] = Field(default_factory=dict)
+    pricing: dict[Literal["spot", "commitment", "on_demand"], list[str]] = Field(default_factory=dict)
+    commitment_terms: dict[Literal["1y", "3y"], list[str]] = Field(default_factory=dict)
+    providers_cue_before: list[str] = Field(default_factory=list)
+    providers_cue_after: list[str] = Field(default_factory=list)
+    features: dict[str, list[str]] = Field(default_factory=dict)
+    full_context_words: list[str] = Field(default_factory=list)
+    single_user_words: list[str] = Field(default_factory=list)
+    full_precision_words: list[str] = Field(default_factory=list)
+    spec_fields: dict[str, list[str]] = Field(default_factory=dict)
+    followup: FollowupVocab = Field(default_factory=FollowupVocab)
+    help_phrases: list[str] = Field(default_factory=list)
+    number_connectors: list[str] = Field(default_factory=list)
+    approx_words: list[str] = Field(default_factory=list)
+    ignorable_number_contexts: IgnorableVocab = Field(default_factory=IgnorableVocab)
+
+    @field_validator("quantities")
+    @classmethod
+    def _known_quantities(cls, value: dict[str, QuantityVocab]) -> dict[str, QuantityVocab]:
+        unknown = sorted(set(value) - set(_QUANTITY_FIELDS))
+        if unknown:
+            raise ValueError(f"unknown quantity field(s) {unknown}; known: {', '.join(_QUANTITY_FIELDS)}")
+        return value
+
+    @field_validator("asks")
+    @classmethod
+    def _known_asks(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        unknown = sorted(set(value) - set(ASKS))
+        if unknown:
+            raise ValueError(f"unknown ask(s) {unknown}; known: {', '.join(ASKS)}")
+        return value
+
+    @field_validator("workloads")
+    @classmethod
+    def _known_workloads(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        unknown = sorted(set(value) - {*_WORKLOADS, "weak_inference"})
+        if unknown:
+            raise ValueError(f"unknown workload(s) {unknown}")
+        return value
+
+    @field_validator("precisions")
+    @classmethod
+    def _known_precisions(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        unknown = sorted(set(value) - set(_PRECISIONS))
+        if unknown:
+            raise ValueError(f"unknown precision(s) {unknown}; known: {', '.join(_PRECISIONS)}")
+        return value
+
+
+# --------------------------------------------------------------------------- phrase matching
+
+_SEP = re.compile(r"[\s_\-]+")
+_ALNUM = re.compile(r"[a-z0-9]")
+
+
+def phrase_key(text: str) -> str:
+    """The lookup key of a phrase or of matched text: lower case without spaces, hyphens, underscores."""
+    return _SEP.sub("", text.lower())
+
+
+def _phrase_regex(phrase: str, left_bound: bool = True) -> str:
+    words = [w for w in _SEP.split(phrase.strip().lower()) if w]
+    body = r"[\s_\-]*".join(re.escape(w) for w in words)
+    if left_bound and _ALNUM.match(phrase[:1].lower()):
+        body = r"(?<![a-z0-9])" + body
+    if _ALNUM.match(phrase[-1:].lower()):
+        body += r"(?![a-z0-9])"
+    return body
+
+
+class Phrases:
+    """A compiled phrase table: one regex over all phrases and the value each phrase stands for.
+
+    Args:
+        mapping: phrase -> value. Phrases with the same key (see :func:`phrase_key`) keep the first value.
+        left_bound: phrases starting with a letter or digit must start a word; ``False`` for units and
+            scales, which follow a number directly ("8k", "24gb", "500ms").
+    """
+
+    def __init__(self, mapping: dict[str, Any], *, left_bound: bool = True):
+        self.values: dict[str, Any] = {}
+        for phrase, value in mapping.items():
+            key = phrase_key(phrase)
+            if key and key not in self.values:
+                self.values[key] = value
+        phrases = sorted({p for p in mapping if phrase_key(p)}, key=lambda p: (-len(phrase_key(p)), p))
+        self.pattern = "(?:" + "|".join(_phrase_regex(p, left_bound) for p in phrases) + ")" if phrases else "(?!)"
+        self.regex = re.compile(self.pattern)
+
+    def __bool__(self) -> bool:
+        return bool(self.values)
+
+    def value(self, matched: str) -> Any:
+        """The value of the phrase ``matched`` spells (``None`` when it is not one of them)."""
+        return self.values.get(phrase_key(matched))
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        """The first phrase in ``text`` from ``pos``."""
+        return self.regex.search(text, pos)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """Every phrase in ``text``, left to right, non-overlapping."""
+        return self.regex.finditer(text)
+
+    def found(self, text: str) -> list[Any]:
+        """The values of every phrase in ``text``, in order of appearance, each once."""
+        out: list[Any] = []
+        for m in self.regex.finditer(text):
+            v = self.value(m.group(0))
+            if v not in out:
+                out.append(v)
+        return out
+
+    def fullmatch(self, text: str) -> bool:
+        """Whether all of ``text`` is one phrase."""
+        return phrase_key(text) in self.values
+
+
+def _flat(lists: list[list[str]]) -> dict[str, bool]:
+    return {p: True for lst in lists for p in lst}
+
+
+def _inverse(groups: list[dict[str, list[str]]]) -> dict[str, str]:
+    """{value: [phrases]} tables (one per language) -> {phrase: value}, earlier values winning."""
+    out: dict[str, str] = {}
+    for group in groups:
+        for value, phrases in group.items():
+            for p in phrases:
+                out.setdefault(p, value)
+    return out
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """The merged, compiled vocabulary of every language file (build with :func:`get_lexicon`).
+
+    Each attribute is a :class:`Phrases` (or a plain table) named after the lexicon section it comes from.
+    """
+
+    files: tuple[LexiconFile, ...]
+    number_words: Phrases
+    scales: dict[str, float]
+    scale_pattern: str
+    zh_digits: dict[str, int]
+    zh_multipliers: dict[str, int]
+    zh_half: tuple[str, ...]
+    counter_pattern: str
+    quantity_units: dict[str, Phrases]
+    quantity_keys: dict[str, Phrases]
+    audio_after_duration: Phrases
+    rates: Phrases
+    aggregate_words: Phrases
+    per_user_words: Phrases
+    latency_keys: Phrases
+    percentiles: dict[str, float]
+    latency_units: Phrases
+    duration_units: Phrases
+    duration_periods: Phrases
+    deadline_words: Phrases
+    rental_words: Phrases
+    currency_before: Phrases
+    currency_after: Phrases
+    per_hour: Phrases
+    per_gpu_hour_marker: Phrases
+    per_month: Phrases
+    limit_words: Phrases
+    budget_words: Phrases
+    purchase_words: Phrases
+    answer_currency: Phrases
+    memory_units: Phrases
+    card_words: Phrases
+    bandwidth_units: Phrases
+    multiplier_units: Phrases
+    percent_units: Phrases
+    power_units: Phrases
+    per_kwh: Phrases
+    asks: Phrases
+    workloads: Phrases
+    weak_inference: Phrases
+    compare_connectors: Phrases
+    compare_relations: Phrases
+    precisions: Phrases
+    kv_cache_words: Phrases
+    engines: Phrases
+    methods: Phrases
+    sharding: Phrases
+    gradient_checkpointing: Phrases
+    layout_keys: Phrases
+    pricing: Phrases
+    commitment_terms: Phrases
+    provider_cue_before: Phrases
+    provider_cue_after: Phrases
+    features: Phrases
+    full_context_words: Phrases
+    single_user_words: Phrases
+    full_precision_words: Phrases
+    spec_fields: Phrases
+    followup_openers: Phrases
+    reset_words: Phrases
+    help_phrases: Phrases
+    number_connectors: Phrases
+    approx_words: Phrases
+    ignorable_before: Phrases
+    ignorable_after: Phrases
+
+
+def _compile(files: list[LexiconFile]) -> Lexicon:
+    def lists(get) -> list[list[str]]:
+        return [get(f) for f in files]
+
+    def groups(get) -> list[dict[str, list[str]]]:
+        return [get(f) for f in files]
+
+    def merged_maps(get) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in files:
+            for k, v in get(f).items():
+                out.setdefault(k, v)
+        return out
+
+    scales = merged_maps(lambda f: f.numbers.scales)
+    scale_phrases = Phrases(scales, left_bound=False)
+    ask_map: dict[str, list[str]] = {}
+    for f in files:
+        for ask, phrases in f.asks.items():
+            for p in phrases:
+                ask_map.setdefault(p, [])
+                if ask not in ask_map[p]:
+                    ask_map[p].append(ask)
+    asks = Phrases(ask_map)
+    # phrases shared by several asks map to the list; merge by key
+    for p, v in ask_map.items():
+        key = phrase_key(p)
+        if key in asks.values and asks.values[key] is not v:
+            asks.values[key] = list(dict.fromkeys([*asks.values[key], *v]))
+    quantity_units = {}
+    quantity_keys = {}
+    for field in _QUANTITY_FIELDS:
+        quantity_units[field] = Phrases(_flat([f.quantities[field].units for f in files if field in f.quantities]),
+                                        left_bound=False)
+        quantity_keys[field] = Phrases(_flat([f.quantities[field].keys for f in files if field in f.quantities]))
+    rates: dict[str, str] = {}
+    for f in files:
+        for kind in ("tokens_per_s", "requests_per_s", "requests_per_min", "requests_per_day", "images_per_min",
+                     "images_per_s"):
+            for p in getattr(f.rates, kind):
+                rates.setdefault(p, kind)
+    latency_keys: dict[str, str] = {}
+    for f in files:
+        for kind in ("ttft_ms", "tpot_ms", "latency_ms"):
+            for p in getattr(f.latency, kind):
+                latency_keys.setdefault(p, kind)
+    currency_before = _inverse([{c: v.before for c, v in f.money.currencies.items()} for f in files])
+    currency_after = _inverse([{c: v.after for c, v in f.money.currencies.items()} for f in files])
+    counters = sorted({c for f in files for c in f.numbers.counters}, key=len, reverse=True)
+    return Lexicon(
+        files=tuple(files),
+        number_words=Phrases(merged_maps(lambda f: f.numbers.words)),
+        scales={phrase_key(k): v for k, v in scales.items()},
+        scale_pattern=scale_phrases.pattern,
+        zh_digits=merged_maps(lambda f: f.numbers.digits),
+        zh_multipliers=merged_maps(lambda f: f.numbers.multipliers),
+        zh_half=tuple(h for f in files for h in f.numbers.half),
+        counter_pattern="(?:" + "|".join(re.escape(c) for c in counters) + ")" if counters else "(?!)",
+        quantity_units=quantity_units,
+        quantity_keys=quantity_keys,
+        audio_after_duration=Phrases(_flat(
+            [f.quantities["audio_hours"].after_duration for f in files if "audio_hours" in f.quantities])),
+        rates=Phrases(rates, left_bound=False),
+        aggregate_words=Phrases(_flat(lists(lambda f: f.rates.aggregate_words))),
+        per_user_words=Phrases(_flat(lists(lambda f: f.rates.per_user_words))),
+        latency_keys=Phrases(latency_keys),
+        percentiles={phrase_key(k): v for k, v in merged_maps(lambda f: f.latency.percentiles).items()},
+        latency_units=Phrases(merged_maps(lambda f: f.latency.units), left_bound=False),
+        duration_units=Phrases(merged_maps(lambda f: f.durations.units), left_bound=False),
+        duration_periods=Phrases(merged_maps(lambda f: f.durations.periods)),
+        deadline_words=Phrases(_flat(lists(lambda f: f.durations.deadline_words))),
+        rental_words=Phrases(_flat(lists(lambda f: f.durations.rental_words))),
+        currency_before=Phrases(currency_before),
+        currency_after=Phrases(currency_after, left_bound=False),
+        per_hour=Phrases(_flat(lists(lambda f: f.money.per_hour))),
+        per_gpu_hour_marker=Phrases(_flat(lists(lambda f: f.money.per_gpu_hour_marker))),
+        per_month=Phrases(_flat(lists(lambda f: f.money.per_month))),
+        limit_words=Phrases(_flat(lists(lambda f: f.money.limit_words))),
+        budget_words=Phrases(_flat(lists(lambda f: f.money.budget_words))),
+        purchase_words=Phrases(_flat(lists(lambda f: f.money.purchase_words))),
+        answer_currency=Phrases(_inverse(groups(lambda f: f.money.answer_currency))),
+        memory_units=Phrases(_flat(lists(lambda f: f.memory.units)), left_bound=False),
+        card_words=Phrases(_flat(lists(lambda f: f.memory.card_words))),
+        bandwidth_units=Phrases(merged_maps(lambda f: f.bandwidth.units), left_bound=False),
+        multiplier_units=Phrases(_flat(lists(lambda f: f.multipliers.units)), left_bound=False),
+        percent_units=Phrases(_flat(lists(lambda f: f.percent.units)), left_bound=False),
+        power_units=Phrases(merged_maps(lambda f: f.power.units), left_bound=False),
+        per_kwh=Phrases(_flat(lists(lambda f: f.electricity.per_kwh))),
+        asks=asks,
+        workloads=Phrases(_inverse(groups(lambda f: {k: v for k, v in f.workloads.items() if k in _WORKLOADS}))),
+        weak_inference=Phrases(_flat(lists(lambda f: f.workloads.get("weak_inference", [])))),
+        compare_connectors=Phrases(_flat(lists(lambda f: f.compare_connectors))),
+        compare_relations=Phrases(_flat(lists(lambda f: f.compare_relations))),
+        precisions=Phrases(_inverse(groups(lambda f: f.precisions))),
+        kv_cache_words=Phrases(_flat(lists(lambda f: f.kv_cache_words))),
+        engines=Phrases(_inverse(groups(lambda f: f.engines))),
+        methods=Phrases(_inverse(groups(lambda f: f.methods))),
+        sharding=Phrases(_inverse(groups(lambda f: f.sharding))),
+        gradient_checkpointing=Phrases(_flat(lists(lambda f: f.gradient_checkpointing))),
+        layout_keys=Phrases(_inverse(groups(lambda f: f.layout_keys))),
+        pricing=Phrases(_inverse(groups(lambda f: f.pricing))),
+        commitment_terms=Phrases(_inverse(groups(lambda f: f.commitment_terms))),
+        provider_cue_before=Phrases(_flat(lists(lambda f: f.providers_cue_before))),
+        provider_cue_after=Phrases(_flat(lists(lambda f: f.providers_cue_after))),
+        features=Phrases(_inverse(groups(lambda f: f.features))),
+        full_context_words=Phrases(_flat(lists(lambda f: f.full_context_words))),
+        single_user_words=Phrases(_flat(lists(lambda f: f.single_user_words))),
+        full_precision_words=Phrases(_flat(lists(lambda f: f.full_precision_words))),
+        spec_fields=Phrases(_inverse(groups(lambda f: f.spec_fields))),
+        followup_openers=Phrases(_flat(lists(lambda f: f.followup.openers))),
+        reset_words=Phrases(_flat(lists(lambda f: f.followup.reset))),
+        help_phrases=Phrases(_flat(lists(lambda f: f.help_phrases))),
+        number_connectors=Phrases(_flat(lists(lambda f: f.number_connectors))),
+        approx_words=Phrases(_flat(lists(lambda f: f.approx_words))),
+        ignorable_before=Phrases(_flat(lists(lambda f: f.ignorable_number_contexts.before))),
+        ignorable_after=Phrases(_flat(lists(lambda f: f.ignorable_number_contexts.after))),
+    )
+
+
+def load_lexicon(directory: str | Path | None = None) -> Lexicon:
+    """Read, validate and compile every ``*.yaml`` in ``directory`` (default: the packaged lexicon).
+
+    Raises:
+        KnowledgeError: one ``file:line: field: message`` issue per problem (YAML syntax or schema).
+    """
+    from bot.kb.loader import yaml_line
+
+    root = Path(directory) if directory is not None else LEXICON_DIR
+    files: list[LexiconFile] = []
+    issues: list[KnowledgeIssue] = []
+    for path in sorted(root.glob("*.yaml"), key=lambda p: (p.stem != "en", p.stem)):
+        try:
+            raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            issues.append(KnowledgeIssue(str(path), (mark.line + 1) if mark else 0, "(yaml)", str(exc.problem)))
+            continue
+        try:
+            files.append(LexiconFile.model_validate(raw))
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = list(err["loc"])
+                issues.append(KnowledgeIssue(str(path), yaml_line(path, loc), ".".join(str(p) for p in loc) or "(file)",
+                                             err["msg"].removeprefix("Value error, ")))
+    if issues:
+        raise KnowledgeError(issues)
+    if not files:
+        raise KnowledgeError([KnowledgeIssue(str(root), 0, "(directory)", "no lexicon files found")])
+    return _compile(files)
+
+
+_lock = threading.Lock()
+_current: Lexicon | None = None
+
+
+def get_lexicon() -> Lexicon:
+    """The packaged lexicon, loaded and compiled on first use (then shared by every parse)."""
+    global _current
+    if _current is None:
+        with _lock:
+            if _current is None:
+                _current = load_lexicon()
+    return _current

@@ -1,0 +1,119 @@
+"""Numbers as people write them: digits with separators and scales, number words, Chinese numerals.
+
+* ``"2,000"``, ``"1.5"``, ``"2e12"``, ``"8k"``, ``"1.5 million"``, ``"5万"`` (scales from the lexicon);
+* Chinese numerals before a counter or unit word of the lexicon: ``"三天"`` -> ``"3天"``, ``"两张"`` ->
+  ``"2张"``, ``"一百个用户"`` -> ``"100个用户"``, ``"三十倍"`` -> ``"30倍"``, ``"半天"`` -> ``"0.5天"``.
+  Only before a counter, so words that merely contain a numeral character (统一, 一下) stay words.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from bot.parsing.lexicon import Lexicon, phrase_key
+
+__all__ = ["MAX_DIGITS", "chinese_numerals_to_digits", "number_regex", "number_value", "token_scale"]
+
+#: Longest run of digits read as a number; longer runs (pasted ids, hashes, noise) are not quantities.
+#: No GPU question needs more than 15 significant digits, and capping keeps parsing linear.
+MAX_DIGITS = 15
+
+_NUM_CORE = (r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d{1,6})?|\d{1,15}(?:\.\d{1,6})?|\.\d{1,6})"
+             r"(?:e\+?(?P<exp>\d{1,2})(?![\d]))?")
+#: Characters that may not precede a number: it would be part of a word, an identifier or a version.
+_NUM_GUARD = r"(?<![a-z0-9_.,/#\\:$¥￥€])"
+
+
+@lru_cache(maxsize=8)
+def _number_pattern(scale_pattern: str, guarded: bool) -> str:
+    guard = _NUM_GUARD if guarded else ""
+    return rf"{guard}(?:~\s*)?{_NUM_CORE}(?![\d])(?:\s?(?P<scale>{scale_pattern}))?"
+
+
+def number_regex(lex: Lexicon, *, guarded: bool = True) -> str:
+    """The regex source of a number with an optional scale, with groups ``num``, ``exp``, ``scale``.
+
+    Usable inside larger patterns (each compiled pattern may contain it once). ``guarded`` refuses a
+    number glued to a word, an identifier or a currency sign before it; a caller that matches the
+    currency sign itself passes ``False``.
+    """
+    return _number_pattern(lex.scale_pattern, guarded)
+
+
+def number_value(m: re.Match[str], lex: Lexicon, *, binary_k: bool = False) -> float:
+    """The value of a number matched by :func:`number_regex`.
+
+    Args:
+        m: the match (groups ``num``, ``exp`` and ``scale``).
+        lex: the lexicon (scale values).
+        binary_k: read ``k`` after a power of two as 1024 (``"8k"`` context = 8,192 tokens, the way
+            context lengths are set), any other number as thousands (``"100k"`` = 100,000).
+
+    Returns:
+        The number (float).
+    """
+    value = float(m.group("num").replace(",", ""))
+    if m.group("exp"):
+        value *= 10 ** int(m.group("exp"))
+    scale = m.group("scale")
+    if scale:
+        key = phrase_key(scale)
+        factor = lex.scales.get(key, 1.0)
+        if binary_k and key == "k" and token_scale(value):
+            factor = 1024.0
+        value *= factor
+    return value
+
+
+def token_scale(value: float) -> bool:
+    """Whether ``value`` is a power of two up to 1024 (so ``value`` k means ``value`` x 1024 tokens)."""
+    return value in {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
+
+
+def _chinese_value(run: str, lex: Lexicon) -> float | None:
+    """Value of a Chinese numeral run ("三十" 30, "两千" 2000, "一百二十" 120, "半" 0.5), or None."""
+    if run in lex.zh_half:
+        return 0.5
+    total, section, current = 0, 0, None
+    for ch in run:
+        if ch in lex.zh_digits:
+            current = lex.zh_digits[ch]
+        elif ch in lex.zh_multipliers:
+            mult = lex.zh_multipliers[ch]
+            if mult >= 10_000:  # 万, 亿 scale everything before them
+                total = (total + section + (current or 0)) * mult if (section or current or total) else mult
+                section, current = 0, None
+            else:
+                section += (1 if current is None else current) * mult
+                current = None
+        else:
+            return None
+    return total + section + (current or 0)
+
+
+def chinese_numerals_to_digits(text: str, lex: Lexicon) -> str:
+    """Rewrite Chinese numerals that stand before a counter or unit as digits ("三天" -> "3天").
+
+    A numeral after 第 (an ordinal) is left alone. Digits and multipliers come from the lexicon
+    (``numbers.digits``, ``numbers.multipliers``, ``numbers.half``, ``numbers.counters``).
+    """
+    chars = "".join(sorted({*lex.zh_digits, *lex.zh_multipliers, *lex.zh_half}))
+    if not chars:
+        return text
+    pattern = _zh_pattern(chars, lex.counter_pattern)
+
+    def repl(m: re.Match[str]) -> str:
+        value = _chinese_value(m.group(1), lex)
+        if value is None:
+            return m.group(0)
+        digits = (f"{value:g}" if value != int(value) else str(int(value))) + " "
+        start = m.start()
+        return (" " + digits) if start and m.string[start - 1].isascii() and m.string[start - 1].isalnum() else digits
+
+    return pattern.sub(repl, text)
+
+
+@lru_cache(maxsize=4)
+def _zh_pattern(chars: str, counters: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!第)([{re.escape(chars)}]+)\s*(?={counters})")

@@ -1,0 +1,157 @@
+"""Route a request to the intent that answers it: one ordered table of rules, first match wins.
+
+The router reads only the parsed request (what is asked, the workload, the names and quantities found) and
+a marked copy of the text in which every GPU mention is ``§g`` (to see "A vs B", "faster than B"). It is
+the parser's last step, so ``gpu-advisor parse`` shows the intent the answer will use, and
+:mod:`bot.advice` dispatches on ``Query.intent`` without deciding it again.
+
+The rules (each a kind of question, not a particular message):
+
+1. ``help``: empty, or only a help phrase, with nothing named.
+2. ``diagnose``: a pasted symptom that is not a sizing problem (garbage output, hangs, NCCL errors).
+3. ``spec_lookup``: a claim of the H100 article quoted or paraphrased (``Query.claims``).
+4. ``quote``: buy vs rent (break-even).
+5. ``recommend``: a recommendation asked for, or a budget given, without GPUs to compare.
+6. ``quote``: money asked about (price, cost, how much) for GPUs, instances or a run.
+7. ``spec_lookup``: a hardware fact asked (NVLink, P2P, specs, TFLOPS, bandwidth, "supports bf16/FA2")
+   of named GPUs with no model, or a ratio quoted ("30x faster").
+8. ``compare``: two GPUs joined ("A vs B", "A or B", "A/B", "also tried B"), a GPU after a relation
+   ("faster than B", "worth it over B", "替代 B"), or a comparison asked with two GPUs.
+9. ``diagnose``: a pasted error with no model named.
+10. ``finetune`` / ``size_training`` / ``size_inference``: by the workload (fine-tuning words win; between
+    training and serving words the first one mentioned wins).
+11. ``quote``: GPUs named with rental terms (a duration, provider or spot/reserved) and no model.
+12. ``size_inference``: a model or GPU with running words (run, fit, OOM, 跑, 够) or a sizing ask.
+13. ``recommend``: a weak recommendation ("best", "which gpu").
+14. ``spec_lookup``: memory or bandwidth of named GPUs with no model.
+15. By entities: a model -> ``size_inference``; two GPUs -> ``compare``; one -> ``spec_lookup``;
+    nothing -> ``unknown``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from bot.parsing.lexicon import Lexicon
+from bot.parsing.query import Query
+
+__all__ = ["RouteInputs", "find_workload", "route"]
+
+
+@dataclass(frozen=True)
+class RouteInputs:
+    """What the router looks at besides the request.
+
+    Attributes:
+        low: the lower-cased, prepared message.
+        marked: ``low`` with every GPU mention (known or unknown) replaced by ``§g``.
+        gpu_names: distinct GPUs named (known ids, capacity-only cards and unknown names).
+        error_paste: the message contains a pasted error or traceback.
+        help_only: the message is only a help phrase.
+        strong_recommend: a recommendation is asked in so many words ("recommend", "what should I buy").
+    """
+
+    low: str
+    marked: str
+    gpu_names: int
+    error_paste: bool
+    help_only: bool
+    strong_recommend: bool
+
+
+@lru_cache(maxsize=4)
+def _compare_patterns(connectors: str, relations: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    pair = re.compile(rf"§g\s*\)?\s*\(?\s*(?:{connectors})\s*\(?\s*(?:an?\s+|the\s+|one\s+)?§g")
+    rel = re.compile(
+        rf"(?:{relations})\s*(?:an?\s+|the\s+|my\s+|our\s+|a\s+single\s+)?§g"
+        r"|\bfrom\s+(?:an?\s+|the\s+|our\s+|my\s+)?§g\s*(?:\w+\s+){0,2}?to\s+(?:an?\s+|the\s+)?§g"
+        r"|(?:upgrad|switch|mov|migrat)\w*\s+(?:from\s+)?(?:an?\s+|the\s+|our\s+|my\s+)?§g\s+to\s+(?:an?\s+)?§g"
+        r"|§g\s+(?:speed|perf(?:ormance)?|level)\b|从\s*§g\s*(?:换|升级|迁移)?\s*(?:到|成)\s*§g")
+    return pair, rel
+
+
+def find_workload(low: str, lex: Lexicon) -> str | None:
+    """The workload the message is about, whatever its intent: ``finetune``, ``training``, ``inference``
+    or ``None``. Fine-tuning words win; between training and serving words the first one mentioned wins
+    ("inference mostly, maybe training" is inference)."""
+    found = [(m.start(), lex.workloads.value(m.group(0))) for m in lex.workloads.finditer(low)]
+    kinds = [k for _, k in found]
+    if "finetune" in kinds:
+        return "finetune"
+    for _, kind in found:
+        if kind in ("training", "inference"):
+            return kind
+    return None
+
+
+def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
+    """The :data:`~bot.parsing.query.Intent` of a request (see the module docstring for the rules).
+
+    Args:
+        query: the request, with every field but ``intent`` filled.
+        x: the marked text and flags (:class:`RouteInputs`).
+        lex: the lexicon (comparison connectors and relations).
+
+    Returns:
+        The intent name.
+    """
+    asks = set(query.asks)
+    has_model = bool(query.models) or query.config_error is not None
+    gpus = x.gpu_names
+    has_entities = bool(gpus or query.models or query.unknown_terms or query.config_error)
+    diagnosis = query.diagnosis.kind if query.diagnosis else None
+    money = query.budget or query.price_limit_per_hour
+    if not x.low.strip() or (not has_entities and (x.help_only or ("help" in asks and len(x.low) < 40))):
+        return "help"
+    if diagnosis == "other":
+        return "diagnose"
+    if query.claims:
+        return "spec_lookup"
+    if "break_even" in asks or query.purchase_price is not None:
+        return "quote"
+    if x.strong_recommend or ("largest_model" in asks) or (money and not gpus and "cost" not in asks) or (
+            query.budget is not None and not gpus):
+        return "recommend"
+    if "cheapest" in asks and not gpus and not has_model:
+        return "recommend"
+    pair, rel = _compare_patterns(lex.compare_connectors.pattern, lex.compare_relations.pattern)
+    joined = bool(gpus and (pair.search(x.marked) or rel.search(x.marked)))
+    if "cost" in asks or ("cheapest" in asks and gpus and not has_model) or (query.quoted_prices and gpus):
+        return "quote"
+    if joined and has_model and not query.claims:
+        return "compare"
+    strong_spec = "spec" in asks or "support" in asks or query.claimed_ratio is not None
+    if strong_spec and diagnosis != "feature_gate" and (not has_model or not query.workload):
+        if gpus or query.features or query.claimed_ratio is not None:
+            return "spec_lookup"
+    if joined or (gpus >= 2 and "comparison" in asks):
+        return "compare"
+    if query.precisions and gpus and not has_model and diagnosis is None and (
+            "fit" in asks or "spec" in asks or "support" in asks):
+        return "spec_lookup"
+    if diagnosis and not has_model and (x.error_paste or not gpus):
+        return "diagnose"
+    workload = query.workload
+    if workload is not None:
+        return {"finetune": "finetune", "training": "size_training", "inference": "size_inference"}[workload]
+    rental = query.duration_hours or query.providers or query.pricing
+    if rental and gpus and not has_model:
+        return "quote"
+    sizing = asks & {"fit", "gpu_count", "users_served", "speed", "memory", "time"}
+    if (has_model or gpus) and (sizing or lex.weak_inference.search(x.low) or diagnosis == "oom"):
+        return "size_inference"
+    if "best" in asks or "cheapest" in asks:
+        return "recommend"
+    if gpus and not has_model and (query.spec_fields or "memory" in asks or "speed" in asks):
+        return "spec_lookup"
+    if has_model:
+        return "size_inference"
+    if gpus >= 2:
+        return "compare"
+    if gpus == 1:
+        return "spec_lookup"
+    if diagnosis:
+        return "diagnose"
+    return "unknown"
