@@ -231,12 +231,14 @@ class CatalogSnapshot:
     Attributes:
         generation: changes whenever the stored catalog changes (the id of the last refresh run).
         offers: the stored catalog offers (``origin == "catalog"``).
-        refreshes: the last refresh of each provider, newest first.
+        refreshes: the last refresh attempt of each provider, newest first.
+        last_good: the last refresh of each provider that replaced its table (the table in use).
     """
 
     generation: int
     offers: tuple[Offer, ...]
     refreshes: tuple[CatalogRefreshInfo, ...] = ()
+    last_good: tuple[CatalogRefreshInfo, ...] = ()
 
 
 _catalog_lock = threading.Lock()
@@ -506,7 +508,8 @@ def _region_ok(o: Offer, region: str | None) -> bool:
 
 def place(table: OfferTable, gpu: str, gpus_needed: int, *, today: date, group: int = 1,
           pricing_model: str | None = "on_demand", provider: str | None = None,
-          allow_split: bool = False, region: str | None = None, limit: int | None = None) -> list[Placement]:
+          allow_split: bool = False, region: str | None = None, limit: int | None = None,
+          term_months: int | None = None) -> list[Placement]:
     """Every way to rent ``gpus_needed`` x ``gpu`` with each group of ``group`` GPUs in one instance.
 
     An instance of ``m`` GPUs hosts ``m // group`` groups; ``ceil(gpus_needed / group)`` groups need
@@ -525,6 +528,7 @@ def place(table: OfferTable, gpu: str, gpus_needed: int, *, today: date, group: 
         region: only offers in this region (a region covers its zones), when given.
         limit: at most this many placements (the cheapest), when given: with a catalog of thousands
             of offers per GPU a table needs only the first rows.
+        term_months: commitments: only this term (12 for 1 year, 36 for 3 years), when given.
 
     Returns:
         Placements, cheapest per hour first (dated before undated at equal price).
@@ -538,7 +542,7 @@ def place(table: OfferTable, gpu: str, gpus_needed: int, *, today: date, group: 
             fit = _instances(count, gpus_needed, group)
             if fit[1] and not allow_split:
                 continue
-            streams.append(_stream(rows, fit, gpus_needed, group, today, region, serial))
+            streams.append(_stream(rows, fit, gpus_needed, group, today, region, term_months, serial))
             serial += 1
     merged = heapq.merge(*streams)
     out = []
@@ -550,10 +554,10 @@ def place(table: OfferTable, gpu: str, gpus_needed: int, *, today: date, group: 
 
 
 def _stream(rows: list[Offer], fit: tuple[int, bool], gpus_needed: int, group: int, today: date,
-            region: str | None, serial: int) -> Iterator[tuple[tuple, int, Placement]]:
+            region: str | None, term_months: int | None, serial: int) -> Iterator[tuple[tuple, int, Placement]]:
     instances, split = fit
     for o in rows:
-        if not _region_ok(o, region):
+        if not _region_ok(o, region) or (term_months is not None and o.term_months != term_months):
             continue
         price = instances * o.price_per_hour_usd
         yield ((price, o.as_of is None, o.provider), serial,
@@ -562,7 +566,8 @@ def _stream(rows: list[Offer], fit: tuple[int, bool], gpus_needed: int, group: i
 
 def best_placement(table: OfferTable, gpu: str, gpus_needed: int, *, today: date, group: int = 1,
                    pricing_model: str = "on_demand", provider: str | None = None,
-                   allow_split: bool = False, region: str | None = None) -> Placement | None:
+                   allow_split: bool = False, region: str | None = None,
+                   term_months: int | None = None) -> Placement | None:
     """The placement an answer prices a configuration with.
 
     Policy: offers with a ``condition`` (footnotes, minimum terms) are never chosen; whole groups in
@@ -576,11 +581,11 @@ def best_placement(table: OfferTable, gpu: str, gpus_needed: int, *, today: date
         gpus_needed: GPUs the configuration uses.
         today: the date staleness is judged against.
         group: GPUs that must share one instance.
-        pricing_model: ``on_demand`` (default), ``spot`` or ``commitment`` (any term; filter
-            :func:`place` by ``offer.term_months`` for one term).
+        pricing_model: ``on_demand`` (default), ``spot`` or ``commitment``.
         provider: only this provider, when given.
         allow_split: also consider groups split across instances (chosen only when nothing holds a group).
         region: only offers in this region, when given.
+        term_months: commitments: only this term (12 or 36), when given; else any term.
 
     Returns:
         The :class:`Placement`, or ``None`` when no offer can supply the GPUs.
@@ -595,7 +600,8 @@ def best_placement(table: OfferTable, gpu: str, gpus_needed: int, *, today: date
             continue
         seen: set[tuple[bool, bool]] = set()
         for o in rows:  # cheapest first: the first offer of each (marketplace, stale) class is its best
-            if o.condition is not None or not _region_ok(o, region):
+            if o.condition is not None or not _region_ok(o, region) or (
+                    term_months is not None and o.term_months != term_months):
                 continue
             stale = o.is_stale(today)
             cls = (o.marketplace, stale)
@@ -630,8 +636,10 @@ class ProviderPriceStatus:
         undated: offers without a date.
         stale: offers stale on ``today`` (undated, or older than 30 days for catalog rows, 90 for curated).
         age_days: days since ``newest_as_of`` (``None`` when nothing is dated).
-        last_refresh: the last catalog refresh of this provider, when one ran.
-        unmapped: catalog GPU names of the last refresh that map to no knowledge-base GPU, with row counts.
+        last_refresh: the last catalog refresh attempt of this provider, when one ran.
+        last_good_refresh: the last refresh that replaced its table (whose offers are in use).
+        unmapped: catalog GPU names of the table in use (else of the last attempt) that map to no
+            knowledge-base GPU, with row counts.
     """
 
     provider: str
@@ -646,6 +654,7 @@ class ProviderPriceStatus:
     stale: int
     age_days: int | None
     last_refresh: CatalogRefreshInfo | None = None
+    last_good_refresh: CatalogRefreshInfo | None = None
     unmapped: tuple[tuple[str, int], ...] = field(default=())
 
 
@@ -660,6 +669,9 @@ def provider_status(kb: KnowledgeBase, *, today: date) -> list[ProviderPriceStat
     refreshes: dict[str, CatalogRefreshInfo] = {}
     for info in (catalog.refreshes if catalog else ()):
         refreshes.setdefault(info.provider, info)
+    good: dict[str, CatalogRefreshInfo] = {}
+    for info in (catalog.last_good if catalog else ()):
+        good.setdefault(info.provider, info)
     names = {o.provider: o.provider_name for o in table.offers}
     names.update({p.provider: p.provider_name for p in kb.providers.values()})
     for c in kb.catalogs.values():
@@ -674,6 +686,8 @@ def provider_status(kb: KnowledgeBase, *, today: date) -> list[ProviderPriceStat
         dated = [o.as_of for o in offers if o.as_of]
         newest = max(dated) if dated else None
         last = refreshes.get(provider)
+        last_good = good.get(provider)
+        shown = last_good or last
         out.append(ProviderPriceStatus(
             provider=provider, provider_name=names.get(provider, provider), offers=len(offers),
             curated_offers=sum(1 for o in offers if o.origin == "curated"),
@@ -681,6 +695,6 @@ def provider_status(kb: KnowledgeBase, *, today: date) -> list[ProviderPriceStat
             pricing_models=dict(Counter(o.pricing_model for o in offers)),
             oldest_as_of=min(dated) if dated else None, newest_as_of=newest,
             undated=sum(1 for o in offers if o.as_of is None), stale=sum(1 for o in offers if o.is_stale(today)),
-            age_days=(today - newest).days if newest else None, last_refresh=last,
-            unmapped=last.unmapped if last else ()))
+            age_days=(today - newest).days if newest else None, last_refresh=last, last_good_refresh=last_good,
+            unmapped=shown.unmapped if shown else ()))
     return out
