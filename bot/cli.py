@@ -296,14 +296,17 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _render(answer, args: argparse.Namespace, *, one_line: bool) -> str:
-    from bot.render.blockkit import render_message
-    from bot.render.jsonout import render_json
-    from bot.render.terminal import render_text
-
+    # Each renderer is imported only when used: Block Kit needs slack_sdk, which text output does not.
     if args.json:
+        from bot.render.jsonout import render_json
+
         return render_json(answer, indent=None if one_line else 2)
     if args.blocks:
+        from bot.render.blockkit import render_message
+
         return json.dumps(render_message(answer), ensure_ascii=False, indent=None if one_line else 2)
+    from bot.render.terminal import render_text
+
     return render_text(answer)
 
 
@@ -349,6 +352,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- prices
 
+_catalog_installed = False
+
+
 def _use_stored_catalog() -> None:
     """Let pricing read the catalog ``prices refresh`` stored (``DATABASE_URL``), on first use only.
 
@@ -359,6 +365,8 @@ def _use_stored_catalog() -> None:
     from bot.storage.catalog_read import read_catalog
     from bot.storage.urls import database_url_from_env
 
+    global _catalog_installed
+    _catalog_installed = True
     url = database_url_from_env()
 
     def load():
@@ -697,6 +705,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # `gpu-advisor kb stale | head`
         return 0
+    finally:
+        _forget_stored_catalog()
+
+
+def _forget_stored_catalog() -> None:
+    """Undo :func:`_use_stored_catalog` when ``main`` returns (it is called in-process by tests and scripts)."""
+    global _catalog_installed
+    if _catalog_installed:
+        from bot.pricing.offers import set_catalog
+
+        set_catalog(None)
+        _catalog_installed = False
 
 
 if __name__ == "__main__":
