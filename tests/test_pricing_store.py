@@ -82,6 +82,8 @@ def test_schema_steps_are_numbered_recorded_and_idempotent(state_store):
     tables = set(inspect(engine).get_table_names())
     assert {"gpu_advisor_catalog_runs", "gpu_advisor_catalog_offers", "gpu_advisor_catalog_refreshes",
             "gpu_advisor_leases"} <= tables
+    indexes = {i["name"] for i in inspect(engine).get_indexes("gpu_advisor_catalog_offers")}
+    assert "ix_gpu_advisor_catalog_offers_gpu" in indexes  # step 2
     Store(engine=engine)  # a second replica starting on the same database changes nothing
     assert migrate(engine) == []
 
@@ -117,9 +119,13 @@ def test_the_sqlite3_reader_reads_what_sqlalchemy_wrote(state_store):
                                                                        gpu_variant_verified=False,
                                                                        catalog_gpu_name="A100 80GB")])))
     via_sqlalchemy = state_store.catalog.snapshot()
-    via_reader = read_catalog(state_store.url)  # sqlite3 for SQLite, SQLAlchemy for PostgreSQL
-    assert via_reader == via_sqlalchemy
-    spot = next(o for o in via_reader.offers if o.pricing_model == "spot")
+    via_reader = read_catalog(state_store.url)  # sqlite3 (lazy, per GPU) for SQLite, SQLAlchemy for PostgreSQL
+    eager = via_reader.materialized()
+    assert (eager.generation, eager.refreshes, eager.last_good) == (
+        via_sqlalchemy.generation, via_sqlalchemy.refreshes, via_sqlalchemy.last_good)
+    assert sorted(eager.offers, key=repr) == sorted(via_sqlalchemy.offers, key=repr)
+    assert via_reader.offers_for("a100-sxm-80gb") == tuple(o for o in via_sqlalchemy.offers if o.gpu == "a100-sxm-80gb")
+    spot = next(o for o in eager.offers if o.pricing_model == "spot")
     assert spot.as_of == date(2026, 11, 29) and spot.gpu_variant_verified is False
     assert spot.catalog_gpu_name == "A100 80GB" and spot.origin == "catalog"
 
@@ -169,8 +175,25 @@ def test_reading_the_catalog_from_sqlite_imports_no_sqlalchemy(tmp_path):
     url = f"sqlite:///{tmp_path / 'state.db'}"
     Store(url).catalog.write_run(run(refreshed("aws", [offer()])))
     code = ("import sys; from bot.storage.catalog_read import read_catalog; "
-            f"snap = read_catalog({url!r}); assert len(snap.offers) == 1; "
+            f"snap = read_catalog({url!r}); assert len(snap.offers_for('h100-sxm-80gb')) == 1; "
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('sqlalchemy', 'slack_bolt', 'slack_sdk'));"
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_database_migrated_by_step_1_gets_step_2(tmp_path):
+    # A state store created before step 2 existed: only step 1 recorded, no GPU index.
+    from sqlalchemy import insert
+
+    from bot.storage import catalog as catalog_module
+
+    engine = create_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    with engine.begin() as conn:
+        catalog_module.steps_table.create(conn)
+        catalog_module._step_1(conn)
+        conn.execute(insert(catalog_module.steps_table).values(step=1, name="old", applied_at=T0))
+    assert migrate(engine) == [2]
+    assert "ix_gpu_advisor_catalog_offers_gpu" in {i["name"] for i in inspect(engine).get_indexes(
+        "gpu_advisor_catalog_offers")}
+    assert migrate(engine) == []

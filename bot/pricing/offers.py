@@ -226,19 +226,60 @@ class CatalogRefreshInfo:
 
 @dataclass(frozen=True)
 class CatalogSnapshot:
-    """The refreshed catalog as stored: every offer and the last refresh of each provider.
+    """The refreshed catalog as stored: its offers and the last refresh of each provider.
+
+    A snapshot is eager (``offers`` holds every offer: the server loads one per generation) or lazy
+    (``loader`` reads one GPU's offers when that GPU is first priced: ``gpu-advisor ask`` reads only what
+    it prices, so a 20,000-offer catalog costs a few milliseconds).
 
     Attributes:
         generation: changes whenever the stored catalog changes (the id of the last refresh run).
-        offers: the stored catalog offers (``origin == "catalog"``).
+        offers: the stored catalog offers (``origin == "catalog"``); empty for a lazy snapshot.
         refreshes: the last refresh attempt of each provider, newest first.
         last_good: the last refresh of each provider that replaced its table (the table in use).
+        loader: lazy snapshots: returns the stored offers of one GPU id.
+        gpu_ids: lazy snapshots: the GPU ids that have stored offers.
     """
 
     generation: int
-    offers: tuple[Offer, ...]
+    offers: tuple[Offer, ...] = ()
     refreshes: tuple[CatalogRefreshInfo, ...] = ()
     last_good: tuple[CatalogRefreshInfo, ...] = ()
+    loader: Callable[[str], Iterable[Offer]] | None = field(default=None, compare=False, repr=False)
+    gpu_ids: tuple[str, ...] | None = field(default=None, compare=False)
+    _by_gpu: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def offers_for(self, gpu: str) -> tuple[Offer, ...]:
+        """The stored offers of ``gpu`` (read on first use for a lazy snapshot, then kept)."""
+        cached = self._by_gpu.get(gpu)
+        if cached is not None:
+            return cached
+        if self.loader is not None:
+            cached = tuple(self.loader(gpu))
+        else:
+            if None not in self._by_gpu:  # group every offer once
+                grouped: dict[str, list[Offer]] = {}
+                for o in self.offers:
+                    grouped.setdefault(o.gpu, []).append(o)
+                self._by_gpu.update({g: tuple(rows) for g, rows in grouped.items()})
+                self._by_gpu[None] = ()
+            cached = self._by_gpu.get(gpu, ())
+        self._by_gpu[gpu] = cached
+        return cached
+
+    def gpus(self) -> tuple[str, ...]:
+        """GPU ids with stored offers."""
+        if self.loader is not None:
+            return self.gpu_ids or ()
+        self.offers_for("")  # groups the offers once
+        return tuple(g for g, rows in self._by_gpu.items() if g and rows)
+
+    def materialized(self) -> CatalogSnapshot:
+        """The same snapshot with every offer read (eager)."""
+        if self.loader is None:
+            return self
+        offers = tuple(o for gpu in self.gpus() for o in self.offers_for(gpu))
+        return CatalogSnapshot(self.generation, offers, self.refreshes, self.last_good)
 
 
 _catalog_lock = threading.Lock()
@@ -319,60 +360,99 @@ def _order(o: Offer) -> tuple:
     return (o.price_per_hour_usd, o.as_of is None, o.provider)
 
 
-class OfferTable:
-    """Every priced offer, indexed once by (GPU, pricing model, provider, GPUs per instance).
+def _dedupe(offers: Iterable[Offer]) -> list[Offer]:
+    """One offer per (provider, instance, pricing model, term, upfront, price): the dated, then the newer one."""
+    unique: dict[tuple, Offer] = {}
+    for o in offers:
+        key = (o.provider, o.instance_type, o.pricing_model, o.term_months, o.upfront,
+               round(o.price_per_hour_usd, 4))
+        kept = unique.get(key)
+        if kept is None or (kept.as_of is None and o.as_of is not None) or (
+                kept.as_of and o.as_of and o.as_of > kept.as_of):
+            unique[key] = o
+    return list(unique.values())
 
-    Build it with :func:`offer_table`. Lookups cost a dictionary access plus the offers of one GPU
-    and pricing model, so a 20,000-offer table answers as fast as a 200-offer one (``bench/prices.py``).
+
+class _GpuOffers:
+    """One GPU's offers and their index: (pricing model, provider or None for all) -> GPUs per instance ->
+    offers, cheapest first."""
+
+    __slots__ = ("buckets", "offers")
+
+    def __init__(self, offers: list[Offer]):
+        self.offers = offers
+        self.buckets: dict[tuple[str, str | None], dict[int, list[Offer]]] = {}
+        for o in offers:
+            for prov in (None, o.provider):
+                self.buckets.setdefault((o.pricing_model, prov), {}).setdefault(o.gpu_count, []).append(o)
+        for counts in self.buckets.values():
+            for rows in counts.values():
+                rows.sort(key=_order)
+
+
+class OfferTable:
+    """Every priced offer, indexed by (GPU, pricing model, provider, GPUs per instance).
+
+    Build it with :func:`offer_table`. Each GPU's offers are merged (curated and catalog), de-duplicated
+    and indexed the first time that GPU is priced, then kept: a lookup costs a dictionary access plus
+    the offers of one GPU and pricing model, so a 20,000-offer catalog answers as fast as a 200-offer
+    one and an answer that prices two GPUs builds only those two (``bench/prices.py``).
 
     Args:
-        offers: the offers; duplicates (same provider, instance, pricing model, term, upfront, price)
-            keep the dated one, then the newer one, since a dated re-check of a catalog row is the
-            better record.
+        offers: the offers (curated ones, or any list); duplicates (same provider, instance, pricing
+            model, term, upfront, price) keep the dated one, then the newer one, since a dated
+            re-check of a catalog row is the better record.
         shapes: declared instance sizes by (provider, GPU) (``PriceFile.shapes``).
-        generation: the catalog generation merged in (``None``: curated prices only).
+        generation: the catalog generation merged in (``None``: no catalog).
+        catalog: the refreshed catalog, merged per GPU with :func:`merge_offers` (the newer dated row wins).
     """
 
     def __init__(self, offers: Iterable[Offer], *, shapes: dict[tuple[str, str], InstanceShape] | None = None,
-                 generation: int | None = None):
-        unique: dict[tuple, Offer] = {}
-        for o in offers:
-            key = (o.provider, o.instance_type, o.pricing_model, o.term_months, o.upfront,
-                   round(o.price_per_hour_usd, 4))
-            kept = unique.get(key)
-            if kept is None or (kept.as_of is None and o.as_of is not None) or (
-                    kept.as_of and o.as_of and o.as_of > kept.as_of):
-                unique[key] = o
-        self.offers: list[Offer] = list(unique.values())
+                 generation: int | None = None, catalog: CatalogSnapshot | None = None):
         self.generation = generation
         self.declared_shapes: dict[tuple[str, str], InstanceShape] = dict(shapes or {})
-        self._by_gpu: dict[str, list[Offer]] = {}
-        # (gpu, pricing model, provider or None for all) -> GPUs per instance -> offers, cheapest first
-        self._buckets: dict[tuple[str, str, str | None], dict[int, list[Offer]]] = {}
-        for o in self.offers:
-            self._by_gpu.setdefault(o.gpu, []).append(o)
-            for prov in (None, o.provider):
-                self._buckets.setdefault((o.gpu, o.pricing_model, prov), {}).setdefault(o.gpu_count, []).append(o)
-        for counts in self._buckets.values():
-            for rows in counts.values():
-                rows.sort(key=_order)
+        self._catalog = catalog
+        self._base: dict[str, list[Offer]] = {}
+        for o in offers:
+            self._base.setdefault(o.gpu, []).append(o)
+        self._gpus: dict[str, _GpuOffers] = {}
+        self._all: list[Offer] | None = None
+
+    def _gpu(self, gpu: str) -> _GpuOffers:
+        state = self._gpus.get(gpu)
+        if state is None:
+            base = self._base.get(gpu, [])
+            stored = self._catalog.offers_for(gpu) if self._catalog is not None else ()
+            state = self._gpus[gpu] = _GpuOffers(_dedupe(merge_offers(base, stored) if stored else base))
+        return state
+
+    @property
+    def offers(self) -> list[Offer]:
+        """Every offer of every GPU (builds the GPUs not built yet: for status pages, not per answer)."""
+        if self._all is None:
+            self._all = [o for gpu in self.gpus() for o in self._gpu(gpu).offers]
+        return self._all
 
     def __len__(self) -> int:
         return len(self.offers)
 
     def for_gpu(self, gpu: str, *, pricing_model: str | None = None, provider: str | None = None) -> list[Offer]:
         """Offers of ``gpu``, optionally of one pricing model and one provider."""
+        state = self._gpu(gpu)
         if pricing_model is not None:
-            return [o for rows in self._buckets.get((gpu, pricing_model, provider), {}).values() for o in rows]
-        return [o for o in self._by_gpu.get(gpu, ()) if provider is None or o.provider == provider]
+            return [o for rows in state.buckets.get((pricing_model, provider), {}).values() for o in rows]
+        return [o for o in state.offers if provider is None or o.provider == provider]
 
     def buckets(self, gpu: str, pricing_model: str, provider: str | None = None) -> dict[int, list[Offer]]:
         """GPUs per instance -> offers of ``gpu`` under ``pricing_model`` (cheapest per hour first)."""
-        return self._buckets.get((gpu, pricing_model, provider), {})
+        return self._gpu(gpu).buckets.get((pricing_model, provider), {})
 
     def gpus(self) -> list[str]:
-        """GPU ids that have at least one priced offer, in first-seen order."""
-        return list(self._by_gpu)
+        """GPU ids that have at least one offer (curated first, then the catalog's)."""
+        ids = list(self._base)
+        if self._catalog is not None:
+            ids += [g for g in self._catalog.gpus() if g not in self._base]
+        return ids
 
     def providers(self) -> list[str]:
         """Provider ids with at least one offer, in first-seen order."""
@@ -408,17 +488,16 @@ def _curated_offers(kb: KnowledgeBase) -> list[Offer]:
 def offer_table(kb: KnowledgeBase) -> OfferTable:
     """The merged :class:`OfferTable`: ``kb``'s curated prices and the refreshed catalog (:func:`set_catalog`).
 
-    Built once per knowledge base and catalog generation (a reload or a new refresh builds a new
-    one), so answers pay nothing for it.
+    One per knowledge base and catalog generation (a reload or a new refresh makes a new one); each
+    GPU is merged and indexed once, when first priced, so answers pay nothing for it.
     """
     catalog = current_catalog()
     generation = catalog.generation if catalog is not None else None
     cached = kb._cache.get("offer_table")
     if cached is not None and cached[0] == generation:
         return cached[1]
-    offers = merge_offers(_curated_offers(kb), catalog.offers) if catalog is not None else _curated_offers(kb)
     shapes = {(p.provider, s.gpu): s for p in kb.providers.values() for s in p.shapes}
-    table = OfferTable(offers, shapes=shapes, generation=generation)
+    table = OfferTable(_curated_offers(kb), shapes=shapes, generation=generation, catalog=catalog)
     kb._cache["offer_table"] = (generation, table)
     return table
 
@@ -506,6 +585,16 @@ def _region_ok(o: Offer, region: str | None) -> bool:
     return region is None or (o.region is not None and _region_matches(region, o.region))
 
 
+def _stale_cutoffs(today: date) -> dict[str, date]:
+    """Per origin, the oldest ``as_of`` that is not stale on ``today`` (computed once per call)."""
+    return {"catalog": today - timedelta(days=CATALOG_STALE_AFTER_DAYS),
+            "curated": today - timedelta(days=STALE_AFTER_DAYS)}
+
+
+def _is_stale(o: Offer, cutoffs: dict[str, date]) -> bool:
+    return o.as_of is None or o.as_of < cutoffs[o.origin]
+
+
 def place(table: OfferTable, gpu: str, gpus_needed: int, *, today: date, group: int = 1,
           pricing_model: str | None = "on_demand", provider: str | None = None,
           allow_split: bool = False, region: str | None = None, limit: int | None = None,
@@ -535,33 +624,38 @@ def place(table: OfferTable, gpu: str, gpus_needed: int, *, today: date, group: 
     """
     group = max(1, group)
     gpus_needed = max(1, gpus_needed)
-    streams: list[Iterator[tuple[tuple, int, Placement]]] = []
-    serial = 0
+    streams = []
+    fits = []
     for model in _models(pricing_model):
         for count, rows in table.buckets(gpu, model, provider).items():
             fit = _instances(count, gpus_needed, group)
             if fit[1] and not allow_split:
                 continue
-            streams.append(_stream(rows, fit, gpus_needed, group, today, region, term_months, serial))
-            serial += 1
-    merged = heapq.merge(*streams)
+            # each bucket is sorted by (price, undated, provider); instances x price keeps that order
+            streams.append(_candidates(rows, fit[0], region, term_months, len(fits)))
+            fits.append(fit)
+    cutoffs = _stale_cutoffs(today)
     out = []
-    for _key, _serial, placement in merged:
-        out.append(placement)
+    for price, _undated, _provider, serial, o in heapq.merge(*streams):
+        instances, split = fits[serial]
+        out.append(Placement(o, instances, gpus_needed, group, split, price, _is_stale(o, cutoffs)))
         if limit is not None and len(out) >= limit:
             break
     return out
 
 
-def _stream(rows: list[Offer], fit: tuple[int, bool], gpus_needed: int, group: int, today: date,
-            region: str | None, term_months: int | None, serial: int) -> Iterator[tuple[tuple, int, Placement]]:
-    instances, split = fit
+def _candidates(rows: list[Offer], instances: int, region: str | None, term_months: int | None,
+                serial: int) -> Iterator[tuple[float, bool, str, int, Offer]]:
+    """Merge keys of a bucket's offers: (placement price, undated, provider, bucket serial, offer).
+
+    Within one bucket no two items are compared (heapq.merge compares only the heads of different
+    buckets, and ``serial`` differs between buckets), so the offer itself is never compared.
+    """
     for o in rows:
-        if not _region_ok(o, region) or (term_months is not None and o.term_months != term_months):
+        if (region is not None and not _region_ok(o, region)) or (term_months is not None
+                                                                 and o.term_months != term_months):
             continue
-        price = instances * o.price_per_hour_usd
-        yield ((price, o.as_of is None, o.provider), serial,
-               Placement(o, instances, gpus_needed, group, split, price, o.is_stale(today)))
+        yield instances * o.price_per_hour_usd, o.as_of is None, o.provider, serial, o
 
 
 def best_placement(table: OfferTable, gpu: str, gpus_needed: int, *, today: date, group: int = 1,
@@ -592,30 +686,32 @@ def best_placement(table: OfferTable, gpu: str, gpus_needed: int, *, today: date
     """
     group = max(1, group)
     gpus_needed = max(1, gpus_needed)
+    cutoffs = _stale_cutoffs(today)
     best: tuple | None = None
-    best_placement_: Placement | None = None
+    chosen: tuple[Offer, int, bool, bool] | None = None
     for count, rows in table.buckets(gpu, pricing_model, provider).items():
         instances, split = _instances(count, gpus_needed, group)
         if split and not allow_split:
             continue
         seen: set[tuple[bool, bool]] = set()
         for o in rows:  # cheapest first: the first offer of each (marketplace, stale) class is its best
-            if o.condition is not None or not _region_ok(o, region) or (
+            if o.condition is not None or (region is not None and not _region_ok(o, region)) or (
                     term_months is not None and o.term_months != term_months):
                 continue
-            stale = o.is_stale(today)
+            stale = _is_stale(o, cutoffs)
             cls = (o.marketplace, stale)
             if cls in seen:
                 continue
             seen.add(cls)
-            price = instances * o.price_per_hour_usd
-            key = (split, o.marketplace, stale, price, o.as_of is None, o.provider)
+            key = (split, o.marketplace, stale, instances * o.price_per_hour_usd, o.as_of is None, o.provider)
             if best is None or key < best:
-                best = key
-                best_placement_ = Placement(o, instances, gpus_needed, group, split, price, stale)
+                best, chosen = key, (o, instances, split, stale)
             if cls == (False, False):
                 break  # nothing later in this bucket can beat a fresh list price
-    return best_placement_
+    if chosen is None:
+        return None
+    o, instances, split, stale = chosen
+    return Placement(o, instances, gpus_needed, group, split, instances * o.price_per_hour_usd, stale)
 
 
 # --------------------------------------------------------------------------- status per provider

@@ -122,10 +122,16 @@ def _step_1(conn: Connection) -> None:
         table.create(conn, checkfirst=True)
 
 
+def _step_2(conn: Connection) -> None:
+    # Plain DDL (SQLite and PostgreSQL both have IF NOT EXISTS), so that step 1's tables stay as released.
+    conn.execute(text(f"CREATE INDEX IF NOT EXISTS ix_gpu_advisor_catalog_offers_gpu ON {OFFERS_TABLE} (gpu)"))
+
+
 #: The schema steps, in order: (number, what it does, the step). Each is idempotent; released steps
 #: are never edited (a change is a new step).
 SCHEMA_STEPS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "price catalog: runs, offers, refresh log, leases", _step_1),
+    (2, "index catalog offers by GPU (answers read one GPU's offers)", _step_2),
 ]
 
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import threading
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -88,29 +90,46 @@ def snapshot_from_rows(generation: int, offers: Iterable[Sequence[Any]],
                            refreshes=tuple(latest.values()), last_good=tuple(good.values()))
 
 
+class _SqliteOffers:
+    """Reads one GPU's stored offers at a time from a read-only SQLite connection (kept open)."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self.lock = threading.Lock()
+        self.query = f"SELECT {', '.join(OFFER_COLUMNS)} FROM {OFFERS_TABLE} WHERE gpu = ?"
+
+    def __call__(self, gpu: str) -> list[Offer]:
+        with self.lock:
+            rows = self.conn.execute(self.query, (gpu,)).fetchall()
+        return [offer_from_row(r) for r in rows]
+
+
 def _read_sqlite(path) -> CatalogSnapshot | None:
     if not path.is_file():
         return None  # never refreshed (nor anything else stored): nothing to read
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
     try:
-        try:
-            generation = conn.execute(f"SELECT max(id) FROM {RUNS_TABLE}").fetchone()[0]
-        except sqlite3.OperationalError:
-            return None  # the catalog tables were never created
-        if generation is None:
-            return None
-        offers = conn.execute(f"SELECT {', '.join(OFFER_COLUMNS)} FROM {OFFERS_TABLE}").fetchall()
-        refreshes = conn.execute(f"SELECT {', '.join(REFRESH_COLUMNS)} FROM {REFRESHES_TABLE} ORDER BY id DESC")
-        return snapshot_from_rows(generation, offers, refreshes)
-    finally:
+        generation = conn.execute(f"SELECT max(id) FROM {RUNS_TABLE}").fetchone()[0]
+    except sqlite3.OperationalError:
+        generation = None  # the catalog tables were never created
+    if generation is None:
         conn.close()
+        return None
+    gpus = tuple(r[0] for r in conn.execute(f"SELECT DISTINCT gpu FROM {OFFERS_TABLE}"))
+    refreshes = conn.execute(f"SELECT {', '.join(REFRESH_COLUMNS)} FROM {REFRESHES_TABLE} ORDER BY id DESC")
+    snapshot = snapshot_from_rows(generation, (), refreshes)
+    # Lazy: each GPU's offers are read by one SELECT (one consistent read) the first time it is priced.
+    return replace(snapshot, loader=_SqliteOffers(conn), gpu_ids=gpus)
 
 
 def read_catalog(url: str) -> CatalogSnapshot | None:
     """The refreshed catalog stored at ``url``, or ``None`` when none was ever stored.
 
-    SQLite is read with ``sqlite3`` in read-only mode (no SQLAlchemy import, no file created); other
-    URLs through :class:`bot.storage.catalog.CatalogStore`.
+    SQLite is read with ``sqlite3`` in read-only mode (no SQLAlchemy import, no file created), lazily:
+    the snapshot reads a GPU's offers (an indexed query) the first time that GPU is priced, so an
+    answer pays for the GPUs it prices, not for the whole catalog. A refresh that finishes while a
+    process is running may reach the GPUs it reads later, never half of one GPU's offers. Other URLs
+    are read whole through :class:`bot.storage.catalog.CatalogStore`.
 
     Args:
         url: a SQLAlchemy database URL (``DATABASE_URL``).
