@@ -99,6 +99,12 @@ def _answer(kb) -> None:
         place(table, gpu, 8, today=TODAY, group=8, limit=10)
 
 
+def _rows_listed(kb) -> int:
+    table = offer_table(kb)
+    return sum(len(place(table, gpu, 8, today=TODAY, group=8, limit=10))
+               for gpu in dict.fromkeys(w[0] for w in _workload(kb)))
+
+
 def time_pricing(kb, repeat: int) -> dict[str, list[float]]:
     """Seconds per best_placement, per place(limit=10), and per answer (48 + 6 calls)."""
     table = offer_table(kb)
@@ -113,6 +119,7 @@ def time_pricing(kb, repeat: int) -> dict[str, list[float]]:
             t2 = time.perf_counter()
             best.append(t1 - t0)
             listed.append(t2 - t1)
+    for _ in range(repeat * 40):  # short samples: many of them, for a stable p95
         t0 = time.perf_counter()
         _answer(kb)
         answers.append(time.perf_counter() - t0)
@@ -204,6 +211,7 @@ def main() -> None:
           f"{len(curated.gpus())} GPUs")
     time_pricing(kb, 1)  # warm
     base = time_pricing(kb, args.repeat)
+    curated_rows = _rows_listed(kb)
     kb_big = load_knowledge(REPO / "knowledge")
     from bot.pricing.offers import CatalogSnapshot
 
@@ -219,12 +227,22 @@ def main() -> None:
           f"GPUs took {build * 1000:.1f} ms more")
     time_pricing(kb_big, 1)
     ours = time_pricing(kb_big, args.repeat)
-    print(f"\n{'pricing':26} {'curated p50':>12} {'p95':>9} {'+catalog p50':>13} {'p95':>9} {'p95 ratio':>10}")
+    print(f"\n{'pricing':28} {'curated p50':>12} {'p95':>9} {'+catalog p50':>13} {'p95':>9} {'p95 ratio':>10}")
     for key in base:
         b50, b95 = statistics.median(base[key]), _pct(base[key], 95)
         o50, o95 = statistics.median(ours[key]), _pct(ours[key], 95)
-        print(f"{key:26} {b50 * 1e6:>10.1f}us {b95 * 1e6:>7.1f}us {o50 * 1e6:>11.1f}us {o95 * 1e6:>7.1f}us "
+        print(f"{key:28} {b50 * 1e6:>10.1f}us {b95 * 1e6:>7.1f}us {o50 * 1e6:>11.1f}us {o95 * 1e6:>7.1f}us "
               f"{o95 / b95:>9.2f}x")
+    # Size alone: a catalog a tenth as large returns as many rows per table, so this ratio isolates the index.
+    kb_small = load_knowledge(REPO / "knowledge")
+    set_catalog(CatalogSnapshot(generation=2, offers=tuple(synthetic_catalog(kb, args.offers // 10))))
+    time_pricing(kb_small, 1)
+    small = time_pricing(kb_small, args.repeat)
+    set_catalog(CatalogSnapshot(generation=1, offers=tuple(catalog)))
+    key = "answer (48 best + 6 tables)"
+    print(f"rows in the 6 tables of alternatives: curated {curated_rows}, with the catalog {_rows_listed(kb_big)}")
+    print(f"{key}: {args.offers // 10:,}-offer catalog p95 {_pct(small[key], 95) * 1e6:.1f}us, {args.offers:,}-offer "
+          f"p95 {_pct(ours[key], 95) * 1e6:.1f}us: ratio {_pct(ours[key], 95) / _pct(small[key], 95):.2f}x")
     set_catalog(None)
 
     with tempfile.TemporaryDirectory() as tmp:
