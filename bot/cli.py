@@ -225,6 +225,7 @@ def cmd_estimate_training(args: argparse.Namespace) -> int:
     """``estimate training --model M --gpu G --count N --tokens D``: FLOPs, GPU-hours, memory, cost."""
     from bot.estimation import estimate_training
 
+    _use_stored_catalog()
     result = estimate_training(get_knowledge(), _estimate_model(args), _resolve("gpu", args.gpu), args.count,
                                args.tokens, precision=args.precision or "bf16",
                                price_per_gpu_hour=args.price_per_gpu_hour)
@@ -236,6 +237,7 @@ def cmd_estimate_finetune(args: argparse.Namespace) -> int:
     """``estimate finetune --model M --gpu G --method lora``: memory per GPU, fit, GPU-hours."""
     from bot.estimation import estimate_finetune
 
+    _use_stored_catalog()
     result = estimate_finetune(get_knowledge(), _estimate_model(args), _resolve("gpu", args.gpu),
                                count=args.count or 1, method=args.method, seq_len=args.seq_len,
                                micro_batch=args.micro_batch, tokens=args.tokens)
@@ -303,14 +305,17 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _render(answer, args: argparse.Namespace, *, one_line: bool) -> str:
-    from bot.render.blockkit import render_message
-    from bot.render.jsonout import render_json
-    from bot.render.terminal import render_text
-
+    # Each renderer is imported only when used: Block Kit needs slack_sdk, which text output does not.
     if args.json:
+        from bot.render.jsonout import render_json
+
         return render_json(answer, indent=None if one_line else 2)
     if args.blocks:
+        from bot.render.blockkit import render_message
+
         return json.dumps(render_message(answer), ensure_ascii=False, indent=None if one_line else 2)
+    from bot.render.terminal import render_text
+
     return render_text(answer, verbose=getattr(args, "verbose", False))
 
 
@@ -319,6 +324,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from bot.advice.conversation import respond_to
 
     kb = get_knowledge()
+    _use_stored_catalog()
     for text in _lines(args.question):
         turn = respond_to(text, None, kb=kb)
         print(_render(turn.answer, args, one_line=args.question == "-"))
@@ -330,6 +336,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     from bot.advice.conversation import help_turn, respond_to
 
     kb = get_knowledge()
+    _use_stored_catalog()
     previous = None
     print("GPU Advisor chat. Ask a question; follow-ups keep the context; 'reset' starts over, 'quit' exits.")
     while True:
@@ -352,10 +359,283 @@ def cmd_chat(args: argparse.Namespace) -> int:
         print(_render(turn.answer, args, one_line=False))
 
 
+# --------------------------------------------------------------------------- prices
+
+_catalog_installed = False
+
+
+def _use_stored_catalog() -> None:
+    """Let pricing read the catalog ``prices refresh`` stored (``DATABASE_URL``), on first use only.
+
+    SQLite is read with the standard library (no SQLAlchemy import), and a database that does not
+    exist costs nothing. A store that cannot be read leaves the curated prices, with a note.
+    """
+    from bot.pricing.offers import set_catalog
+    from bot.storage.catalog_read import read_catalog
+    from bot.storage.urls import database_url_from_env
+
+    global _catalog_installed
+    _catalog_installed = True
+    url = database_url_from_env()
+
+    def load():
+        try:
+            return read_catalog(url)
+        except Exception as exc:  # noqa: BLE001 - any database failure: answer with curated prices, say so
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            print(f"note: the refreshed prices in DATABASE_URL cannot be read ({reason}); using the curated "
+                  f"prices only", file=sys.stderr)
+            return None
+
+    set_catalog(load)
+
+
+def _open_state_store():
+    """The state store named by the validated ``DATABASE_URL`` (exit 2 with the reason when unusable)."""
+    from bot.settings import load_settings
+
+    settings = load_settings()
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from bot.storage.store import Store
+
+    try:
+        return settings, Store(settings.database_url)
+    except (SQLAlchemyError, ImportError) as exc:
+        shown = make_url(settings.database_url).render_as_string(hide_password=True)
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        raise AdvisorError(f"DATABASE_URL: cannot use the database at {shown}: {reason}") from exc
+
+
+def _holder() -> str:
+    import os
+    import socket
+
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def cmd_prices_refresh(args: argparse.Namespace) -> int:
+    """``prices refresh [--provider P ...] [--catalog-dir DIR]``: exit 0, or 1 when a provider's refresh failed."""
+    import logging
+
+    from bot.pricing.refresh import refresh_prices
+
+    # The summary printed below says what happened and why; the loggers' own lines (gpuhunt logs a
+    # traceback per provider it cannot download) would repeat it on stderr.
+    for name in ("gpuhunt", "gpu_advisor.prices"):
+        logging.getLogger(name).addHandler(logging.NullHandler())
+        logging.getLogger(name).propagate = False
+    kb = get_knowledge()
+    settings, store = _open_state_store()
+    catalog_dir = args.catalog_dir or settings.gpuhunt_catalog_dir
+    if catalog_dir and not Path(catalog_dir).is_dir():
+        raise AdvisorError(f"--catalog-dir: {catalog_dir} is not a directory")
+    report = refresh_prices(kb, store.catalog, providers=args.provider, catalog_dir=catalog_dir,
+                            timeout=args.timeout, trigger="cli", holder=_holder())
+    skipped: dict[str, list[str]] = {}
+    for p in report.providers:
+        info = p.info
+        if info.status == "skipped":
+            skipped.setdefault(info.reason or "", []).append(info.provider)
+            continue
+        extra = []
+        if info.malformed:
+            extra.append(f"{info.malformed} malformed row(s) skipped")
+        if p.rejected:
+            extra.append(f"{len(p.rejected)} row(s) with an implausible price dropped")
+        if info.unmapped:
+            extra.append("unmapped GPU names: " + ", ".join(f"{name} x{n}" for name, n in info.unmapped))
+        tail = f" ({'; '.join(extra)})" if extra else ""
+        if info.status == "refreshed":
+            print(f"{info.provider}: refreshed {info.offers} offers as of {info.as_of}{tail}")
+        else:
+            print(f"{info.provider}: kept the last good table: {info.reason}{tail}")
+    for reason, names in skipped.items():
+        print(f"skipped {', '.join(names)}: {reason}")
+    print(f"run {report.run_id}: {len(report.refreshed)} refreshed, {len(report.failed)} kept, "
+          f"{sum(len(v) for v in skipped.values())} skipped")
+    return 1 if report.failed else 0
+
+
+def _status_rows(kb: KnowledgeBase) -> list[dict]:
+    from bot.pricing.offers import provider_status
+
+    today = _today()
+    rows = []
+    for st in provider_status(kb, today=today):
+        last, good = st.last_refresh, st.last_good_refresh
+        rows.append({
+            "provider": st.provider, "provider_name": st.provider_name, "offers": st.offers,
+            "curated_offers": st.curated_offers, "catalog_offers": st.catalog_offers,
+            "pricing_models": st.pricing_models,
+            "newest_as_of": st.newest_as_of.isoformat() if st.newest_as_of else None,
+            "oldest_as_of": st.oldest_as_of.isoformat() if st.oldest_as_of else None,
+            "undated": st.undated, "stale": st.stale, "age_days": st.age_days,
+            "last_refresh": None if last is None else {
+                "at": last.refreshed_at.isoformat(timespec="seconds"), "status": last.status, "reason": last.reason,
+                "as_of": last.as_of.isoformat() if last.as_of else None, "offers": last.offers,
+                "malformed": last.malformed},
+            "last_good_refresh_at": good.refreshed_at.isoformat(timespec="seconds") if good else None,
+            "unmapped": [{"name": name, "rows": n} for name, n in st.unmapped],
+        })
+    return rows
+
+
+def cmd_prices_status(args: argparse.Namespace) -> int:
+    """``prices status [--json]``: per provider, offers, newest and oldest ``as_of``, last refresh, unmapped names."""
+    kb = get_knowledge()
+    _use_stored_catalog()
+    rows = _status_rows(kb)
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return 0
+    print(f"{'provider':14} {'offers':>6} {'curated':>7} {'catalog':>7}  {'newest':10}  {'oldest':10}  "
+          f"{'undated':>7} {'stale':>5}  last refresh")
+    quiet: dict[str, list[str]] = {}
+    for r in rows:
+        last = r["last_refresh"]
+        if r["offers"] == 0 and last is not None and last["status"] == "skipped":
+            quiet.setdefault(last["reason"] or "", []).append(r["provider"])
+            continue
+        if last is None:
+            refresh = "-"
+        elif last["status"] == "refreshed":
+            refresh = f"{last['at'][:10]} refreshed, catalog as of {last['as_of']}"
+        else:
+            refresh = f"{last['at'][:10]} {last['status'].replace('_', ' ')}: {last['reason']}"
+        print(f"{r['provider']:14} {r['offers']:>6} {r['curated_offers']:>7} {r['catalog_offers']:>7}  "
+              f"{r['newest_as_of'] or '-':10}  {r['oldest_as_of'] or '-':10}  {r['undated']:>7} {r['stale']:>5}  "
+              f"{refresh}")
+    for reason, names in quiet.items():
+        print(f"no offers, last refresh skipped ({reason}): {', '.join(names)}")
+    unmapped = [(r["provider"], u) for r in rows for u in r["unmapped"]]
+    if unmapped:
+        print("unmapped GPU names (catalog rows without a knowledge-base GPU, not priced): "
+              + "; ".join(f"{p}: {u['name']} ({u['rows']} rows)" for p, u in unmapped))
+    print(f"stale = undated, or older than {_stale_days()[0]} days (catalog) / {_stale_days()[1]} days (curated) "
+          f"on {_today()}")
+    return 0
+
+
+def _stale_days() -> tuple[int, int]:
+    from bot.pricing.offers import CATALOG_STALE_AFTER_DAYS, STALE_AFTER_DAYS
+
+    return CATALOG_STALE_AFTER_DAYS, STALE_AFTER_DAYS
+
+
+def cmd_prices_show(args: argparse.Namespace) -> int:
+    """``prices show GPU [--count N] [--group G] [--pricing P] [--provider P]``: the cheapest placements."""
+    from bot.pricing.offers import best_placement, offer_table, place
+
+    kb = get_knowledge()
+    _use_stored_catalog()
+    gpu = _resolve("gpu", " ".join(args.gpu))
+    table = offer_table(kb)
+    today = _today()
+    provider = None
+    if args.provider:
+        provider = args.provider.strip().lower()
+        if provider not in table.providers():
+            raise UnknownEntityError("provider", args.provider, table.providers()[:3])
+    best = best_placement(table, gpu, args.count, today=today, group=args.group, pricing_model=args.pricing,
+                          provider=provider, region=args.region, term_months=args.term_months)
+    rows = place(table, gpu, args.count, today=today, group=args.group, pricing_model=args.pricing,
+                 provider=provider, region=args.region, limit=args.limit, term_months=args.term_months)
+    if args.json:
+        print(json.dumps({"best": _placement_json(best, today), "placements": [_placement_json(p, today) for p in rows]},
+                         ensure_ascii=False, indent=2))
+        return 0
+    label = kb.gpus[gpu].name
+    if best is None:
+        print(f"no {args.pricing.replace('_', '-')} price for {args.count}x {label}"
+              + (f" in groups of {args.group}" if args.group > 1 else "") + (f" at {provider}" if provider else ""))
+        return 0
+    print(f"{args.count}x {label}, {args.pricing.replace('_', '-')}: {_placement_line(best, today)}")
+    print("cheapest per hour (fresh list prices are preferred above):")
+    for p in rows:
+        print("  " + _placement_line(p, today))
+    return 0
+
+
+def _placement_line(p, today: date) -> str:
+    o = p.offer
+    terms = []
+    if o.pricing_model == "spot":
+        terms.append("interruptible" + (f", reclaimed {o.interruption_frequency}/month" if o.interruption_frequency
+                                        else ""))
+    if o.pricing_model == "commitment":
+        if o.upfront == "all":
+            upfront = f"all upfront: ${p.upfront_usd:,.0f} at the start"
+        elif o.upfront == "none":
+            upfront = "no upfront"
+        else:
+            upfront = "partial upfront" if o.upfront == "partial" else "upfront not stated"
+        terms.append(f"{o.term_months}-month term, {upfront}")
+    if o.currency == "CNY":
+        terms.append(f"published ¥{p.price_per_hour_cny:,.2f}/h, USD at {o.cny_per_usd} CNY/USD of {o.fx_date}")
+    if p.idle_gpus:
+        terms.append(f"{p.idle_gpus} idle")
+    when = f"as of {o.as_of}" if o.as_of else "undated"
+    if p.stale:
+        when += ", stale"
+    return (f"${p.price_per_hour_usd:,.2f}/h (${o.price_per_gpu_hour_usd:,.2f}/GPU-h) {o.provider_name} "
+            f"{p.instances}x {o.instance_type} [{o.gpu_count} GPU]{' ' + o.region if o.region else ''}, {when}, "
+            f"{o.origin}" + (f"; {'; '.join(terms)}" if terms else ""))
+
+
+def _placement_json(p, today: date) -> dict | None:
+    if p is None:
+        return None
+    o = p.offer
+    return {"provider": o.provider, "provider_name": o.provider_name, "instance_type": o.instance_type,
+            "gpu": o.gpu, "gpu_count": o.gpu_count, "instances": p.instances, "idle_gpus": p.idle_gpus,
+            "price_per_hour_usd": round(p.price_per_hour_usd, 6),
+            "price_per_gpu_hour_usd": round(o.price_per_gpu_hour_usd, 6), "pricing_model": o.pricing_model,
+            "term_months": o.term_months, "upfront": o.upfront, "upfront_usd": p.upfront_usd,
+            "interruption_frequency": o.interruption_frequency, "currency": o.currency,
+            "price_per_hour_cny": p.price_per_hour_cny, "cny_per_usd": o.cny_per_usd,
+            "fx_date": o.fx_date.isoformat() if o.fx_date else None, "region": o.region,
+            "as_of": o.as_of.isoformat() if o.as_of else None, "age_days": o.age_days(today), "stale": p.stale,
+            "origin": o.origin, "source": o.source, "gpu_variant_verified": o.gpu_variant_verified}
+
+
+def _add_prices(sub: argparse._SubParsersAction) -> None:
+    prices = sub.add_parser("prices", help="refresh catalog prices (gpuhunt) and show what prices are known")
+    prices_sub = prices.add_subparsers(dest="prices_command", required=True)
+    p = prices_sub.add_parser("refresh", help="fetch offers through gpuhunt into the state store (DATABASE_URL)")
+    p.add_argument("--provider", action="append", default=None,
+                   help="only this provider (aws, lambda or gpuhunt's lambdalabs, ...); repeatable")
+    p.add_argument("--catalog-dir", default=None,
+                   help="a catalog directory in gpuhunt's CSV format instead of the network "
+                        "(default: $GPUHUNT_CATALOG_DIR); online providers are then not queried")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds one provider may take (default 300)")
+    p.set_defaults(func=cmd_prices_refresh)
+    p = prices_sub.add_parser("status", help="per provider: offers, newest/oldest as_of, last refresh, unmapped GPUs")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_prices_status)
+    p = prices_sub.add_parser("show", help="the cheapest ways to rent N GPUs (curated and refreshed prices)")
+    p.add_argument("gpu", nargs="+", help="GPU name (\"a100 80gb\")")
+    p.add_argument("--count", type=int, default=1, help="GPUs needed (default 1)")
+    p.add_argument("--group", type=int, default=1, help="GPUs that must share one instance (a TP group)")
+    p.add_argument("--pricing", choices=["on_demand", "spot", "commitment"], default="on_demand")
+    p.add_argument("--provider", default=None, help="provider id (aws, lambda, aws-china, ...)")
+    p.add_argument("--term-months", type=int, default=None, help="commitments: only this term (12, 36)")
+    p.add_argument("--region", default=None)
+    p.add_argument("--limit", type=int, default=10, help="placements listed (default 10)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_prices_show)
+
+
 # --------------------------------------------------------------------------- wiring
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argparse tree of every ``gpu-advisor`` command."""
+def build_parser(*, extra: bool = True) -> argparse.ArgumentParser:
+    """The argparse tree of every ``gpu-advisor`` command.
+
+    Args:
+        extra: also the commands other modules register (``serve``, ``manifest``), which import the
+            Slack layer; :func:`main` leaves them out when running one of :data:`OWN_COMMANDS`.
+    """
     parser = argparse.ArgumentParser(prog="gpu-advisor", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -399,7 +679,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="every table row, assumption and source (default: the result in 20 lines or fewer)")
         p.set_defaults(func=func)
 
-    for register in _extra_commands():
+    _add_prices(sub)
+    for register in _extra_commands() if extra else ():
         register(sub)
     return parser
 
@@ -411,9 +692,16 @@ def _extra_commands() -> list[Callable[[argparse._SubParsersAction], None]]:
     return [slack_commands]
 
 
+#: Commands defined in this module. Anything else (``serve``, ``manifest``, ``--help``) builds the full
+#: parser, which imports the Slack layer; these do not, so ``ask`` starts without slack_bolt or SQLAlchemy.
+OWN_COMMANDS = frozenset({"kb", "estimate", "parse", "ask", "chat", "prices"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``gpu-advisor`` console script; returns the exit code."""
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(extra=command not in OWN_COMMANDS)
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
@@ -428,7 +716,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # `gpu-advisor kb stale | head`
         return 0
+    finally:
+        _forget_stored_catalog()
 
+
+def _forget_stored_catalog() -> None:
+    """Undo :func:`_use_stored_catalog` when ``main`` returns (it is called in-process by tests and scripts)."""
+    global _catalog_installed
+    if _catalog_installed:
+        from bot.pricing.offers import set_catalog
+
+        set_catalog(None)
+        _catalog_installed = False
 
 
 if __name__ == "__main__":

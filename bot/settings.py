@@ -49,6 +49,11 @@ class Settings(BaseSettings):
             ``gpu-advisor serve`` when neither ``--http`` nor ``--socket`` is given.
         gpu_advisor_reload_seconds: ``GPU_ADVISOR_RELOAD_SECONDS``, how often the knowledge
             files are checked for changes; 0 turns the check off (SIGHUP still reloads).
+        gpu_advisor_price_refresh_hours: ``GPU_ADVISOR_PRICE_REFRESH_HOURS``, how often the server
+            refreshes catalog prices through gpuhunt into the state store (one replica at a time);
+            0 turns the schedule off (``gpu-advisor prices refresh`` still works).
+        gpuhunt_catalog_dir: ``GPUHUNT_CATALOG_DIR`` (gpuhunt's own variable), a catalog directory in
+            gpuhunt's CSV format to refresh from instead of the network; must exist.
         host: ``HOST``, HTTP mode listen address.
         port: ``PORT``, HTTP mode listen port.
         log_level: ``LOG_LEVEL``.
@@ -69,6 +74,8 @@ class Settings(BaseSettings):
     gpu_advisor_knowledge: str | None = None
     gpu_advisor_mode: Literal["http", "socket"] = "http"
     gpu_advisor_reload_seconds: float = Field(default=300, ge=0)
+    gpu_advisor_price_refresh_hours: float = Field(default=24, ge=0)
+    gpuhunt_catalog_dir: str | None = None
     host: str = "0.0.0.0"
     port: int = Field(default=3000, ge=1, le=65535)
     log_level: str = "INFO"
@@ -134,7 +141,7 @@ class Settings(BaseSettings):
             raise ValueError("not a SQLAlchemy database URL (e.g. postgresql+psycopg://user@host:5432/db)") from None
         return value
 
-    @field_validator("gpu_advisor_knowledge")
+    @field_validator("gpu_advisor_knowledge", "gpuhunt_catalog_dir")
     @classmethod
     def _knowledge_dir(cls, value: str | None) -> str | None:
         if value is not None and not Path(value).is_dir():

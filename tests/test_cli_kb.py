@@ -15,7 +15,9 @@ def test_kb_validate_ok(capsys):
     assert main(["kb", "validate", str(REPO / "knowledge")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("ok: ")
-    assert "86 GPUs, 94 models, 156 price offers from 10 providers, 25 benchmarks, 14 claims" in out
+    # 156 rows of cloud_prices.yaml + 115 of cloud_prices_2026-12.yaml (AWS 51, AWS China 28, GCP 31, CoreWeave 4,
+    # Gongji 1; the all-upfront 3-year rates are their own rows); AWS China and Gongji are new providers.
+    assert "86 GPUs, 94 models, 271 price offers from 12 providers, 25 benchmarks, 14 claims" in out
 
 
 def test_kb_validate_broken_dir_lists_each_error(tmp_path, capsys):
@@ -38,7 +40,8 @@ def test_kb_stats_counts(capsys, monkeypatch):
     # C01-C14: misleading C01 C04 C11; needs_context C03 C05 C08; true C12 C13 C14; false C06 C07;
     # unverified C09 C10; partly_true C02 (h100-article-claims.yaml verdicts).
     assert "claims: 14 (misleading 3, needs_context 3, true 3, false 2, unverified 2, partly_true 1)" in out
-    assert "price dates: oldest 2025-08-18, newest 2026-11-09, undated 113" in out
+    # 113 undated SkyPilot snapshot rows + the undated Gongji RTX 5090 row of cloud_prices_2026-12.yaml
+    assert "price dates: oldest 2025-08-18, newest 2026-11-09, undated 114" in out
 
 
 def test_env_var_points_at_another_knowledge_dir(tmp_path, capsys, monkeypatch):
@@ -74,8 +77,9 @@ def test_kb_stale_lists_undated_and_old(capsys, monkeypatch):
     monkeypatch.setattr(cli, "_today", lambda: date(2026, 11, 29))
     assert main(["kb", "stale", "--days", "90"]) == 0
     out = capsys.readouterr().out.splitlines()
-    # 113 undated + dated offers before 2026-08-31 (DigitalOcean 2026-05-28: 5, AWS PR 2025-08-18: 2).
-    assert out[-1] == "120 of 156 offers are older than 90 days (before 2026-08-31) or undated"
+    # 113 undated + dated offers before 2026-08-31 (DigitalOcean 2026-05-28: 5, AWS PR 2025-08-18: 2) = 120, plus the
+    # 2026-12 rows: AWS 51 (2025-11-30), AWS China 28 (2026-01-21), GCP 30 (2026-08-20), Gongji 1 (undated) = 230.
+    assert out[-1] == "230 of 271 offers are older than 90 days (before 2026-08-31) or undated"
 
 
 def test_console_script_runs():

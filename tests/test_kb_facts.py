@@ -13,12 +13,13 @@ from bot.kb.loader import normalize_name
 def test_coverage_counts(kb):
     # 31 GPUs of gpu_specs.yaml + 41 of gpu_specs_extra.yaml + 14 of gpu_specs_china.yaml with sourced memory
     # and bandwidth (910B2/B3/B4, 910C, 950PR, Atlas 300I Duo, K100 AI, BW200, MLU370-X8, MTT S4000, BR100,
-    # BR104, modified 4090 and 4090 D 48GB); 90 LLMs + 4 non-LLM models; 156 price rows of cloud_prices.yaml;
-    # 25 calibration benchmarks; the 14 claims C01-C14 of h100-article-claims.yaml.
+    # BR104, modified 4090 and 4090 D 48GB); 90 LLMs + 4 non-LLM models; 156 price rows of cloud_prices.yaml
+    # + 115 of cloud_prices_2026-12.yaml (AWS 51, AWS China 28, GCP 31, CoreWeave 4, Gongji 1, counting the
+    # all-upfront 3-year rates as rows); 25 calibration benchmarks; the 14 claims C01-C14.
     assert len(kb.gpus) == 86
     assert len(kb.claims) == 14
     assert len(kb.models) == 94
-    assert len(kb.offers) == 156
+    assert len(kb.offers) == 271
     assert len(kb.benchmarks) == 25
 
 
@@ -84,8 +85,11 @@ def test_paperspace_2_24_is_a_commitment_price(kb):
 
 def test_undated_offers_are_kept_as_undated(kb):
     undated = [o for o in kb.offers if o.as_of is None]
-    assert len(undated) == 113  # every SkyPilot catalog snapshot row (refdata-notes.md section 3)
-    assert all("skypilot" in o.source for o in undated)
+    # every SkyPilot catalog snapshot row (refdata-notes.md section 3), and Gongji's RTX 5090 price, whose only
+    # source (a benchmark README) carries no date (cloud_prices_2026-12.yaml)
+    assert len(undated) == 114
+    assert sum("skypilot" in o.source for o in undated) == 113
+    assert [o.provider for o in undated if "skypilot" not in o.source] == ["gongji"]
 
 
 def test_null_prices_say_why(kb):

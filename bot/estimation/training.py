@@ -19,6 +19,7 @@ Formulas (estimation-notes.md, "Training and fine-tuning"):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 from typing import Literal
 
 from bot.estimation.common import (
@@ -32,11 +33,11 @@ from bot.estimation.common import (
     valid_tp_degrees,
     weight_bytes,
 )
-from bot.estimation.cost import cheapest_offers, offer_price_per_gpu_hour
 from bot.estimation.efficiency import EfficiencyTable, efficiency_for
 from bot.estimation.results import EstimationError, FinetuneEstimate, TrainingEstimate, TrainingMemory
 from bot.kb.loader import KnowledgeBase
 from bot.kb.schema import Gpu, Model
+from bot.pricing.offers import best_placement, offer_table
 
 __all__ = [
     "estimate_finetune",
@@ -131,16 +132,30 @@ def _resolve_training_precision(eff: EfficiencyTable, gpu: Gpu, model: Model, pr
 
 
 def _price(kb: KnowledgeBase, gpu: Gpu, count: int, given: float | None) -> tuple[float | None, str | None, list[str]]:
+    """USD per GPU-hour for ``count`` GPUs: the caller's, else the on-demand placement answers use.
+
+    The placement comes from :func:`bot.pricing.offers.best_placement` (the one owner of offer choice):
+    fresh list prices first, whole instances, idle GPUs of a larger instance paid for, so the price
+    per GPU-hour is the placement's price / ``count``.
+    """
     if given is not None:
         return given, "price given by the caller", []
-    offers = cheapest_offers(kb, gpu.id, count) or cheapest_offers(kb, gpu.id, 1)
-    if not offers:
+    today = date.today()
+    p = best_placement(offer_table(kb), gpu.id, count, today=today)
+    if p is None:
         return None, None, [f"no on-demand price known for {gpu.name}: cost not estimated"]
-    o = offers[0]
-    src = (f"{o.provider} {o.instance_type} on-demand, ${o.price_per_hour_usd:g}/h for {o.gpu_count} GPU(s)"
-           f" ({'as of ' + o.as_of.isoformat() if o.as_of else 'undated catalog snapshot'}; {o.source})")
-    warn = [] if o.as_of else [f"price from an undated catalog snapshot ({o.provider} {o.instance_type}); re-check it"]
-    return offer_price_per_gpu_hour(o), src, warn
+    o = p.offer
+    when = f"as of {o.as_of.isoformat()}" if o.as_of else "undated catalog snapshot"
+    src = (f"{o.provider_name} {o.instance_type} on-demand, ${o.price_per_hour_usd:g}/h for {o.gpu_count} GPU(s)"
+           f" x {p.instances} ({when}, {o.origin}; {o.source})")
+    warn = []
+    if o.as_of is None:
+        warn.append(f"price from an undated catalog snapshot ({o.provider} {o.instance_type}); re-check it")
+    elif p.stale:
+        warn.append(f"price older than {o.stale_after_days} days ({o.provider} {o.instance_type}, as of {o.as_of})")
+    if p.idle_gpus:
+        warn.append(f"{p.idle_gpus} GPU(s) of the rented {o.instance_type} instances are idle and paid for")
+    return p.price_per_gpu_hour_usd, src, warn
 
 
 def _layouts(model: Model, count: int, tp: int | None, pp: int | None) -> list[tuple[int, int]]:

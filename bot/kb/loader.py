@@ -7,7 +7,9 @@ Layout of a knowledge directory::
     claims.yaml         {article: Article, constants: {key: ClaimConstant}, claims: [Claim, ...]}
     benchmarks.yaml     {benchmarks: [Benchmark, ...]}
     instances.yaml      {instances: [InstanceType, ...]}  (instances without a price row)
-    prices/<id>.yaml    PriceFile, one per provider
+    prices/<id>.yaml    PriceFile, one per provider (offers and the instance sizes it rents)
+    prices/common/exchange_rates.yaml   {exchange_rates: [ExchangeRate, ...]} (CNY prices -> USD)
+    prices/common/<catalog>.yaml        CatalogNames: a live catalog's GPU and provider names (gpuhunt)
 
 Files are parsed with libyaml's C loader and validated entry by entry, so one broken entry
 does not hide the others. Line numbers are only worked out (by composing the YAML node
@@ -35,10 +37,13 @@ from bot.kb.claims import resolve_operand
 from bot.kb.schema import (
     Article,
     Benchmark,
+    CatalogNames,
     Claim,
     ClaimConstant,
-    Feature,
     ClaimFile,
+    ExchangeRate,
+    ExchangeRateFile,
+    Feature,
     Gpu,
     InstanceType,
     Model,
@@ -107,6 +112,8 @@ class KnowledgeBase:
         model_families: family word -> other names users give it (``models.yaml`` ``families``).
         policy: the advice policy (``policy.yaml``), or ``None`` for a knowledge directory without one.
         features: feature id -> Feature (``features.yaml``): what FlashAttention-2, MIG... need.
+        exchange_rates: exchange-rate id -> ExchangeRate (prices published in CNY).
+        catalogs: catalog name (``"gpuhunt"``) -> how its GPU and provider names map to ours.
     """
 
     directory: Path
@@ -123,6 +130,8 @@ class KnowledgeBase:
     model_families: dict[str, tuple[str, ...]] = field(default_factory=dict)
     policy: Policy | None = None
     features: dict[str, Feature] = field(default_factory=dict)
+    exchange_rates: dict[str, ExchangeRate] = field(default_factory=dict)
+    catalogs: dict[str, CatalogNames] = field(default_factory=dict)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def offers_for(self, gpu_id: str) -> list[PriceOffer]:
@@ -312,6 +321,7 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
 
     providers: dict[str, PriceFile] = {}
     offers: list[PriceOffer] = []
+    price_files: list[tuple[Path, PriceFile]] = []
     price_dir = root / "prices"
     for path in sorted(price_dir.glob("*.yaml")) if price_dir.is_dir() else []:
         raw = _read(path, out)
@@ -327,11 +337,16 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
         if pf.provider != path.stem:
             out.add(path, ["provider"], "provider", f"provider {pf.provider!r} does not match the file name")
         providers[pf.provider] = pf
+        price_files.append((path, pf))
         for index, offer in enumerate(pf.offers):
             if offer.gpu not in gpus and offer.gpu not in out.invalid_ids and not gpus_unreadable:
                 out.add(path, ["offers", index, "gpu"], "gpu",
                         f"unknown GPU id {offer.gpu!r} (instance {offer.instance_type})")
             offers.append(offer)
+    rates = _load_exchange_rates(price_dir / "common" / "exchange_rates.yaml", out)
+    for path, pf in price_files:
+        _check_price_file(path, pf, rates, gpus, gpus_unreadable, out)
+    catalogs = _load_catalog_names(price_dir / "common", gpus, gpus_unreadable, out)
 
     benchmarks: dict[str, Benchmark] = {}
     bench_raw = _read(bench_path, out) if bench_path.exists() else {"benchmarks": []}
@@ -385,8 +400,9 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
     if out.issues:
         raise KnowledgeError(out.issues)
     return KnowledgeBase(root, gpus, models, providers, tuple(offers), benchmarks, tuple(instances),
-                         features=features, unlisted=tuple(u for _, u in unlisted_rows), claims=claims, claim_constants=constants,
-                         article=article, model_families=families, policy=policy)
+                         features=features, unlisted=tuple(u for _, u in unlisted_rows), claims=claims,
+                         claim_constants=constants, article=article, model_families=families, policy=policy,
+                         exchange_rates=rates, catalogs=catalogs)
 
 
 def _load_claims(
@@ -440,6 +456,111 @@ def _load_claims(
                 out.add(path, ["claims", index, "ratios", r], f"ratios.{ratio.id}",
                         f"numerator is in {units[0]} but denominator in {units[1]} (claim {claim.id})")
     return (header.article if header else None), constants, claims
+
+
+# --------------------------------------------------------------------------- prices: rates, shapes, catalogs
+
+#: A CNY row's USD price must equal CNY / rate to this relative tolerance (the rows keep 5-6 decimals).
+_FX_TOLERANCE = 5e-4
+#: Catalog memory sizes within this fraction of a mapping's ``memory_gb`` match it: gpuhunt's own
+#: tolerance for imprecise memory reports (``gpuhunt.correct_gpu_memory_gib``, 7%).
+CATALOG_MEMORY_TOLERANCE = 0.07
+
+
+def _load_exchange_rates(path: Path, out: _Collector) -> dict[str, ExchangeRate]:
+    if not path.exists():
+        return {}
+    raw = _read(path, out)
+    if raw is None:
+        return {}
+    try:
+        rates = ExchangeRateFile.model_validate(raw).exchange_rates
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc = list(err["loc"])
+            out.add(path, loc, ".".join(str(p) for p in loc), err["msg"].removeprefix("Value error, "))
+        return {}
+    result: dict[str, ExchangeRate] = {}
+    for index, rate in enumerate(rates):
+        if rate.id in result:
+            out.add(path, ["exchange_rates", index, "id"], "id", f"duplicate exchange rate id {rate.id!r}")
+        result[rate.id] = rate
+    return result
+
+
+def _check_price_file(path: Path, pf: PriceFile, rates: dict[str, ExchangeRate], gpus: dict[str, Gpu],
+                      gpus_unreadable: bool, out: _Collector) -> None:
+    """CNY rows against their exchange rate; instance shapes against the GPUs and the rows."""
+    for index, offer in enumerate(pf.offers):
+        if offer.fx_rate is None:
+            continue
+        rate = rates.get(offer.fx_rate)
+        if rate is None:
+            out.add(path, ["offers", index, "fx_rate"], "fx_rate",
+                    f"unknown exchange rate {offer.fx_rate!r} (prices/common/exchange_rates.yaml)")
+            continue
+        if rate.currency != offer.currency:
+            out.add(path, ["offers", index, "fx_rate"], "fx_rate",
+                    f"exchange rate {rate.id!r} converts {rate.currency}, the row is in {offer.currency}")
+            continue
+        if offer.price_per_hour_usd is not None and offer.price_per_hour_cny is not None:
+            expected = offer.price_per_hour_cny / rate.per_usd
+            if abs(offer.price_per_hour_usd - expected) > _FX_TOLERANCE * expected:
+                out.add(path, ["offers", index, "price_per_hour_usd"], "price_per_hour_usd",
+                        f"{offer.price_per_hour_usd} USD is not {offer.price_per_hour_cny} CNY / {rate.per_usd} "
+                        f"= {expected:.5f} (exchange rate {rate.id})")
+    for index, shape in enumerate(pf.shapes):
+        if shape.gpu not in gpus:
+            if not gpus_unreadable and shape.gpu not in out.invalid_ids:
+                out.add(path, ["shapes", index, "gpu"], "gpu", f"unknown GPU id {shape.gpu!r}")
+            continue
+        if not shape.complete:
+            continue
+        for o_index, offer in enumerate(pf.offers):
+            if offer.gpu == shape.gpu and offer.gpu_count not in shape.gpu_counts:
+                out.add(path, ["offers", o_index, "gpu_count"], "gpu_count",
+                        f"{offer.instance_type} has {offer.gpu_count} GPUs, but shapes says {pf.provider_name} rents "
+                        f"{shape.gpu} only as {shape.gpu_counts}")
+
+
+def _load_catalog_names(directory: Path, gpus: dict[str, Gpu], gpus_unreadable: bool,
+                        out: _Collector) -> dict[str, CatalogNames]:
+    result: dict[str, CatalogNames] = {}
+    for path in sorted(directory.glob("*.yaml")) if directory.is_dir() else []:
+        if path.name == "exchange_rates.yaml":
+            continue
+        raw = _read(path, out)
+        if raw is None:
+            continue
+        try:
+            names = CatalogNames.model_validate(raw)
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = list(err["loc"])
+                out.add(path, loc, ".".join(str(p) for p in loc), err["msg"].removeprefix("Value error, "))
+            continue
+        if names.catalog != path.stem:
+            out.add(path, ["catalog"], "catalog", f"catalog {names.catalog!r} does not match the file name")
+        seen: set[tuple[str, float]] = set()
+        for index, entry in enumerate(names.gpus):
+            key = (entry.name, entry.memory_gb)
+            if key in seen:
+                out.add(path, ["gpus", index], "name", f"{entry.name} {entry.memory_gb:g} GB is mapped twice")
+            seen.add(key)
+            for where, gpu_id in [(["gpus", index, "gpu"], entry.gpu)] + [
+                    (["gpus", index, "by_instance", i, "gpu"], rule.gpu) for i, rule in enumerate(entry.by_instance)]:
+                gpu = gpus.get(gpu_id)
+                if gpu is None:
+                    if not gpus_unreadable and gpu_id not in out.invalid_ids:
+                        out.add(path, where, "gpu", f"unknown GPU id {gpu_id!r}")
+                elif abs(gpu.memory_gb - entry.memory_gb) > CATALOG_MEMORY_TOLERANCE * entry.memory_gb:
+                    out.add(path, where, "gpu", f"{gpu_id} has {gpu.memory_gb:g} GB, the catalog's {entry.name} has "
+                                                f"{entry.memory_gb:g} GB: memory selects the variant")
+        catalogs = [p.catalog for p in names.providers]
+        for dup in sorted({c for c in catalogs if catalogs.count(c) > 1}):
+            out.add(path, ["providers"], "providers", f"catalog provider {dup!r} is listed twice")
+        result[names.catalog] = names
+    return result
 
 
 _lock = threading.Lock()

@@ -36,9 +36,17 @@ __all__ = [
     "ClaimConstant",
     "ClaimFile",
     "Cues",
+    "CatalogGpuInstanceRule",
+    "CatalogGpuName",
+    "CatalogNames",
+    "CatalogNotMapped",
+    "CatalogProvider",
     "DenseTflops",
+    "ExchangeRate",
+    "ExchangeRateFile",
     "Gpu",
     "GpuTruth",
+    "InstanceShape",
     "InstanceType",
     "Model",
     "Feature",
@@ -538,9 +546,20 @@ class PriceOffer(_Strict):
 
     Attributes:
         price_per_hour_usd: the whole instance (all ``gpu_count`` GPUs and its host), USD/hour;
-            ``None`` when the source lists no price (``unavailable`` says why).
+            ``None`` when the source lists no price (``unavailable`` says why). For a price the source
+            publishes in CNY this is derived: ``price_per_hour_cny / cny_per_usd`` of the exchange rate
+            ``fx_rate`` names (the loader checks the arithmetic).
         pricing_model: ``on_demand`` (pay as you go), ``spot`` (interruptible) or
             ``commitment`` (reserved for ``commitment_term``).
+        commitment_term: the term as the source states it (``"1y"``, ``"3 years"``).
+        term_months: the commitment term in months (12, 36); required for commitments.
+        upfront: what a commitment pays in advance: ``none`` (the hourly rate is all), ``partial`` or
+            ``all`` (``price_per_hour_usd`` is then the effective hourly rate: upfront / term hours).
+        interruption_frequency: spot only: how often the provider reclaims such instances, as the
+            source buckets it (AWS Spot Instance Advisor: ``"<5%"``, ``"5-10%"``, ... ``">20%"`` per month).
+        currency: the currency the source publishes the price in (``USD`` or ``CNY``).
+        price_per_hour_cny: the whole instance, CNY/hour, as published (``currency: CNY`` only).
+        fx_rate: id of the exchange rate (``prices/common/exchange_rates.yaml``) the USD price is derived with.
         marketplace: the price is one host's asking price (Vast.ai), not a list price.
         condition: a caveat the source attaches (a footnote not captured, a minimum term);
             offers with a condition are never chosen as "cheapest on-demand".
@@ -555,6 +574,12 @@ class PriceOffer(_Strict):
     price_per_hour_usd: PositiveFloat | None
     pricing_model: Literal["on_demand", "spot", "commitment"] = "on_demand"
     commitment_term: str | None = None
+    term_months: PositiveInt | None = None
+    upfront: Literal["none", "partial", "all"] | None = None
+    interruption_frequency: str | None = None
+    currency: Literal["USD", "CNY"] = "USD"
+    price_per_hour_cny: PositiveFloat | None = None
+    fx_rate: str | None = None
     marketplace: bool = False
     condition: str | None = None
     unavailable: str | None = None
@@ -575,8 +600,21 @@ class PriceOffer(_Strict):
             raise ValueError(
                 f"price per GPU-hour {self.price_per_hour_usd / self.gpu_count:.2f} USD is not plausible (0.01-200)"
             )
-        if self.pricing_model == "commitment" and not self.commitment_term:
-            raise ValueError("a commitment price needs commitment_term")
+        if self.pricing_model == "commitment":
+            if not self.commitment_term:
+                raise ValueError("a commitment price needs commitment_term")
+            if not self.term_months:
+                raise ValueError("a commitment price needs term_months (12 for 1 year, 36 for 3 years)")
+        elif self.term_months is not None or self.upfront is not None:
+            raise ValueError("term_months and upfront belong to commitment prices only")
+        if self.interruption_frequency is not None and self.pricing_model != "spot":
+            raise ValueError("interruption_frequency belongs to spot prices only")
+        if self.currency == "CNY":
+            if self.price_per_hour_cny is None or self.fx_rate is None:
+                raise ValueError("a CNY price needs price_per_hour_cny (as published) and fx_rate (the rate the USD "
+                                 "price is derived with)")
+        elif self.price_per_hour_cny is not None or self.fx_rate is not None:
+            raise ValueError("price_per_hour_cny and fx_rate belong to prices published in CNY (currency: CNY)")
         return self
 
     @computed_field  # type: ignore[prop-decorator]
@@ -588,14 +626,45 @@ class PriceOffer(_Strict):
         return round(self.price_per_hour_usd / self.gpu_count, 5)
 
 
+class InstanceShape(_Strict):
+    """The GPU counts per instance in which one provider rents one GPU (``PriceFile.shapes``).
+
+    Attributes:
+        gpu: knowledge-base GPU id.
+        gpu_counts: GPUs per instance that can be rented, ascending.
+        complete: ``True`` when the source lists every size the provider offers for this GPU (then
+            every price row of the provider for this GPU must use one of ``gpu_counts``); ``False``
+            when only the sizes read are listed.
+        instances: the instance names per size, as the source gives them.
+        source: where the sizes come from.
+        as_of: the date of the source (``None``: undated).
+    """
+
+    gpu: str
+    gpu_counts: list[PositiveInt] = Field(min_length=1)
+    complete: bool
+    instances: list[str] = Field(default_factory=list)
+    source: str
+    as_of: date | None
+    notes: list[str] = Field(default_factory=list)
+
+    @field_validator("gpu_counts")
+    @classmethod
+    def _ascending(cls, value: list[int]) -> list[int]:
+        if value != sorted(set(value)):
+            raise ValueError("gpu_counts must be ascending without repeats")
+        return value
+
+
 class PriceFile(_Strict):
-    """One provider's file in ``knowledge/prices/``."""
+    """One provider's file in ``knowledge/prices/``: its offers and the instance sizes it rents."""
 
     provider: str
     provider_name: str
     aliases: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     offers: list[PriceOffer]
+    shapes: list[InstanceShape] = Field(default_factory=list)
 
     _check_id = field_validator("provider")(_check_id)
 
@@ -604,7 +673,109 @@ class PriceFile(_Strict):
         for offer in self.offers:
             if offer.provider != self.provider:
                 raise ValueError(f"offer {offer.instance_type!r} names provider {offer.provider!r}")
+        seen: set[str] = set()
+        for shape in self.shapes:
+            if shape.gpu in seen:
+                raise ValueError(f"two shapes entries for GPU {shape.gpu!r}")
+            seen.add(shape.gpu)
         return self
+
+
+class ExchangeRate(_Strict):
+    """A dated exchange rate prices published in another currency are converted to USD with.
+
+    Attributes:
+        id: kebab-case id price rows refer to (``fx_rate``).
+        currency: the other currency (``CNY``).
+        per_usd: units of ``currency`` per 1 USD.
+        date: the date of the rate.
+        derived: the rate is arithmetic on published rates (``derivation`` says which).
+    """
+
+    id: str
+    currency: Literal["CNY"]
+    per_usd: PositiveFloat
+    date: date
+    source: str
+    derived: bool = False
+    derivation: str | None = None
+    notes: list[str] = Field(default_factory=list)
+
+    _check_id = field_validator("id")(_check_id)
+
+    @model_validator(mode="after")
+    def _derivation(self) -> ExchangeRate:
+        if self.derived and not self.derivation:
+            raise ValueError("a derived rate needs 'derivation'")
+        return self
+
+
+class ExchangeRateFile(_Strict):
+    """``knowledge/prices/common/exchange_rates.yaml``."""
+
+    exchange_rates: list[ExchangeRate]
+
+
+class CatalogProvider(_Strict):
+    """A provider of a live price catalog and the knowledge-base provider id its offers are stored under."""
+
+    catalog: str
+    provider: str
+    provider_name: str
+    online: bool = False
+    marketplace: bool = False
+    notes: list[str] = Field(default_factory=list)
+
+    _check_id = field_validator("provider")(_check_id)
+
+
+class CatalogGpuInstanceRule(_Strict):
+    """A provider's instance names that state the form factor a catalog's GPU name leaves out."""
+
+    provider: str
+    instance_contains: str
+    gpu: str
+
+
+class CatalogGpuName(_Strict):
+    """One GPU name (and memory size) a price catalog uses, and the knowledge-base GPU it is.
+
+    Attributes:
+        name: the catalog's GPU name (``"H100"``, ``"RTX4090"``).
+        memory_gb: memory per GPU in the catalog, GB; a catalog row matches when its memory is
+            within 7% (gpuhunt's own tolerance, ``correct_gpu_memory_gib``): memory selects the variant.
+        gpu: the knowledge-base GPU id.
+        variant_verified: ``False`` when the catalog name does not say the form factor (SXM vs PCIe) and
+            ``gpu`` is the knowledge base's default variant for the name.
+        by_instance: provider instance names that do say the form factor, and the GPU they mean.
+    """
+
+    name: str
+    memory_gb: PositiveFloat
+    gpu: str
+    variant_verified: bool = True
+    by_instance: list[CatalogGpuInstanceRule] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+class CatalogNotMapped(_Strict):
+    """A catalog GPU name deliberately left unmapped, and why (reported, never guessed)."""
+
+    name: str
+    memory_gb: PositiveFloat
+    reason: str
+
+
+class CatalogNames(_Strict):
+    """``knowledge/prices/common/<catalog>.yaml``: how a live catalog's names map to the knowledge base."""
+
+    catalog: str
+    source: str
+    as_of: date
+    providers: list[CatalogProvider]
+    gpus: list[CatalogGpuName]
+    not_mapped: list[CatalogNotMapped] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
 
 
 class InstanceType(_Strict):

@@ -108,6 +108,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         reloader.install_sighup()
         reloader.start()
     start_housekeeping(store)
+    from bot.pricing.schedule import start_price_refresh
+
+    start_price_refresh(store.catalog, interval_hours=settings.gpu_advisor_price_refresh_hours,
+                        catalog_dir=settings.gpuhunt_catalog_dir)
     port = args.port if args.port is not None else settings.port
     log.info("starting %s mode (%s workspace), version %s", mode, "multi" if oauth_settings else "single",
              __version__, extra={"mode": mode, "version": __version__})

@@ -1,4 +1,4 @@
-"""State kept between messages, in SQLAlchemy 2: conversation context, processed events, audit.
+"""State kept between messages, in SQLAlchemy 2: conversation context, processed events, audit, prices.
 
 SQLite by default (``sqlite:///./gpu-advisor.db``); PostgreSQL with
 ``postgresql+psycopg://...``. Several processes may share one database: deduplication of Slack
@@ -19,9 +19,10 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
+from bot.storage.urls import DEFAULT_DATABASE_URL
+
 __all__ = ["DEFAULT_DATABASE_URL", "ConversationContext", "Store", "create_tables"]
 
-DEFAULT_DATABASE_URL = "sqlite:///./gpu-advisor.db"
 CONTEXT_TTL = timedelta(hours=24)
 EVENT_TTL = timedelta(hours=1)  # Slack retries within minutes (3 retries: ~1 min, ~5 min); an hour is ample
 _DDL_LOCK_KEY = 0x6770752D61647631  # "gpu-adv1": serialises CREATE TABLE across replicas starting together
@@ -108,12 +109,19 @@ class Store:
         url: SQLAlchemy URL; ``None`` means :data:`DEFAULT_DATABASE_URL`.
         engine: an existing engine (tests), instead of ``url``.
 
-    Tables are created on construction if missing.
+    Tables are created on construction if missing, and pending schema steps applied
+    (:func:`bot.storage.catalog.migrate`).
+
+    Attributes:
+        catalog: the refreshed price catalog (:class:`bot.storage.catalog.CatalogStore`).
     """
 
     def __init__(self, url: str | None = None, *, engine: Engine | None = None):
+        from bot.storage.catalog import CatalogStore
+
         self.engine = engine or create_engine(url or DEFAULT_DATABASE_URL, pool_pre_ping=True)
         create_tables(self.engine, Base.metadata)
+        self.catalog = CatalogStore(self.engine)  # the refreshed price catalog (applies its schema steps)
         self._session = sessionmaker(self.engine, expire_on_commit=False)
 
     # ------------------------------------------------------------------ events

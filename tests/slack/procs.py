@@ -77,9 +77,9 @@ def free_port() -> int:
 
 
 def clean_env(**overrides: str) -> dict[str, str]:
-    """This process's environment without GPU Advisor's variables, plus ``overrides``."""
+    """This process's environment without GPU Advisor's variables, plus ``overrides`` (price refresh off)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(_OWN_VARIABLES)}
-    env.update(overrides)
+    env.update({"GPU_ADVISOR_PRICE_REFRESH_HOURS": "0", **overrides})  # tests never reach the network
     return env
 
 
