@@ -8,7 +8,7 @@ GPUs, a shorter sequence) follow, each labelled with what it changes.
 
 from __future__ import annotations
 
-from bot.advice.answer import Answer, Option, Table
+from bot.advice.answer import Answer, Option
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.options import caveats, config, next_actions, variant_notes

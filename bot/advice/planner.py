@@ -168,10 +168,11 @@ def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None
     q = ctx.query
     pricing = pricing or (q.pricing[0] if q.pricing else "on_demand")
     providers = [provider] if provider else (q.providers or [None])
+    term = {"1y": 12, "3y": 36}.get(q.commitment_term or "") if pricing == "commitment" else None
     best = None
     for p in providers:
         found = best_placement(ctx.offers, gpu.id, count, today=ctx.today, group=max(1, min(group, 8)),
-                               pricing_model=pricing, provider=p)
+                               pricing_model=pricing, provider=p, term_months=term)
         if found is not None and (best is None or found.price_per_hour_usd < best.price_per_hour_usd):
             best = found
     return best
@@ -187,7 +188,9 @@ def price_of(ctx: Context, placement: Placement | None) -> Price | None:
     ctx.cite(o.source)
     return Price(provider=o.provider, provider_name=o.provider_name, instance_type=o.instance_type,
                  instances=placement.instances, gpus_rented=placement.gpus_rented, idle_gpus=placement.idle_gpus,
-                 pricing_model=o.pricing_model, commitment_term=o.commitment_term, region=o.region, origin=o.origin,
+                 pricing_model=o.pricing_model,
+                 commitment_term=f"{o.term_months // 12}y" if o.term_months else o.commitment_term,
+                 region=o.region, origin=o.origin,
                  price_per_hour_usd=placement.price_per_hour_usd, price_per_gpu_hour_usd=o.price_per_gpu_hour_usd,
                  as_of=o.as_of, stale=placement.stale, separate_instances=placement.separate_instances,
                  group_split=placement.group_split, source=o.source)
@@ -479,7 +482,16 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
             p.placement = place(ctx, gpu, p.count, p.tp * p.pp)
         if objective == "capacity":
             return max(plans, key=lambda p: (p.capacity, p.per_user_tps or 0))
-        return min(plans, key=_plan_cost)
+        best = min(plans, key=_plan_cost)
+        if count is None and best.placement is not None and best.placement.idle_gpus > 0:
+            # the instance holds more GPUs than the plan uses and they are paid for: use them all
+            fuller = plan_serving(ctx, model, gpu, precision, load, count=best.placement.gpus_rented,
+                                  objective=objective)
+            if fuller.meets:
+                ctx.assume("uses_whole_instance", gpus=best.placement.gpus_rented,
+                           instance=best.placement.offer.instance_type)
+                return fuller
+        return best
     if closest is None:
         closest = ServingPlan(gpu, model, precision, engine, rejection=note("reject_layout", tp=1, pp=1),
                               fixed_count=count is not None)

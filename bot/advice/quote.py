@@ -102,7 +102,9 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
         found = [p for p in all_placements(ctx.offers, gpu.id, count, today=ctx.today, group=min(count, 8),
                                            pricing_model=pricing) if p.offer.condition is None or pricing != "on_demand"]
         if pricing == "commitment" and q.commitment_term:
-            found = [p for p in found if _term(p.offer.commitment_term) == q.commitment_term]
+            months = {"1y": 12, "3y": 36}[q.commitment_term]
+            found = [p for p in found if (p.offer.term_months or 0) == months or (
+                p.offer.term_months is None and _term(p.offer.commitment_term) == q.commitment_term)]
         if mention.instance_type:
             named = [p for p in found if p.offer.instance_type == mention.instance_type]
             if not named and pricing == pricings[0]:

@@ -27,8 +27,8 @@ from bot.advice.planner import (
 from bot.advice.runs import finetune_setups, finetune_table, training_runs, training_table, training_tokens
 from bot.estimation import efficiency_for, estimate_inference
 from bot.kb.schema import Gpu, Model
-from bot.pricing.currency import cny_per_usd
 from bot.notes import note
+from bot.pricing.currency import cny_per_usd
 
 __all__ = ["answer"]
 

@@ -223,7 +223,8 @@ def _details(ctx: Context, model: Model, load: ServingLoad, shown: list[Option],
                         overhead_gb=o.overhead_gb or 0.0, total_gb=o.memory_total_gb, gpu_count=o.gpu_count,
                         replicas=o.replicas or 1, per_gpu_gb=o.memory_per_gpu_gb, usable_gb=o.usable_gb,
                         precision=o.precision, kv_precision=o.kv_precision))
-    if o is not None and o.max_users and (load.users or 1) < o.max_users and load.total_tps is None:
+    if o is not None and o.max_users and (load.users or 1) < o.max_users and load.total_tps is None \
+            and load.per_user_tps > 0:
         out.append(note("serve_capacity_line", config=config(o), max_users=o.max_users,
                         per_user_tps=load.per_user_tps))
     for alt in (x for x in shown if x.changes):

@@ -420,7 +420,8 @@ _CAPACITY_LEAD = re.compile(
 _CLOUD = re.compile(r"\b(?:cloud|instance|rent|rented|renting|aws|gcp|azure|runpod|lambda)\b|云|租")
 
 
-def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet, lex: Lexicon) -> list[FoundGpu]:
+def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet, lex: Lexicon,
+                       named_gpus: list[FoundGpu] | None = None) -> list[FoundGpu]:
     """GPUs named only by their memory ("my 16gb card", "two 48gb cards", "an 80g card", "8x 40g", "16G显存").
 
     A memory size is a GPU when a card word follows it (``memory.card_words`` in the lexicon: card, gpu,
@@ -434,6 +435,7 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         tables: the knowledge base's parser tables.
         claimed: spans already used by names (a memory size next to a GPU name belongs to it).
         lex: the lexicon.
+        named_gpus: GPUs already found; a memory size close to one of theirs describes it.
 
     Returns:
         :class:`FoundGpu` records with ``capacity_only`` set.
@@ -441,11 +443,14 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
     counts = _counts(lex)
     pattern = _capacity_pattern(lex.card_words.pattern)
     out: list[FoundGpu] = []
+    named = [tables.memory_of(f.id) for f in named_gpus or [] if f.id]
     for m in pattern.finditer(low):
         start, end = m.start(), m.end()
         if start in claimed or (end - 1) in claimed:
             continue
         memory = int(m.group("mem"))
+        if any(0.85 * gb <= memory <= gb * 1.02 for gb in named):
+            continue  # "A10 (16 * 23G)": the memory of a GPU already named, as the user reads it
         lead = _CAPACITY_LEAD.search(low[max(0, start - 12):start])
         if not (m.group("card") or lead) or not 4 <= memory <= 512:
             continue

@@ -116,7 +116,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         masked.add((f.start, f.end))
     gpu_found = sorted(instances + scan_gpus(low, prepared.written, tables, masked, lex), key=lambda f: f.start)
     name_spans = SpanSet([*model_spans.spans(), *((f.span_start, f.span_end) for f in gpu_found)])
-    capacity = scan_capacity_gpus(low, prepared.written, tables, name_spans, lex)
+    capacity = scan_capacity_gpus(low, prepared.written, tables, name_spans, lex, gpu_found)
     for f in capacity:
         name_spans.add((f.span_start, f.span_end))
     gpu_found = sorted(gpu_found + capacity, key=lambda f: f.start)
@@ -160,9 +160,12 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     claimed = SpanSet([*name_spans.spans(), *scan.claimed.spans(), *vocab_spans.spans(), *paste_spans.spans()])
     not_understood = unclaimed_numbers(low, lex, claimed)
 
-    engine = next(iter(lex.engines.found(low)), None)
-    if engine is None and any(m.precision == "q4_k_m" and "ollama" in m.as_written.lower() for m in models):
+    engine = next(iter(lex.engines.found(_masked(low, model_spans))), None)
+    if engine is None and any(n.code == "ollama_default_quant" or (n.code == "assumed_model" and ":" in str(
+            n.params.get("written", ""))) for n in notes) or (engine is None and any(":" in m.as_written for m in models)):
         engine = "ollama"
+    if fields.get("concurrent_users") is None and lex.single_user_words.search(low):
+        fields["concurrent_users"] = 1
     query = Query(
         text=cleaned,
         language=detect_language(cleaned),
@@ -204,6 +207,14 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         strong_recommend=_strong_recommend(low, lex),
     ), lex)
     return query.model_copy(update={"intent": intent})
+
+
+def _masked(low: str, spans: SpanSet) -> str:
+    """``low`` with the given spans blanked (vocabulary inside a model name, "-hf", "-awq", is not a word)."""
+    chars = list(low)
+    for start, end in spans.spans():
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
 
 
 def _strong_recommend(low: str, lex: Lexicon) -> bool:

@@ -129,6 +129,10 @@ class _Scanner:
                             re.match(r"\s*(?:" + lex.per_gpu_hour_marker.pattern + ")", tail))
                         end += pm.end()
                         break
+                prev = next((f for f in reversed(self.out.found) if f.field == "money"), None)
+                if period is None and prev is not None and prev.value["period"] and re.fullmatch(
+                        r"[^$¥€\d]{0,40}?(?:vs\.?|versus|or|/|,|and|对比|还是|比)[^$¥€\d]{0,30}", self.low[prev.end:start]):
+                    period, per_gpu = prev.value["period"], prev.value["per_gpu"]  # "$0.34/h vs $1.19"
                 window = self.before(start, 36)
                 role = "amount"
                 if period == "kwh":
@@ -143,6 +147,14 @@ class _Scanner:
                     role = "budget"
                 self.claim("money", {"amount": amount, "currency": currency or "usd", "period": period,
                                      "per_gpu": per_gpu, "role": role}, start, end)
+
+    def bare_budgets(self) -> None:
+        """"budget 10k", "budget of 5000": a budget word before a number with no currency means USD."""
+        pattern = re.compile(rf"(?:{self.lex.budget_words.pattern})\s*(?:of|is|=|:|~|around|about)?\s*{self.num}")
+        for m in pattern.finditer(self.low):
+            if self.free(m.start("num"), m.end()):
+                self.claim("money", {"amount": number_value(m, self.lex), "currency": "usd", "period": None,
+                                     "per_gpu": False, "role": "budget"}, m.start(), m.end())
 
     # ------------------------------------------------------------------ 3. rates
     def rates(self) -> None:
@@ -270,6 +282,7 @@ class _Scanner:
     def run(self) -> QuantityScan:
         self.resolutions()
         self.money()
+        self.bare_budgets()
         self.rates()
         self.latency()
         self.io_pairs()

@@ -63,6 +63,9 @@ def compose(answer: Answer) -> Composed:
     if dates:
         price_dates = r.say({"code": "price_dates_one" if dates[0] == dates[-1] else "price_dates_range",
                              "params": {"oldest": dates[0].isoformat(), "newest": dates[-1].isoformat()}})
+    if answer.cny_per_usd and answer.query.answer_currency == "cny":
+        price_dates = (price_dates + " " + r.say({"code": "cny_rate_used", "params": {
+            "rate": answer.cny_per_usd, "rate_date": answer.cny_rate_date}})).strip()
     labels = {k: r.word(k) for k in ("assumptions", "sources", "try_for_example", "missing", "not_understood")}
     return Composed(
         language="zh" if r.zh else "en",
