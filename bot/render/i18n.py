@@ -300,7 +300,7 @@ class _NoteFormatter(string.Formatter):
 
     def _vformat(self, format_string, args, kwargs, used_args, recursion_depth, auto_arg_index=0):
         out = []
-        for literal, name, spec, conversion in self.parse(format_string):
+        for literal, name, spec, _conversion in self.parse(format_string):
             out.append(literal)
             if name is None:
                 continue
