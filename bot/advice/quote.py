@@ -180,7 +180,7 @@ def _first_per_gpu(options: list[Option]) -> list[Option]:
 def _headline(ctx: Context, groups, hours: float):
     q = ctx.query
     firsts = []
-    for gpu, count, rows, _mention in groups:
+    for _gpu, _count, rows, _mention in groups:
         asked = [r for r in rows if not r.changes]
         if asked:
             firsts.append(asked[0])

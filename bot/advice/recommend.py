@@ -145,7 +145,6 @@ def _run_in_budget(ctx: Context, model: Model) -> Answer:
 
 def _what_runs(ctx: Context, limit: float | None, per_gpu: bool) -> Answer:
     """Per affordable or named configuration, the largest models that fit it (one user, default context)."""
-    q = ctx.query
     choices = candidate_gpus(ctx, "serving")
     configs: list[tuple[Gpu, int, object]] = []
     for choice in choices:

@@ -66,7 +66,6 @@ def answer(ctx: Context) -> Answer:
 # --------------------------------------------------------------------------- sizing a load
 
 def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoad) -> Answer:
-    q = ctx.query
     fixed = [c for c in choices if c.fixed]
     plans: list[ServingPlan] = []
     for choice in choices:

@@ -101,7 +101,7 @@ def _claims(ctx: Context) -> Answer:
         for truth in claim.per_gpu_truth:
             details.append(note("bilingual", en=claim_text(kb, claim, truth.en), zh=claim_text(kb, claim, truth.zh)))
         details.append(note("claim_origin", en=claim.origin.en, zh=claim.origin.zh))
-        for rid, value in ratio_values(kb, claim).items():
+        for _rid, value in ratio_values(kb, claim).items():
             rows.append([{"en": value.ratio.label.en, "zh": value.ratio.label.zh}, value.numerator.value,
                          value.denominator.value, value.value])
             ctx.cite(value.numerator.what, value.denominator.what)
