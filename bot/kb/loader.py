@@ -285,7 +285,7 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
 
     families: dict[str, tuple[str, ...]] = {}
     if isinstance(models_raw, dict) and models_raw.get("families") is not None:
-        for index, fam in _validate_entries(ModelFamily, model_path, "families", models_raw, out):
+        for _index, fam in _validate_entries(ModelFamily, model_path, "families", models_raw, out):
             families[fam.family] = tuple(fam.aliases)
 
     gpus: dict[str, Gpu] = {}
