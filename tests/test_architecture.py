@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-CORE = ["bot.kb.loader", "bot.kb.index", "bot.kb.importers", "bot.parsing", "bot.estimation", "bot.pricing.quotes",
-        "bot.advice.advisor", "bot.advice.conversation", "bot.render.terminal", "bot.render.jsonout"]
+CORE = ["bot.kb.loader", "bot.kb.index", "bot.kb.importers", "bot.parsing", "bot.estimation", "bot.pricing.offers",
+        "bot.advice.advise", "bot.advice.conversation", "bot.render.terminal", "bot.render.jsonout"]
 
 
 @pytest.mark.parametrize("module", CORE)

@@ -366,12 +366,24 @@ def _meets(est: InferenceEstimate, batch: int, load: ServingLoad) -> Note | None
     return None
 
 
+def _canonical(ctx: Context, precision: str) -> str:
+    try:
+        return efficiency_for(ctx.kb).weight_format(precision)[0]
+    except AdvisorError:
+        return precision
+
+
 def _capacity(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str, tp: int, pp: int,
               load: ServingLoad) -> tuple[int, InferenceEstimate | None, Note | None]:
     """(most sequences one replica serves meeting the load's targets, its estimate there, why not at 1)."""
     first = _estimate(ctx, model, gpu, precision, engine, tp, pp, 1, load)
     if first is None:
         return 0, None, note("reject_layout", tp=tp, pp=pp)
+    if _canonical(ctx, precision) != first.precision and (
+            precision in ctx.query.precisions or ctx.query.full_precision):
+        # a precision the user fixed is never swapped: the GPU lacks it, which is the answer
+        return 0, first, note("reject_precision", precision=precision, gpu_name=gpu.name,
+                              nearest=first.precision)
     why = _meets(first, 1, load)
     if why is not None:
         return 0, first, why
@@ -413,7 +425,11 @@ def _layouts(model: Model, gpu: Gpu, precision: str, engine: str, kb, count: int
                 out.append((8, pp))
                 if count is None:
                     break
-    return out or [(max(valid_tp_degrees(model) or [1]), 1)]
+    if out:
+        return out
+    if count is not None:  # nothing fits the count given: answer at that count (the memory says why)
+        return [(max([t for t in valid_tp_degrees(model) if count % t == 0] or [1]), 1)]
+    return [(max(valid_tp_degrees(model) or [1]), 1)]
 
 
 def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: ServingLoad,
@@ -520,9 +536,11 @@ def serving_option(ctx: Context, plan: ServingPlan, *, changes: list[str] | None
     est = plan.est
     price = price_of(ctx, plan.placement)
     throughput = plan.throughput_tps
+    swapped = plan.rejection is not None and plan.rejection.code == "reject_precision"
     opt = Option(model=plan.model.id, model_name=model_label(plan.model), gpu=plan.gpu.id, gpu_name=plan.gpu.name,
                  gpu_count=plan.count, gpu_memory_gb=plan.gpu.memory_gb if "@" in plan.gpu.id else None,
-                 precision=est.precision if est else plan.precision, kv_precision=est.kv_precision if est else None,
+                 precision=plan.precision if swapped or est is None or _canonical(ctx, plan.precision) == est.precision
+                 else est.precision, kv_precision=est.kv_precision if est else None,
                  engine=plan.engine, tensor_parallel=plan.tp, pipeline_parallel=plan.pp, replicas=plan.replicas,
                  fits=est.fits if est else False, meets=plan.meets, users=plan.users,
                  max_users=plan.capacity or None, price=price, changes=changes or [], rejection=plan.rejection)

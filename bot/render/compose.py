@@ -66,7 +66,8 @@ def compose(answer: Answer) -> Composed:
     if answer.cny_per_usd and answer.query.answer_currency == "cny":
         price_dates = (price_dates + " " + r.say({"code": "cny_rate_used", "params": {
             "rate": answer.cny_per_usd, "rate_date": answer.cny_rate_date}})).strip()
-    labels = {k: r.word(k) for k in ("assumptions", "sources", "try_for_example", "missing", "not_understood")}
+    labels = {k: r.word(k) for k in ("assumptions", "sources", "try_for_example", "missing", "not_understood",
+                                     "more_rows_n")}
     return Composed(
         language="zh" if r.zh else "en",
         title=r.say(answer.title),
