@@ -6,6 +6,7 @@ Layout of a knowledge directory::
     models.yaml         {models: [Model, ...]}
     benchmarks.yaml     {benchmarks: [Benchmark, ...]}
     instances.yaml      {instances: [InstanceType, ...]}  (instances without a price row)
+    engines.yaml        {engines: [Engine, ...]}  (documented serving-engine defaults)
     prices/<id>.yaml    PriceFile, one per provider
 
 Files are parsed with libyaml's C loader and validated entry by entry, so one broken entry
@@ -29,7 +30,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from bot.errors import KnowledgeError, KnowledgeIssue
-from bot.kb.schema import Benchmark, Gpu, InstanceType, Model, PriceFile, PriceOffer
+from bot.kb.schema import Benchmark, Engine, Gpu, InstanceType, Model, PriceFile, PriceOffer
 
 __all__ = [
     "KnowledgeBase",
@@ -80,6 +81,7 @@ class KnowledgeBase:
         offers: every price offer of every provider.
         benchmarks: benchmark id -> Benchmark.
         instances: instance types without a price row.
+        engines: engine id -> Engine (documented defaults of vLLM, TensorRT-LLM, ...).
     """
 
     directory: Path
@@ -89,6 +91,7 @@ class KnowledgeBase:
     offers: tuple[PriceOffer, ...]
     benchmarks: dict[str, Benchmark]
     instances: tuple[InstanceType, ...] = ()
+    engines: dict[str, Engine] = field(default_factory=dict)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def offers_for(self, gpu_id: str) -> list[PriceOffer]:
@@ -301,9 +304,19 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
             out.add(inst_path, ["instances", index, "gpu"], "gpu", f"unknown GPU id {inst.gpu!r}")
         instances.append(inst)
 
+    engines: dict[str, Engine] = {}
+    eng_path = root / "engines.yaml"
+    eng_raw = _read(eng_path, out) if eng_path.exists() else None
+    eng_rows = _validate_entries(Engine, eng_path, "engines", eng_raw, out) if eng_raw else []
+    for index, eng in eng_rows:
+        if eng.id in engines:
+            out.add(eng_path, ["engines", index, "id"], "id", f"duplicate engine id {eng.id!r}")
+        engines[eng.id] = eng
+    _check_aliases(((("engine", eng_path, "engines", i, [e.id, *e.aliases]) for i, e in eng_rows)), out, {})
+
     if out.issues:
         raise KnowledgeError(out.issues)
-    return KnowledgeBase(root, gpus, models, providers, tuple(offers), benchmarks, tuple(instances))
+    return KnowledgeBase(root, gpus, models, providers, tuple(offers), benchmarks, tuple(instances), engines)
 
 
 _lock = threading.Lock()
