@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bot.errors import AdvisorError
 
 __all__ = [
+    "DecodeBreakdown",
     "EstimationError",
     "FinetuneEstimate",
     "InferenceEstimate",
@@ -64,12 +65,44 @@ class MemoryBreakdown(BaseModel):
     engine_reserved_gb_per_gpu: float | None = None
 
 
+class DecodeBreakdown(BaseModel):
+    """Where one decode step's time goes, ms, for one replica at its batch.
+
+    ``weights_ms``/``kv_cache_ms`` split the memory time (bytes / (bandwidth x MBU));
+    ``compute_ms`` is the tensor-core time (padded to the instruction tile for small batches);
+    the step takes the larger of memory and compute, plus the fixed costs: per-layer kernel
+    boundaries, MoE routing, collectives (tensor/expert parallel), pipeline hand-offs and the
+    engine's per-step cost. ``total_ms`` is the TPOT.
+    """
+
+    weights_ms: float
+    kv_cache_ms: float
+    compute_ms: float
+    layer_overhead_ms: float
+    moe_overhead_ms: float
+    collectives_ms: float
+    pipeline_hops_ms: float
+    step_overhead_ms: float
+    total_ms: float
+
+
 class InferenceEstimate(_Result):
     """Serving estimate for one model on one GPU type.
 
-    Speeds are ``None`` for non-LLM models and when the GPU has no published peak for the
-    precision (compute-bound figures). ``throughput_tokens_per_s`` is aggregate output tokens/s
-    over all ``gpu_count`` GPUs (all replicas) in steady state, prefill included.
+    Speeds are ``None`` for non-LLM models (see :mod:`bot.estimation.non_llm`).
+    ``throughput_tokens_per_s`` is aggregate output tokens/s over all ``gpu_count`` GPUs (all
+    replicas) in steady state, prefill included; it and ``ttft_s`` are ``None`` when the GPU lacks
+    the dense tensor figure they need (``missing_figures`` names it), so GPUs are never compared
+    on different bases. ``decode_tokens_per_s_per_sequence`` is then the memory-bound decode rate.
+
+    Layout: ``tensor_parallel`` x ``pipeline_stages`` GPUs per replica, ``replicas`` copies;
+    ``expert_parallel`` ranks share the experts of MoE layers inside the TP group;
+    ``attention_data_parallel`` puts each rank's own requests through attention (MoE serving).
+    ``objective`` is what the layout was chosen for. ``kv_precision_reason`` says why the KV
+    dtype is what it is (``requested``, ``checkpoint_quantization`` = the engine keeps the
+    quantized checkpoint's KV dtype, ``engine_default`` = the engine's activation dtype).
+    ``new_input_tokens`` are the prompt tokens prefilled per request (``input_tokens`` minus
+    ``prefix_cached_tokens``); ``request_latency_s`` = TTFT + output x TPOT.
     """
 
     model: str
@@ -78,15 +111,22 @@ class InferenceEstimate(_Result):
     tensor_parallel: int
     pipeline_stages: int
     replicas: int
+    expert_parallel: int = 1
+    attention_data_parallel: bool = False
+    objective: Literal["latency", "throughput"] | None = None
+    interconnect: str | None = None
     engine: str
     precision: str
     requested_precision: str | None
     kv_precision: str | None
+    kv_precision_reason: Literal["requested", "checkpoint_quantization", "engine_default"] | None = None
     fits: bool
     memory: MemoryBreakdown
     context_tokens: int
     input_tokens: int
     output_tokens: int
+    prefix_cached_tokens: int = 0
+    new_input_tokens: int | None = None
     batch_size: int
     max_batch_size: int | None
     max_context_tokens: int | None
@@ -94,9 +134,12 @@ class InferenceEstimate(_Result):
     tpot_ms: float | None
     decode_tokens_per_s_per_sequence: float | None
     throughput_tokens_per_s: float | None
+    request_latency_s: float | None = None
     bound: Literal["memory-bandwidth", "compute"] | None
     mbu: float | None
     mfu: float | None
+    decode_breakdown: DecodeBreakdown | None = None
+    missing_figures: list[str] = Field(default_factory=list)
 
 
 class TrainingMemory(BaseModel):
