@@ -105,8 +105,12 @@ class EngineProfile(Sourced):
         prefill_overhead_ms: fixed time added to TTFT, ms.
         inference_mfu_factor: multiplier on the per-generation inference MFU.
         decode_tile_padding: small-batch decode GEMMs run on tensor cores, padded to a tile.
+        moe_gemm_efficiency: efficiency of the grouped expert GEMMs relative to dense GEMMs.
+        mla_layer_overhead_us: extra fixed time per Multi-head Latent Attention layer per decode
+            step (its extra latency-bound kernels), us.
         efficiency_class: the ``efficiency.yaml`` entry these factors come from.
-        memory_utilization: fraction of device memory the engine may use / pre-allocates.
+        memory_utilization: fraction of device memory the engine may use / pre-allocates
+            (``memory_utilization_of``: of the total, or of what weights and activations leave).
         max_batch_size: the engine's default cap on sequences in flight (memory-limited engines:
             a large number).
         activation_token_budget: tokens per forward pass (chunk budget); 0 = the batch's prompts.
@@ -124,8 +128,11 @@ class EngineProfile(Sourced):
     prefill_overhead_ms: float = Field(ge=0)
     inference_mfu_factor: float = Field(gt=0, le=1)
     decode_tile_padding: bool
+    moe_gemm_efficiency: float = Field(default=1.0, gt=0, le=1)
+    mla_layer_overhead_us: float = Field(default=0.0, ge=0)
     efficiency_class: str = ""
     memory_utilization: float = Field(default=0.9, gt=0, le=1)
+    memory_utilization_of: Literal["total", "free"] = "total"
     max_batch_size: int = Field(default=256, gt=0)
     activation_token_budget: int = Field(default=8192, ge=0)
     kv_cache_dtype_default: Literal["model", "checkpoint"] = "model"
@@ -213,6 +220,7 @@ class EfficiencyTable(_Strict):
             self._profiles[e.id] = base.model_copy(update={
                 "efficiency_class": e.efficiency_class,
                 "memory_utilization": e.memory_utilization,
+                "memory_utilization_of": e.memory_utilization_of,
                 "max_batch_size": e.max_num_seqs or _MEMORY_LIMITED_SEQS,
                 "activation_token_budget": e.max_num_batched_tokens or 0,
                 "kv_cache_dtype_default": e.kv_cache_dtype_default,
@@ -328,9 +336,17 @@ class EfficiencyTable(_Strict):
 
     def allreduce_s(self, gpu: Gpu, group: int, nbytes: float, gpus_per_node: int) -> float:
         """Seconds for one all-reduce of ``nbytes`` per GPU over ``group`` GPUs: latency(n) +
-        2 (n-1)/n x bytes / bandwidth (ring all-reduce; see ``interconnects`` in efficiency.yaml)."""
+        2 (n-1)/n x bytes / bandwidth (ring all-reduce; see ``interconnects`` in efficiency.yaml).
+        A group spanning nodes reduces hierarchically (NCCL): inside each node over its links, then
+        across nodes over InfiniBand, where every GPU's NIC carries 1/node of the bytes."""
         if group <= 1:
             return 0.0
+        if group > gpus_per_node:
+            nodes = math.ceil(group / gpus_per_node)
+            intra = self.allreduce_s(gpu, gpus_per_node, nbytes, gpus_per_node)
+            ic = self.interconnects["infiniband"]
+            lat = ic.allreduce_latency_us + ic.allreduce_latency_per_doubling_us * math.log2(nodes)
+            return intra + lat * 1e-6 + 2 * (nodes - 1) / nodes * nbytes / gpus_per_node / (ic.bandwidth_gb_s * 1e9)
         _, ic, bw = self.interconnect(gpu, group, gpus_per_node)
         lat = ic.allreduce_latency_us + ic.allreduce_latency_per_doubling_us * math.log2(group)
         return lat * 1e-6 + 2 * (group - 1) / group * nbytes / (bw * 1e9)

@@ -63,6 +63,7 @@ class _Ctx:
     engine: EngineProfile
     weights_b: float          # bytes, one copy
     expert_b: float           # bytes of all routed experts (MoE), part of weights_b
+    attn_b: float             # bytes of the attention projections (replicated under attention DP)
     expert_params: float      # parameters of one routed expert summed over layers
     kv: KvShape | None
     kv_elem: float            # bytes per KV element
@@ -74,11 +75,26 @@ class _Ctx:
     mbu: float
     mfu: float | None         # inference MFU incl. engine factor (None: no peak)
     peak_flops: float | None  # dense FLOP/s per GPU for the compute precision
+    attn_rate: float | None   # achievable attention FLOP/s (activation dtype: bf16/fp16 kernels)
     d_attn_prefill: int       # attention width for prefill FLOPs (heads x head dims)
     d_attn_decode: int        # attention width for decode FLOPs (MLA: absorbed latent)
     tile: int                 # tensor-core tile tokens (padded small-batch GEMMs)
     node: int                 # GPUs per node (NVLink domain)
     attention_dp: bool
+
+    def act_io_bytes(self, tp: int) -> float:
+        """Bytes per token per layer per GPU moved by the memory-bound kernels around the GEMMs
+        (norms, RoPE, residuals, activation, quantisation): 2 B x (a x hidden + b x intermediate / tp)."""
+        m = self.model
+        h = m.hidden_size or 4096
+        inter = (m.moe_intermediate_size * (m.num_experts_per_tok or 1) if m.is_moe and m.moe_intermediate_size
+                 else (m.intermediate_size or 4 * h))
+        return 2 * (self.eff.c("activation_io_hidden_multiplier") * h
+                    + self.eff.c("activation_io_intermediate_multiplier") * inter / tp)
+
+    @property
+    def mbu_io(self) -> float:
+        return self.engine.decode_mbu["16bit"]
 
     @property
     def new_tokens(self) -> int:
@@ -135,6 +151,29 @@ def _overhead_bytes(c: _Ctx, tp: int, pp: int, batch: int) -> float:
     return total
 
 
+def _adp_extra(c: _Ctx, tp: int, pp: int) -> float:
+    """Extra weight bytes per GPU under attention data parallelism: every rank holds the whole
+    attention projections instead of 1/tp of them."""
+    if not (c.attention_dp and tp > 1):
+        return 0.0
+    return c.attn_b * (1 - 1 / tp) / pp
+
+
+def _attention_params(m: Model) -> float:
+    """Parameters of the attention projections summed over layers, from the config: Q, K, V, O
+    (h x heads x d, h x 2 x kv_heads x d, heads x d x h); MLA: the query and KV down/up projections
+    and the output (DeepSeek-V2/V3 shapes)."""
+    layers, h, heads = m.num_hidden_layers or 0, m.hidden_size or 0, m.num_attention_heads or 0
+    if m.is_mla:
+        nope, rope, v = m.qk_nope_head_dim or 128, m.qk_rope_head_dim or 64, m.v_head_dim or 128
+        q = (h * m.q_lora_rank + m.q_lora_rank * heads * (nope + rope)) if m.q_lora_rank else h * heads * (nope + rope)
+        kv = h * (m.kv_lora_rank + rope) + m.kv_lora_rank * heads * (nope + v)
+        return layers * (q + kv + heads * v * h)
+    d = m.effective_head_dim or 0
+    kv_heads = m.num_key_value_heads or heads
+    return layers * (2 * h * heads * d + 2 * h * kv_heads * d)
+
+
 def _kv_shard(c: _Ctx, tp: int) -> float:
     """Fraction of one sequence's KV cache a GPU of a TP group holds (attention DP: each rank holds
     only its own requests, so a sequence lives on one rank = 1/tp of the group's sequences)."""
@@ -145,16 +184,25 @@ def _kv_shard(c: _Ctx, tp: int) -> float:
     return c.kv.tp_shard(tp)
 
 
+def _kv_budget(c: _Ctx, cap: float, weights_pg: float, overhead_pg: float) -> float:
+    """Bytes per GPU the engine gives the KV cache: a fraction of the whole memory minus weights and
+    activations (vLLM, SGLang), or a fraction of what they leave (TensorRT-LLM, LMDeploy)."""
+    eng = c.engine
+    if eng.memory_utilization_of == "free":
+        return eng.memory_utilization * (cap - weights_pg - overhead_pg)
+    return cap * eng.memory_utilization - weights_pg - overhead_pg
+
+
 def _evaluate(c: _Ctx, tp: int, pp: int, ep: int, replicas: int, batch: int | Literal["max"]) -> _Eval:
     gpu, eng = c.gpu, c.engine
     cap = usable_memory_gb(c.eff, gpu) * GB
-    weights_pg = c.weights_b / (tp * pp)
+    weights_pg = c.weights_b / (tp * pp) + _adp_extra(c, tp, pp)
     shard = _kv_shard(c, tp)
     seq_kv = c.kv.bytes_per_sequence(c.context, c.kv_elem) if c.kv else 0.0
     seq_kv_pg = seq_kv * shard / pp
     b_for_overhead = eng.max_batch_size if batch == "max" else batch
     overhead_pg = _overhead_bytes(c, tp, pp, min(b_for_overhead, 1024))
-    budget = cap * eng.memory_utilization - weights_pg - overhead_pg
+    budget = _kv_budget(c, cap, weights_pg, overhead_pg)
     if c.kv and seq_kv_pg > 0:
         max_b_mem = max(0, int(budget // seq_kv_pg))
         max_b = min(max_b_mem, eng.max_batch_size)
@@ -166,7 +214,7 @@ def _evaluate(c: _Ctx, tp: int, pp: int, ep: int, replicas: int, batch: int | Li
     fits = per_gpu <= cap and (batch != "max" or max_b is None or max_b >= 1)
     max_ctx = None
     if c.kv:
-        room = cap * eng.memory_utilization - weights_pg - overhead_pg
+        room = budget
         s = c.kv.max_tokens(room * pp / (shard * b), c.kv_elem)
         limit = c.model.max_position_embeddings
         if math.isinf(s):
@@ -192,14 +240,15 @@ def _experts_touched(m: Model, tokens: float) -> tuple[float, float]:
     return touched, tokens * k / touched
 
 
-def _ep_imbalance(touched: float, experts: int, ep: int) -> float:
+def _ep_imbalance(touched: float, experts: int, ep: int, floor: float) -> float:
     """Load on the busiest expert-parallel rank / the mean load: experts spread over ``ep`` ranks,
-    max ~ mean + sqrt(2 x mean x ln ep) (balls into bins), capped by the experts a rank holds."""
+    max ~ mean + sqrt(2 x mean x ln ep) (balls into bins), capped by the experts a rank holds; at
+    large batch real routing skew keeps it at ``floor`` (``expert_parallel_load_imbalance``)."""
     if ep <= 1 or touched <= 0:
         return 1.0
     mean = touched / ep
     busiest = min(experts / ep, mean + math.sqrt(2 * mean * math.log(ep)))
-    return max(1.0, busiest / mean)
+    return max(floor, busiest / mean)
 
 
 def _attended(m: Model, ctx: float) -> float:
@@ -234,30 +283,34 @@ def _prefill_attention_flops(m: Model, d_attn: int, cached: int, new: int) -> fl
     return 4 * d_attn * (full + win)
 
 
-def _linear_flops(c: _Ctx, tokens: float, padded: bool) -> float:
-    """Matmul FLOPs of one forward pass over ``tokens`` (whole model): 2 x active parameters x
-    tokens; with ``padded``, every GEMM costs at least one tensor-core tile of tokens (dense
-    matrices see all tokens, each touched expert only its share)."""
+def _linear_flops(c: _Ctx, tokens: float, padded: bool) -> tuple[float, float]:
+    """(dense, routed-expert) matmul time-equivalent FLOPs of one forward pass over ``tokens``
+    (whole model): 2 x parameters x tokens; with ``padded``, every GEMM costs at least one
+    tensor-core tile of tokens (dense matrices see all tokens, each touched expert only its share).
+    Expert FLOPs are divided by the engine's grouped-GEMM efficiency unless the tile padding
+    already costs more (small batches)."""
     m = c.model
-    if not padded:
-        return 2 * c.p_active * tokens
+    tile = c.tile if padded else 0
     if m.is_moe and c.expert_params and m.num_experts_per_tok:
-        dense = c.p_active - m.num_experts_per_tok * c.expert_params
+        dense = max(0.0, c.p_active - m.num_experts_per_tok * c.expert_params)
         touched, per_expert = _experts_touched(m, tokens)
-        return 2 * (max(dense, 0.0) * max(tokens, c.tile) + touched * c.expert_params * max(per_expert, c.tile))
-    return 2 * c.p_active * max(tokens, c.tile)
+        actual = 2 * touched * c.expert_params * per_expert
+        padded_f = 2 * touched * c.expert_params * max(per_expert, tile)
+        return 2 * dense * max(tokens, tile), max(padded_f, actual / c.engine.moe_gemm_efficiency)
+    return 2 * c.p_active * max(tokens, tile), 0.0
 
 
 def _weights_read_pg(c: _Ctx, tokens: float, tp: int, pp: int, ep: int) -> float:
     """Weight bytes one GPU reads in a forward pass over ``tokens``: the dense/shared part and the
     experts the tokens route to (uniform routing; the busiest expert-parallel rank sets the time)."""
-    dense = (c.weights_b - c.expert_b) / (tp * pp)
+    dense = (c.weights_b - c.expert_b) / (tp * pp) + _adp_extra(c, tp, pp)
     if not c.expert_b:
         return dense
     m = c.model
     touched, _ = _experts_touched(m, tokens)
     frac = touched / (m.num_local_experts or 1)
-    return dense + c.expert_b * frac / (tp * pp) * _ep_imbalance(touched, m.num_local_experts or 1, ep)
+    return dense + c.expert_b * frac / (tp * pp) * _ep_imbalance(
+        touched, m.num_local_experts or 1, ep, c.eff.c("expert_parallel_load_imbalance"))
 
 
 def _collectives_s(c: _Ctx, tp: int, ep: int, tokens: float, layers: float) -> float:
@@ -281,51 +334,58 @@ def _collectives_s(c: _Ctx, tp: int, ep: int, tokens: float, layers: float) -> f
 
 
 def _pass_s(c: _Ctx, tp: int, pp: int, ep: int, tokens: float, ctx: float, kv_seqs: float,
-            extra_tokens: float = 0.0, extra_flops: float = 0.0, padded: bool | None = None) -> tuple[float, dict]:
+            extra_tokens: float = 0.0, extra_attn_flops: float = 0.0, padded: bool | None = None
+            ) -> tuple[float, dict]:
     """Time of one forward pass through one pipeline stage (1/pp of the layers) on one GPU of a TP
     group: ``tokens`` decode tokens of ``kv_seqs`` sequences at mean context ``ctx``, plus
-    ``extra_tokens`` prompt tokens worth ``extra_flops`` (whole-model FLOPs) carried in the same
-    pass. Returns (seconds, parts in seconds)."""
+    ``extra_tokens`` prompt tokens (whose attention costs ``extra_attn_flops``, whole model)
+    carried in the same pass. The GEMMs (weights read once for all tokens, or their FLOPs) and the
+    attention kernels (the KV cache read, or the attention FLOPs) run one after the other.
+    Returns (seconds, parts in seconds)."""
     gpu, eng, m = c.gpu, c.engine, c.model
     bw = gpu.memory_bandwidth_gb_s * GB * c.mbu
     layers = (m.num_hidden_layers or 1) / pp
-    w_read = _weights_read_pg(c, tokens + extra_tokens, tp, pp, ep)
+    rows = tokens + extra_tokens
+    w_read = _weights_read_pg(c, rows, tp, pp, ep)
     kv_read = (c.kv.bytes_per_sequence(ctx, c.kv_elem) * _kv_shard(c, tp) / pp * kv_seqs) if (c.kv and kv_seqs) else 0.0
     pad = eng.decode_tile_padding if padded is None else padded
-    decode_flops = _linear_flops(c, tokens, pad) + 4 * _attended(m, ctx) * c.d_attn_decode * tokens if tokens else 0.0
-    flops = (decode_flops + extra_flops) / (tp * pp)
-    comp = flops / (c.peak_flops * c.mfu) if c.peak_flops and c.mfu else 0.0
+    dense_f, expert_f = _linear_flops(c, rows, pad)
+    attn_f = 4 * _attended(m, ctx) * c.d_attn_decode * tokens + extra_attn_flops
+    rate = c.peak_flops * c.mfu if c.peak_flops and c.mfu else None
+    split = tp * pp
+    imb = _ep_imbalance(1e9, m.num_local_experts or 1, ep, c.eff.c("expert_parallel_load_imbalance")) if ep > 1 else 1.0
+    gemm_c = (dense_f + expert_f * imb) / split / rate if rate else 0.0
+    attn_c = attn_f / split / c.attn_rate if rate and c.attn_rate else 0.0
     w_t, kv_t = w_read / bw, kv_read / bw
     layer_t = layers * eng.layer_overhead_us * 1e-6
     moe_t = c.moe_layers / pp * eng.moe_layer_overhead_us * 1e-6
-    coll = _collectives_s(c, tp, ep, tokens + extra_tokens, layers)
-    total = max(w_t + kv_t, comp) + layer_t + moe_t + coll
-    return total, {"weights": w_t, "kv": kv_t, "compute": comp, "layer": layer_t, "moe": moe_t, "coll": coll}
+    if m.is_mla:
+        moe_t += layers * eng.mla_layer_overhead_us * 1e-6
+    coll = _collectives_s(c, tp, ep, rows, layers)
+    io_t = rows * layers * c.act_io_bytes(tp) / (gpu.memory_bandwidth_gb_s * GB * c.mbu_io)
+    total = max(w_t, gemm_c) + max(kv_t, attn_c) + io_t + layer_t + moe_t + coll
+    return total, {"weights": w_t, "kv": kv_t, "compute": gemm_c + attn_c, "gemm": gemm_c, "attn": attn_c,
+                   "io": io_t, "layer": layer_t, "moe": moe_t, "coll": coll}
 
 
 def _decode_step(c: _Ctx, tp: int, pp: int, ep: int, batch: int, extra_tokens: float = 0.0,
-                 extra_flops: float = 0.0) -> tuple[float, DecodeBreakdown, bool]:
+                 extra_attn_flops: float = 0.0) -> tuple[float, DecodeBreakdown, bool]:
     """One decode step of a replica: every sequence of ``batch`` advances one token (pipelined
     micro-batches of ceil(b / pp), each stage running pp of them), optionally carrying
-    ``extra_tokens`` prompt tokens (``extra_flops``) of new requests; returns (seconds,
-    breakdown, compute-bound)."""
+    ``extra_tokens`` prompt tokens of new requests (their attention: ``extra_attn_flops``);
+    returns (seconds, breakdown, compute-bound)."""
     mb = math.ceil(batch / pp)
     avg_ctx = c.isl + c.osl / 2
-    stage, parts = _pass_s(c, tp, pp, ep, mb, avg_ctx, mb, extra_tokens / pp, extra_flops / pp)
+    stage, parts = _pass_s(c, tp, pp, ep, mb, avg_ctx, mb, extra_tokens / pp, extra_attn_flops / pp)
     hops = (pp - 1) * c.eff.hop_s(c.gpu, mb * (c.model.hidden_size or 4096) * 2, tp * pp > c.node)
     step_over = c.engine.step_overhead_ms / 1000
     total = pp * stage + hops + step_over
     bd = DecodeBreakdown(
         weights_ms=pp * parts["weights"] * 1e3, kv_cache_ms=pp * parts["kv"] * 1e3, compute_ms=pp * parts["compute"] * 1e3,
-        layer_overhead_ms=pp * parts["layer"] * 1e3, moe_overhead_ms=pp * parts["moe"] * 1e3,
+        layer_overhead_ms=pp * (parts["layer"] + parts["io"]) * 1e3, moe_overhead_ms=pp * parts["moe"] * 1e3,
         collectives_ms=pp * parts["coll"] * 1e3, pipeline_hops_ms=hops * 1e3, step_overhead_ms=step_over * 1e3,
         total_ms=total * 1e3)
-    return total, bd, parts["compute"] > parts["weights"] + parts["kv"]
-
-
-def _prefill_flops(c: _Ctx, new: int, cached: int) -> float:
-    """FLOPs to prefill ``new`` prompt tokens after ``cached`` (whole model, one request)."""
-    return 2 * c.p_active * new + _prefill_attention_flops(c.model, c.d_attn_prefill, cached, new)
+    return total, bd, parts["gemm"] > parts["weights"] or parts["attn"] > parts["kv"]
 
 
 def _ttft(c: _Ctx, tp: int, pp: int, ep: int) -> float | None:
@@ -343,7 +403,8 @@ def _ttft(c: _Ctx, tp: int, pp: int, ep: int) -> float | None:
     for _ in range(n_chunks):
         size = min(chunk, new - done)
         t, _ = _pass_s(c, tp, 1, ep, 0, 0.0, 0, extra_tokens=size,
-                       extra_flops=_prefill_flops(c, size, c.cached + done))
+                       extra_attn_flops=_prefill_attention_flops(c.model, c.d_attn_prefill, c.cached + done, size),
+                       padded=False)
         total += t
         done += size
     stage = total / n_chunks / pp
@@ -363,7 +424,7 @@ def _speed(c: _Ctx, ev: _Eval) -> None:
         ev.throughput = None
         return
     new = c.new_tokens
-    per_request = _prefill_flops(c, new, c.cached)
+    attn_request = _prefill_attention_flops(c.model, c.d_attn_prefill, c.cached, new)
     if eng.continuous_batching:
         # Steady state: every step carries b decode tokens; prompts of new requests ride along in
         # chunks of what is left of the token budget (a whole prompt per iteration without chunked
@@ -378,12 +439,13 @@ def _speed(c: _Ctx, ev: _Eval) -> None:
             step, _, _ = _decode_step(c, tp, pp, ep, b_eff)
         chunk = min(budget - b_eff, new)
         n_chunks = math.ceil(b_eff * new / chunk)
-        mixed, _, _ = _decode_step(c, tp, pp, ep, b_eff, chunk, per_request * chunk / new)
+        mixed, _, _ = _decode_step(c, tp, pp, ep, b_eff, chunk, attn_request * chunk / new)
         cycle = c.osl * step + n_chunks * max(0.0, mixed - step)
         ev.throughput = b_eff * c.osl / cycle * ev.replicas
     else:
         # static batch: all b prompts prefilled together (through every stage), then decoded together
-        pre, _ = _pass_s(c, tp, 1, ep, 0, 0.0, 0, extra_tokens=b * new, extra_flops=b * per_request)
+        pre, _ = _pass_s(c, tp, 1, ep, 0, 0.0, 0, extra_tokens=b * new, extra_attn_flops=b * attn_request,
+                         padded=False)
         ev.throughput = b * c.osl / (pre + c.osl * step) * ev.replicas
 
 
@@ -443,14 +505,19 @@ def _layouts(c: _Ctx, count: int | None, tp: int | None, pp: int | None, replica
     return out
 
 
-def _pick(evals: list[_Eval], objective: Objective, count: int | None, osl: int) -> _Eval | None:
+def _pick(evals: list[_Eval], objective: Objective, count: int | None, osl: int, pp_free: bool) -> _Eval | None:
     """The layout to report: with no count the smallest footprint that fits; for latency the least
-    TTFT + output x TPOT; for throughput the most aggregate tokens/s (then the smaller group)."""
+    TTFT + output x TPOT; for throughput the most aggregate tokens/s (then the smaller group).
+    Pipeline stages are a last resort (serving practice: TP inside a node, PP across nodes) unless
+    ``pp_free`` (PP given, or an engine whose default split is by layer): when a layout without
+    them fits, layouts with them are not considered."""
     fitting = [e for e in evals if e.fits]
     if not fitting:
         return None
     if count is None:
         return fitting[0]
+    if not pp_free and any(e.pp == 1 for e in fitting):
+        fitting = [e for e in fitting if e.pp == 1]
 
     def latency(e: _Eval) -> float:
         return math.inf if e.step_s is None else (e.ttft_s or 0.0) + osl * e.step_s
@@ -609,9 +676,9 @@ def estimate_inference_for(
                            f"{gpu.fp16_accumulate_tflops:g} TFLOPS instead of {peak_tflops:g} (fp32 accumulate)")
         peak_tflops = gpu.fp16_accumulate_tflops
     base_mfu, _ = eff.inference_mfu_for(gpu, prec.compute)
-    mfu = base_mfu * eng.inference_mfu_factor
-    if gpu.cc is not None and gpu.cc < 8.0:
-        mfu *= eff.c("no_flash_attention_prefill_factor")
+    no_fa = eff.c("no_flash_attention_prefill_factor") if gpu.cc is not None and gpu.cc < 8.0 else 1.0
+    mfu = base_mfu * eng.inference_mfu_factor * no_fa
+    if no_fa < 1.0:
         assumptions.append(f"{gpu.name} ({_cc(gpu)}) has no FlashAttention-2 (needs 8.0+): prefill MFU lowered")
     heads = model.num_attention_heads or 0
     if model.is_mla and model.qk_rope_head_dim and model.kv_lora_rank:
@@ -621,9 +688,18 @@ def estimate_inference_for(
     else:
         d_pre = d_dec = heads * (model.effective_head_dim or 0)
     node = int(eff.c("pipeline_stage_gpus"))
-    ctx = _Ctx(eff, model, gpu, eng_name, eng, wb, expert_b, expert_params, kv, kv_fmt.bytes_per_element, context,
+    attn_b = _attention_params(model) * fmt.bytes_per_weight if model.kind == "llm" else 0.0
+    # attention kernels run in the activation dtype (FlashAttention/FlashInfer bf16/fp16) whatever the
+    # GEMM precision; FP8 attention kernels are opt-in
+    act = "bf16" if gpu.supports("bf16") and prec.compute not in ("fp16",) else "fp16"
+    attn_peak, _ = dense_peak_tflops(gpu, act)
+    if attn_peak and eng.fp16_accumulate and act == "fp16" and gpu.fp16_accumulate_tflops:
+        attn_peak = max(attn_peak, gpu.fp16_accumulate_tflops)
+    attn_mfu = eff.inference_mfu_for(gpu, act)[0] * eng.inference_mfu_factor * no_fa
+    attn_rate = attn_peak * 1e12 * attn_mfu if (attn_peak and peak_tflops) else None
+    ctx = _Ctx(eff, model, gpu, eng_name, eng, wb, expert_b, attn_b, expert_params, kv, kv_fmt.bytes_per_element, context,
                isl, osl, cached, model.compute_params_b * 1e9, mbu, mfu if peak_tflops else None,
-               peak_tflops * 1e12 if peak_tflops else None, d_pre, d_dec, eff.tile_tokens(gpu), node,
+               peak_tflops * 1e12 if peak_tflops else None, attn_rate, d_pre, d_dec, eff.tile_tokens(gpu), node,
                bool(attention_data_parallel))
 
     # objective and layouts
@@ -637,7 +713,8 @@ def estimate_inference_for(
     else:
         layouts = _layouts(ctx, count, tensor_parallel, pipeline_parallel, replicas, ep)
     evals = [_evaluate(ctx, tp, pp, min(ep, tp), rep, batch_size) for tp, pp, rep in layouts]
-    ev = _pick(evals, obj, count, osl)
+    ev = _pick(evals, obj, count, osl,
+               pipeline_parallel is not None or (eng.multi_gpu_split == "layer" and tensor_parallel is None))
     if ev is None:
         ev = min(evals, key=lambda e: e.per_gpu_b) if count is not None else evals[-1]
         need = ev.per_gpu_b / GB
@@ -691,11 +768,20 @@ def estimate_inference_for(
         assumptions.append(f"{ev.replicas} data-parallel replicas of {ev.tp * ev.pp} GPU(s); batch_size is per replica")
     reserved = None
     if eng.memory_utilization < 1.0:
-        reserved = usable_memory_gb(eff, gpu) * eng.memory_utilization
-        assumptions.append(
-            f"{eng_name} pre-allocates {eng.memory_utilization:g} x {usable_memory_gb(eff, gpu):.1f} GB = "
-            f"{reserved:.1f} GB per GPU for weights, activations and KV blocks, so nvidia-smi shows that much in use; "
-            "the figures here are what is needed")
+        usable_gb = usable_memory_gb(eff, gpu)
+        if eng.memory_utilization_of == "free":
+            fixed_gb = (ev.weights_pg + ev.overhead_pg) / GB
+            reserved = fixed_gb + eng.memory_utilization * (usable_gb - fixed_gb)
+            assumptions.append(
+                f"{eng_name} gives {eng.memory_utilization:g} of the memory left after weights and activations to KV "
+                f"blocks (kv_cache_free_gpu_mem_fraction), so about {reserved:.1f} GB per GPU shows in use; the figures "
+                "here are what is needed")
+        else:
+            reserved = usable_gb * eng.memory_utilization
+            assumptions.append(
+                f"{eng_name} pre-allocates {eng.memory_utilization:g} x {usable_gb:.1f} GB = {reserved:.1f} GB per GPU "
+                "(gpu_memory_utilization / mem_fraction_static) for weights, activations and KV blocks, so nvidia-smi "
+                "shows that much in use; the figures here are what is needed")
         if ev.fits and ev.per_gpu_b > reserved * GB:
             warnings.append(f"needs {ev.per_gpu_b / GB:.1f} GB per GPU, above {eng_name}'s default "
                             f"{eng.memory_utilization:g} budget ({reserved:.1f} GB): raise the memory fraction or "

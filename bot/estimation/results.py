@@ -207,5 +207,6 @@ class FinetuneEstimate(_Result):
     mfu: float | None
     gpu_hours: float | None
     wall_clock_hours: float | None
+    tokens_per_s: float | None = None
     price_per_gpu_hour_usd: float | None
     cost_usd: float | None

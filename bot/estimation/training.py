@@ -332,6 +332,8 @@ def estimate_finetune_for(
             memory_per_gpu_gb=t.memory_per_gpu_gb, memory=t.memory, fits=t.fits, sharding=t.sharding,
             tokens=tokens, flops=t.flops if tokens else None, mfu=t.mfu,
             gpu_hours=t.gpu_hours if tokens else None,
+            tokens_per_s=(tokens / (t.steady_state_wall_clock_hours * 3600)
+                          if tokens and t.steady_state_wall_clock_hours else None),
             wall_clock_hours=t.wall_clock_hours if tokens else None, price_per_gpu_hour_usd=t.price_per_gpu_hour_usd,
             cost_usd=t.cost_usd if tokens else None, assumptions=assumptions, warnings=t.warnings, sources=t.sources)
 
@@ -375,7 +377,7 @@ def estimate_finetune_for(
         warnings.append(f"does not fit: needs {total / GB:.1f} GB on {gpu.name} ({gpu.memory_gb:g} GB)"
                         + ("" if gradient_checkpointing else "; try gradient_checkpointing=True")
                         + ("" if method == "qlora" else " or QLoRA"))
-    flops = mfu = gpu_hours = wall = cost = price = None
+    flops = mfu = gpu_hours = wall = cost = price = tok_s = None
     if tokens:
         rf = eff.c("lora_flops_factor") + (2 / 6 if gradient_checkpointing else 0.0)
         flops = 6 * model.compute_params_b * 1e9 * tokens * rf
@@ -387,6 +389,7 @@ def estimate_finetune_for(
         slow = eff.c("qlora_slowdown") if method == "qlora" else 1.0
         if peak:
             steady_h = (flops + attn) / (count * peak * 1e12 * mfu) / 3600 * slow
+            tok_s = tokens / (steady_h * 3600)
             wall = steady_h / eff.c("training_goodput")
             gpu_hours = wall * count
             assumptions.append(f"LoRA FLOPs = {rf * 6:.0f} x P x D (no weight gradients for frozen weights); "
@@ -401,7 +404,8 @@ def estimate_finetune_for(
         model=model.id, gpu=gpu.id, gpu_count=count, method=method, precision=pname, seq_len=seq,
         micro_batch=micro_batch, lora_rank=lora_rank, trainable_params=trainable, memory_per_gpu_gb=total / GB,
         memory=mem, fits=fits, sharding=_SHARD_NAME[stage] if count > 1 else "single GPU", tokens=tokens,
-        flops=flops, mfu=mfu, gpu_hours=gpu_hours, wall_clock_hours=wall, price_per_gpu_hour_usd=price,
+        flops=flops, mfu=mfu, gpu_hours=gpu_hours, wall_clock_hours=wall, tokens_per_s=tok_s,
+        price_per_gpu_hour_usd=price,
         cost_usd=cost, assumptions=assumptions, warnings=warnings,
         sources=["estimation-notes.md (shared reference): LoRA/QLoRA memory",
                  "Hu et al. LoRA arXiv:2106.09685; Dettmers et al. QLoRA arXiv:2305.14314",

@@ -452,6 +452,9 @@ class Engine(_Strict):
         prefix_caching: KV of a shared prompt prefix is reused across requests by default.
         cuda_graphs: decode steps are replayed as CUDA graphs (no per-kernel CPU launch).
         memory_utilization: fraction of device memory the engine pre-allocates or may use.
+        memory_utilization_of: ``total`` = of the GPU's memory, weights included (vLLM
+            gpu_memory_utilization); ``free`` = of what is left after weights and activations
+            (TensorRT-LLM kv_cache_free_gpu_mem_fraction), so it sizes only the KV cache.
         multi_gpu_split: how the engine spreads one model over GPUs by default (``tensor`` =
             tensor parallelism, ``layer`` = consecutive layers per GPU, a pipeline).
         fp16_accumulate: fp16 GEMMs may accumulate in fp16, so GeForce cards run them at their
@@ -471,6 +474,7 @@ class Engine(_Strict):
     prefix_caching: bool
     cuda_graphs: bool
     memory_utilization: Annotated[float, Field(gt=0, le=1)]
+    memory_utilization_of: Literal["total", "free"] = "total"
     multi_gpu_split: Literal["tensor", "layer"] = "tensor"
     fp16_accumulate: bool = False
     sources: Annotated[list[str], Field(min_length=1)]
