@@ -59,9 +59,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.estimation import (  # noqa: E402
     EstimationError,
+    estimate_embeddings,
     estimate_finetune_for,
+    estimate_images,
     estimate_inference_for,
     estimate_training_for,
+    estimate_transcription,
     generic_model,
 )
 from bot.estimation.common import dense_peak_tflops  # noqa: E402
@@ -127,7 +130,7 @@ def resolve_model(kb: KnowledgeBase, text: str) -> str | None:
 def resolve_gpu(kb: KnowledgeBase, text: str) -> str | None:
     _, gpus = _index(kb)
     base = re.sub(r"\(.*?\)", "", text).strip()
-    for cand in (text, base, " ".join(base.split()[:3]), " ".join(base.split()[:2])):
+    for cand in (text, base, " ".join(base.split()[:3])):
         gid = gpus.get(normalize_name(cand))
         if gid:
             return gid
@@ -366,7 +369,42 @@ def _inference_row(kb, b, model, gpu, prec) -> Row:
 
 
 def _non_llm_row(kb, b, model, gpu) -> Row:
-    raise Skip("non-LLM estimator pending")
+    cond = dict(b.conditions)
+    metric, fw = b.metric.lower(), b.framework.lower()
+    prec = _precision(b.precision)
+    if "transcribe" in metric:
+        minutes = _num(cond, "audio_minutes") or 60
+        engine = "openai-whisper" if "openai/whisper" in fw else ("faster-whisper" if "faster-whisper" in fw else "hf")
+        r = estimate_transcription(kb, model, gpu, audio_hours=minutes / 60, precision=prec, engine=engine,
+                                   beam_size=int(_num(cond, "beam_size") or 5), batch_size=int(_num(cond, "batch") or 1))
+        if r.missing_figures:
+            raise Skip(f"no {r.missing_figures[0]} in the knowledge base")
+        return Row(b.id, "non-LLM", b.value, r.hours * 3600, "s", f"{engine} RTF {r.real_time_factor:.3f}")
+    if "iterations" in metric or "per image" in metric:
+        compiled = "compile" in fw and not re.search(r"\bno\b[^,;)]*compile", fw)
+        engine = "diffusers-compiled" if compiled else "diffusers"
+        res = re.search(r"(\d+)x(\d+)", str(cond.get("resolution", "")))
+        w, h = (int(res.group(1)), int(res.group(2))) if res else (None, None)
+        steps = _num(cond, "steps") or _lead_int(cond, "steps")
+        r = estimate_images(kb, model, gpu, width=w, height=h, steps=int(steps) if steps else None,
+                            batch_size=int(_num(cond, "batch") or 1), precision=prec, engine=engine)
+        if r.missing_figures:
+            raise Skip(f"no {r.missing_figures[0]} in the knowledge base")
+        if "per image" in metric:
+            return Row(b.id, "non-LLM", b.value, r.seconds_per_image, "s", f"{engine} {r.steps} steps")
+        return Row(b.id, "non-LLM", b.value, r.iterations_per_s, "it/s", f"{engine} batch {r.batch_size}")
+    if "requests per second" in metric:
+        m = re.search(r"(\d+) sentences / ([\d,]+) tokens", str(cond.get("request", "")))
+        if not m:
+            raise Skip("request size not stated")
+        sentences, tokens = int(m.group(1)), int(m.group(2).replace(",", ""))
+        engine = "tei" if "text-embeddings-inference" in fw or "tei" in fw else (
+            "sentence-transformers" if "sentence-transformers" in fw else "infinity")
+        r = estimate_embeddings(kb, model, gpu, tokens_per_document=tokens // sentences, precision=prec, engine=engine)
+        if r.missing_figures:
+            raise Skip(f"no {r.missing_figures[0]} in the knowledge base")
+        return Row(b.id, "non-LLM", b.value, r.tokens_per_s / tokens, "req/s", f"{engine} {r.tokens_per_s:,.0f} tok/s")
+    raise Skip(f"metric {b.metric!r} not handled")
 
 
 def estimate_row(kb: KnowledgeBase, b: Benchmark) -> Row:

@@ -40,13 +40,18 @@ from bot.estimation.cost import (
 )
 from bot.estimation.efficiency import EfficiencyTable, efficiency_for, load_efficiency
 from bot.estimation.inference import estimate_inference, estimate_inference_for
+from bot.estimation.non_llm import estimate_embeddings, estimate_images, estimate_transcription
 from bot.estimation.results import (
+    DecodeBreakdown,
+    EmbeddingEstimate,
     EstimationError,
     FinetuneEstimate,
+    ImageEstimate,
     InferenceEstimate,
     MemoryBreakdown,
     TrainingEstimate,
     TrainingMemory,
+    TranscriptionEstimate,
 )
 from bot.estimation.training import (
     estimate_finetune,
@@ -59,16 +64,23 @@ from bot.estimation.training import (
 __all__ = [
     "GB",
     "GIB",
+    "DecodeBreakdown",
     "EfficiencyTable",
+    "EmbeddingEstimate",
     "EstimationError",
+    "ImageEstimate",
     "FinetuneEstimate",
     "InferenceEstimate",
     "KvShape",
     "MemoryBreakdown",
     "TrainingEstimate",
     "TrainingMemory",
+    "TranscriptionEstimate",
     "cheapest_offers",
     "cost_per_million_tokens",
+    "estimate_embeddings",
+    "estimate_images",
+    "estimate_transcription",
     "efficiency_for",
     "estimate_finetune",
     "estimate_finetune_for",

@@ -10,9 +10,9 @@ from __future__ import annotations
 from bot.estimation.common import get_gpu
 from bot.estimation.results import EstimationError
 from bot.kb.loader import KnowledgeBase
-from bot.kb.schema import PriceOffer
+from bot.kb.schema import Gpu, PriceOffer
 
-__all__ = ["cheapest_offers", "cost_per_million_tokens", "offer_price_per_gpu_hour", "price_for_gpus"]
+__all__ = ["cheapest_offers", "cost_per_million_tokens", "gpu_hour_price", "offer_price_per_gpu_hour", "price_for_gpus"]
 
 
 def offer_price_per_gpu_hour(offer: PriceOffer) -> float | None:
@@ -92,3 +92,20 @@ def cost_per_million_tokens(price_per_hour_usd: float, tokens_per_s: float) -> f
     if price_per_hour_usd < 0:
         raise EstimationError(f"price must be >= 0, got {price_per_hour_usd}")
     return price_per_hour_usd / (tokens_per_s * 3600) * 1e6
+
+
+def gpu_hour_price(kb: KnowledgeBase, gpu: Gpu, count: int, given: float | None
+                   ) -> tuple[float | None, str | None, list[str]]:
+    """(USD per GPU-hour, where it comes from, warnings) for ``count`` x ``gpu``: ``given`` when the
+    caller has a price, else the cheapest on-demand offer holding ``count`` GPUs (or one), dated
+    offers first; ``(None, None, [why])`` when no offer is known."""
+    if given is not None:
+        return given, "price given by the caller", []
+    offers = cheapest_offers(kb, gpu.id, count) or cheapest_offers(kb, gpu.id, 1)
+    if not offers:
+        return None, None, [f"no on-demand price known for {gpu.name}: cost not estimated"]
+    o = offers[0]
+    src = (f"{o.provider} {o.instance_type} on-demand, ${o.price_per_hour_usd:g}/h for {o.gpu_count} GPU(s)"
+           f" ({'as of ' + o.as_of.isoformat() if o.as_of else 'undated catalog snapshot'}; {o.source})")
+    warn = [] if o.as_of else [f"price from an undated catalog snapshot ({o.provider} {o.instance_type}); re-check it"]
+    return offer_price_per_gpu_hour(o), src, warn

@@ -29,7 +29,10 @@ __all__ = [
     "Constant",
     "EfficiencyTable",
     "EngineProfile",
+    "DiffusionModel",
     "Interconnect",
+    "NonLlmTable",
+    "SpeechModel",
     "KvFormat",
     "WeightFormat",
     "efficiency_for",
@@ -171,6 +174,104 @@ class _Tile(Sourced):
     value: int = Field(gt=0)
 
 
+class DiffusionModel(Sourced):
+    """Compute of one diffusion model (``non_llm.diffusion.models``).
+
+    Attributes:
+        architecture: ``unet`` or ``dit`` (picks the efficiency factor).
+        base_width, base_height: resolution the FLOPs figure is for, pixels.
+        gflops_per_forward: FLOPs of one denoiser forward for one image at the base resolution, GFLOP.
+        attention_fraction: share of those FLOPs in self-attention (grows with pixels squared).
+        forwards_per_step: denoiser passes per step (2 with classifier-free guidance).
+        default_steps: the pipeline's default step count.
+    """
+
+    architecture: Literal["unet", "dit"]
+    base_width: int = Field(gt=0)
+    base_height: int = Field(gt=0)
+    gflops_per_forward: float = Field(gt=0)
+    attention_fraction: float = Field(ge=0, lt=1)
+    forwards_per_step: int = Field(gt=0)
+    default_steps: int = Field(gt=0)
+
+
+class _Factor(Sourced):
+    efficiency_factor: float = Field(gt=0, le=1)
+
+
+class DiffusionEngine(Sourced):
+    """A diffusion runtime: fixed launch cost per denoiser call (ms) and whether fp16 GEMMs may
+    accumulate in fp16 (GeForce fp16-accumulate rate)."""
+
+    aliases: list[str] = Field(default_factory=list)
+    forward_overhead_ms: float = Field(ge=0)
+    fp16_accumulate: bool = False
+
+
+class _DiffusionTable(_Strict):
+    models: dict[str, DiffusionModel]
+    architectures: dict[str, _Factor]
+    engines: dict[str, DiffusionEngine]
+
+
+class SpeechModel(Sourced):
+    """Shape of a Whisper-class encoder-decoder (``non_llm.speech.models``)."""
+
+    encoder_layers: int = Field(gt=0)
+    decoder_layers: int = Field(gt=0)
+    d_model: int = Field(gt=0)
+    vocab_size: int = Field(gt=0)
+    encoder_frames: int = Field(gt=0)
+
+
+class SpeechEngine(Sourced):
+    """A speech runtime: fixed time per decoded token step (beam search, per-step work), ms; GEMM
+    efficiency factor on the encoder; decode memory-bandwidth utilisation."""
+
+    aliases: list[str] = Field(default_factory=list)
+    step_overhead_ms: float = Field(ge=0)
+    efficiency_factor: float = Field(gt=0, le=1)
+    decode_mbu: float = Field(gt=0, le=1)
+
+
+class _SpeechTable(_Strict):
+    window_seconds: float = Field(gt=0)
+    tokens_per_audio_second: float = Field(gt=0)
+    tokens_source: str
+    models: dict[str, SpeechModel]
+    engines: dict[str, SpeechEngine]
+
+
+class EmbeddingEngine(_Factor):
+    """An embedding server: efficiency factor on the generation's GEMM efficiency."""
+
+    aliases: list[str] = Field(default_factory=list)
+
+
+class _EmbeddingTable(_Strict):
+    engines: dict[str, EmbeddingEngine]
+
+
+class NonLlmTable(_Strict):
+    """``non_llm`` section of efficiency.yaml: diffusion, speech and embedding workloads."""
+
+    diffusion: _DiffusionTable
+    speech: _SpeechTable
+    embedding: _EmbeddingTable
+
+    def engine(self, workload: Literal["diffusion", "speech", "embedding"], name: str):
+        """(canonical name, engine entry) for ``name`` or an alias in one workload's engines.
+
+        Raises:
+            UnknownEntityError: kind ``"engine"`` when unknown.
+        """
+        table = getattr(self, workload).engines
+        key = _alias_map(table).get(_norm(name))
+        if key is None:
+            raise UnknownEntityError("engine", name, _suggest(name, table))
+        return key, table[key]
+
+
 class _Generation(_Strict):
     prefix: str
     key: str
@@ -191,6 +292,7 @@ class EfficiencyTable(_Strict):
     generations: list[_Generation]
     inference_mfu: dict[str, dict[str, float | str | date]]
     training_mfu: dict[str, dict[str, float | str | date]]
+    non_llm: NonLlmTable
 
     def model_post_init(self, __context: object) -> None:  # build alias maps once
         self._weight_alias = _alias_map(self.weight_formats)

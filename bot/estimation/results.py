@@ -10,7 +10,10 @@ from bot.errors import AdvisorError
 
 __all__ = [
     "DecodeBreakdown",
+    "EmbeddingEstimate",
     "EstimationError",
+    "ImageEstimate",
+    "TranscriptionEstimate",
     "FinetuneEstimate",
     "InferenceEstimate",
     "MemoryBreakdown",
@@ -210,3 +213,75 @@ class FinetuneEstimate(_Result):
     tokens_per_s: float | None = None
     price_per_gpu_hour_usd: float | None
     cost_usd: float | None
+
+
+class _NonLlmResult(_Result):
+    """Fields every non-LLM speed estimate shares. ``gpu_count`` GPUs work in parallel as data-
+    parallel copies of the model; ``hours`` is wall clock for the whole job (``None`` when no job
+    size was given), ``gpu_hours`` = hours x GPUs, ``cost_usd`` at ``price_per_gpu_hour_usd``
+    (the cheapest dated on-demand offer unless given). ``efficiency`` is the fraction of the dense
+    peak the compute-bound part runs at; ``missing_figures`` names a GPU figure that is not
+    published (then the speeds are ``None``)."""
+
+    model: str
+    gpu: str
+    gpu_count: int
+    engine: str
+    precision: str
+    efficiency: float | None
+    hours: float | None
+    gpu_hours: float | None
+    price_per_gpu_hour_usd: float | None
+    cost_usd: float | None
+    price_source: str | None = None
+    missing_figures: list[str] = Field(default_factory=list)
+
+
+class ImageEstimate(_NonLlmResult):
+    """Image generation with a diffusion model (Stable Diffusion, SDXL, FLUX).
+
+    ``seconds_per_step`` is one denoising step for a batch of ``batch_size`` images on one GPU
+    (``iterations_per_s`` = its inverse, as diffusers reports it); ``seconds_per_image`` is the
+    denoising time per image (steps x step / batch, VAE decode and text encoding not included);
+    ``images_per_minute`` is over all GPUs.
+    """
+
+    width: int
+    height: int
+    steps: int
+    batch_size: int
+    flops_per_step: float
+    seconds_per_step: float | None
+    iterations_per_s: float | None
+    seconds_per_image: float | None
+    images_per_minute: float | None
+    images: int | None
+
+
+class TranscriptionEstimate(_NonLlmResult):
+    """Speech-to-text with a Whisper-class encoder-decoder over ``audio_hours`` of audio.
+
+    ``real_time_factor`` is processing seconds per audio second on one GPU (0.07 = 14x faster than
+    real time); ``speed_x_realtime`` its inverse; ``seconds_per_audio_hour`` on one GPU.
+    """
+
+    audio_hours: float | None
+    batch_size: int
+    beam_size: int
+    tokens_per_audio_second: float
+    real_time_factor: float | None
+    speed_x_realtime: float | None
+    seconds_per_audio_hour: float | None
+
+
+class EmbeddingEstimate(_NonLlmResult):
+    """Embedding ``documents`` x ``tokens_per_document`` tokens with an encoder model.
+
+    ``tokens_per_s`` and ``documents_per_s`` are over all GPUs.
+    """
+
+    documents: float | None
+    tokens_per_document: int
+    flops_per_token: float
+    tokens_per_s: float | None
+    documents_per_s: float | None

@@ -32,7 +32,7 @@ from bot.estimation.common import (
     valid_tp_degrees,
     weight_bytes,
 )
-from bot.estimation.cost import cheapest_offers, offer_price_per_gpu_hour
+from bot.estimation.cost import gpu_hour_price
 from bot.estimation.efficiency import EfficiencyTable, efficiency_for
 from bot.estimation.results import EstimationError, FinetuneEstimate, TrainingEstimate, TrainingMemory
 from bot.kb.loader import KnowledgeBase
@@ -128,19 +128,6 @@ def _resolve_training_precision(eff: EfficiencyTable, gpu: Gpu, model: Model, pr
     if compute == "fp32":
         compute = "tf32" if gpu.dense_tflops.tf32 else "fp32"
     return prec.name, compute, warnings
-
-
-def _price(kb: KnowledgeBase, gpu: Gpu, count: int, given: float | None) -> tuple[float | None, str | None, list[str]]:
-    if given is not None:
-        return given, "price given by the caller", []
-    offers = cheapest_offers(kb, gpu.id, count) or cheapest_offers(kb, gpu.id, 1)
-    if not offers:
-        return None, None, [f"no on-demand price known for {gpu.name}: cost not estimated"]
-    o = offers[0]
-    src = (f"{o.provider} {o.instance_type} on-demand, ${o.price_per_hour_usd:g}/h for {o.gpu_count} GPU(s)"
-           f" ({'as of ' + o.as_of.isoformat() if o.as_of else 'undated catalog snapshot'}; {o.source})")
-    warn = [] if o.as_of else [f"price from an undated catalog snapshot ({o.provider} {o.instance_type}); re-check it"]
-    return offer_price_per_gpu_hour(o), src, warn
 
 
 def _layouts(model: Model, count: int, tp: int | None, pp: int | None) -> list[tuple[int, int]]:
@@ -244,7 +231,7 @@ def estimate_training_for(
     if not fits:
         warnings.append(f"does not fit: needs {total / GB:.1f} GB per GPU on {gpu.name} ({gpu.memory_gb:g} GB) "
                         "even with ZeRO-3 and the layouts tried; add GPUs, recompute, or a smaller micro-batch")
-    price, price_src, pwarn = _price(kb, gpu, count, price_per_gpu_hour)
+    price, price_src, pwarn = gpu_hour_price(kb, gpu, count, price_per_gpu_hour)
     warnings += pwarn
     cost = gpu_hours * price if price is not None and gpu_hours is not None else None
     mem = TrainingMemory(weights_gb=w / GB, gradients_gb=g / GB, optimizer_gb=o / GB, activations_gb=act / GB,
@@ -394,7 +381,7 @@ def estimate_finetune_for(
             gpu_hours = wall * count
             assumptions.append(f"LoRA FLOPs = {rf * 6:.0f} x P x D (no weight gradients for frozen weights); "
                                f"MFU {mfu:.2f}" + (f"; QLoRA {slow:g}x slower (NF4 dequantization)" if slow > 1 else ""))
-        price, _src, pwarn = _price(kb, gpu, count, price_per_gpu_hour)
+        price, _src, pwarn = gpu_hour_price(kb, gpu, count, price_per_gpu_hour)
         warnings += pwarn
         if price is not None and gpu_hours is not None:
             cost = gpu_hours * price
