@@ -2,13 +2,26 @@
 
 Pure Python over :mod:`bot.kb` (no Slack, no database). Every result carries ``assumptions``,
 ``warnings`` and ``sources``; constants and efficiency factors live in
-``knowledge/efficiency.yaml`` (loaded once per knowledge-base object).
+``knowledge/efficiency.yaml`` and engine defaults in ``knowledge/engines.yaml`` (loaded once per
+knowledge-base object).
 
 Public API::
 
     estimate_inference(kb, model_id, gpu_id, count=None, precision="bf16", kv_precision=None,
                        context_tokens=None, input_tokens=None, output_tokens=None, batch_size=1,
-                       engine="vllm", tensor_parallel=None) -> InferenceEstimate
+                       engine="vllm", tensor_parallel=None, pipeline_parallel=None, replicas=None,
+                       objective=None, expert_parallel=None, attention_data_parallel=False,
+                       prefix_cached_tokens=None) -> InferenceEstimate
+    serving_workload(kb, context_tokens=None, input_tokens=None, output_tokens=None,
+                     worst_case=False) -> ServingWorkload   # .estimate_kwargs() for estimate_inference
+    estimate_images(kb, model_id, gpu_id, count=1, width=None, height=None, steps=None,
+                    batch_size=1, precision=None, engine="diffusers", images=None,
+                    price_per_gpu_hour=None) -> ImageEstimate
+    estimate_transcription(kb, model_id, gpu_id, audio_hours=None, count=1, precision=None,
+                           engine="faster-whisper", batch_size=1, beam_size=5,
+                           price_per_gpu_hour=None) -> TranscriptionEstimate
+    estimate_embeddings(kb, model_id, gpu_id, documents=None, tokens_per_document=512, count=1,
+                        precision=None, engine="tei", price_per_gpu_hour=None) -> EmbeddingEstimate
     estimate_training(kb, model_id, gpu_id, count, tokens, precision="bf16", recompute=False,
                       price_per_gpu_hour=None, ...) -> TrainingEstimate
     estimate_finetune(kb, model_id, gpu_id, count=1, method="lora", seq_len=None, micro_batch=1,
@@ -60,6 +73,7 @@ from bot.estimation.training import (
     estimate_training_for,
     lora_trainable_params,
 )
+from bot.estimation.workload import ServingWorkload, WorkloadAssumption, serving_workload
 
 __all__ = [
     "GB",
@@ -73,9 +87,11 @@ __all__ = [
     "InferenceEstimate",
     "KvShape",
     "MemoryBreakdown",
+    "ServingWorkload",
     "TrainingEstimate",
     "TrainingMemory",
     "TranscriptionEstimate",
+    "WorkloadAssumption",
     "cheapest_offers",
     "cost_per_million_tokens",
     "estimate_embeddings",
@@ -95,6 +111,7 @@ __all__ = [
     "offer_price_per_gpu_hour",
     "price_for_gpus",
     "resolve_precision",
+    "serving_workload",
     "usable_memory_gb",
     "valid_tp_degrees",
     "weight_bytes",
