@@ -643,11 +643,12 @@ def estimate_inference_for(
         warnings.append(kv_reason_missing)
     elif kv is not None:
         assumptions.append(
-            f"{kv_text}; {kv.bytes_per_token(kv_fmt.bytes_per_element):,.0f} bytes/token"
+            f"KV cache: {kv.bytes_per_token(kv_fmt.bytes_per_element):,.0f} bytes/token in {kv_name}"
             + (" (MLA latent: layers x (kv_lora_rank + qk_rope_head_dim))" if kv.mla else
                f" (2 x {kv.full_layers + kv.window_layers} layers x {kv.n_kv_heads} KV heads x "
                f"{model.effective_head_dim} head_dim)")
             + (f"; {kv.window_layers} sliding-window layers hold at most {kv.window:,} tokens" if kv.window_layers else ""))
+        assumptions.append(kv_text)
 
     # weights / non-LLM
     expert_b = expert_params = 0.0
