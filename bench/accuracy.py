@@ -28,7 +28,9 @@ fitted to the rows; conditions come from the row):
   per-user decode rates (llama-bench tg, batch-1 decode, interactivity) -> 1 / TPOT; "speed =
   (prompt + generated) / time" -> (input + output) / (TTFT + output x TPOT); "perceived tokens per
   second" -> output / (TTFT + output x TPOT); llama-bench pp -> prompt tokens / TTFT; aggregate
-  throughput -> throughput_tokens_per_s; TTFT, TPOT and inter-token latency directly;
+  throughput -> throughput_tokens_per_s, except a benchmark whose prompts are all in flight at once
+  (num_prompts <= concurrency), which is one batch: prompts x TTFT + output x TPOT; TTFT, TPOT and
+  inter-token latency directly;
 * layout (tp, pp, ep, attention DP), engine (from the framework named) and KV dtype come from the
   row's conditions; nothing else is set, so engine defaults (knowledge/engines.yaml) apply;
 * non-LLM rows -> bot.estimation.non_llm (images, transcription, embeddings);
@@ -221,17 +223,23 @@ def _training_row(kb, b, model, gpu, prec) -> Row:
         kind = "fine-tuning throughput" if b.group == "finetune" else "training throughput"
         mb = int(_num(cond, "micro_batch", "batch_size") or 1)
         tokens = 1e9
+        pp = _lead_int(cond, "pp")
+        # micro-batches per step: gradient accumulation x interleaved (virtual) stages, which divide the bubble
+        accum = int((_num(cond, "grad_accum", "gradient_accumulation") or
+                     (_num(cond, "local_batch") or mb) / mb) * (_num(cond, "vp") or 1))
         if "lora" in method or "qlora" in method:
             qlora = "qlora" in method
             tp = _lead_int(cond, "tp")
             r = estimate_finetune_for(kb, model, gpu, count=b.gpu_count or 1, method="qlora" if qlora else "lora",
                                       seq_len=int(seq) if seq else None, micro_batch=mb, tokens=tokens,
-                                      lora_rank=8, lora_targets=("q_proj", "v_proj"))
+                                      lora_rank=8, lora_targets=("q_proj", "v_proj"), pipeline_parallel=pp,
+                                      gradient_accumulation=accum)
             est = r.tokens_per_s
             del tp
         else:
             r = estimate_training_for(kb, model, gpu, b.gpu_count or 1, tokens, precision="bf16",
-                                      seq_len=int(seq) if seq else None, micro_batch=mb)
+                                      seq_len=int(seq) if seq else None, micro_batch=mb, pipeline_parallel=pp,
+                                      gradient_accumulation=accum)
             est = tokens / (r.steady_state_wall_clock_hours * 3600) if r.steady_state_wall_clock_hours else None
         if est is not None and "/gpu" in unit:
             est /= (b.gpu_count or 1)
@@ -364,6 +372,13 @@ def _inference_row(kb, b, model, gpu, prec) -> Row:
         return Row(b.id, _inference_kind(b, False), b.value, r.decode_tokens_per_s_per_sequence, "tok/s/user",
                    f"1/TPOT {label} TP{r.tensor_parallel}x{r.pipeline_stages}")
     r = est("max" if batch is None else int(batch))
+    prompts = _num(cond, "num_prompts")
+    if prompts and batch and prompts <= batch:
+        # a benchmark whose prompts are all in flight at once is one batch: every prompt is prefilled, then the
+        # batch decodes; makespan = prompts x prefill time + output x TPOT (no steady state to amortise into)
+        makespan = prompts * (r.ttft_s or 0.0) + osl * r.tpot_ms / 1000
+        return Row(b.id, _inference_kind(b, False), b.value, prompts * osl / makespan, "tok/s",
+                   f"one batch of {int(prompts)} TP{r.tensor_parallel} {label} kv {r.kv_precision}")
     return Row(b.id, _inference_kind(b, False), b.value, r.throughput_tokens_per_s, "tok/s",
                f"batch {r.batch_size} x{r.replicas} TP{r.tensor_parallel} {label} kv {r.kv_precision}")
 

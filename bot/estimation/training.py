@@ -138,6 +138,33 @@ def _layouts(model: Model, count: int, tp: int | None, pp: int | None) -> list[t
     return out or [(1, 1)]
 
 
+def _slowdowns(eff: EfficiencyTable, model: Model, pipeline_parallel: int | None, micro_batches: int
+               ) -> tuple[float, list[str]]:
+    """Time multiplier and notes for what dense-model MFU does not cover.
+
+    * MoE: the routed-expert share of the active FLOPs runs as grouped GEMMs at
+      ``moe_training_grouped_gemm_efficiency`` of the dense efficiency (plus the all-to-all they need);
+    * pipeline parallelism: with m micro-batches per step through PP stages the pipeline is idle
+      (PP - 1) / (m + PP - 1) of the time (GPipe/1F1B bubble; Narayanan et al. arXiv:2104.04473).
+    """
+    factor, notes = 1.0, []
+    e, k = model.num_local_experts, model.num_experts_per_tok
+    if model.is_moe and e and k and e > k:
+        expert = (model.params_total_b - model.params_active_b) / (e - k)
+        share = min(1.0, k * expert / model.params_active_b)
+        g = eff.c("moe_training_grouped_gemm_efficiency")
+        factor *= (1 - share) + share / g
+        notes.append(f"MoE: the routed experts ({share:.0%} of the active FLOPs) run as grouped GEMMs at {g:g} of the "
+                     "dense efficiency")
+    if pipeline_parallel and pipeline_parallel > 1:
+        m = max(1, micro_batches)
+        bubble = (pipeline_parallel - 1) / (m + pipeline_parallel - 1)
+        factor /= 1 - bubble
+        notes.append(f"pipeline bubble: {pipeline_parallel} stages with {m} micro-batches per step idle {bubble:.0%} "
+                     "of the time")
+    return factor, notes
+
+
 def _states(p_total: float, weight_b: float, grad_b: float, opt_b: float, dp: int, stage: int, shard: int
             ) -> tuple[float, float, float]:
     w = p_total * weight_b / shard / (dp if stage >= 3 else 1)
@@ -151,6 +178,7 @@ def estimate_training_for(
     recompute: bool = False, price_per_gpu_hour: float | None = None, seq_len: int | None = None,
     micro_batch: int = 1, sharding: str = "auto", optimizer: Literal["adamw", "adamw-8bit"] = "adamw",
     fp32_grads: bool = False, tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
+    gradient_accumulation: int = 1,
 ) -> TrainingEstimate:
     """Full training estimate for a :class:`Model` (see :func:`estimate_training`)."""
     require_positive("count", count)
@@ -173,7 +201,9 @@ def estimate_training_for(
         warnings.append(note)
     mfu, mfu_src = eff.training_mfu_for(gpu, compute)
     goodput = eff.c("training_goodput")
-    steady_h = (flops + attn) / (count * peak * 1e12 * mfu) / 3600 if peak else None
+    slow, slow_notes = _slowdowns(eff, model, pipeline_parallel, gradient_accumulation)
+    assumptions += slow_notes
+    steady_h = (flops + attn) * slow / (count * peak * 1e12 * mfu) / 3600 if peak else None
     wall_h = steady_h / goodput if steady_h is not None else None
     gpu_hours = wall_h * count if wall_h is not None else None
     assumptions += [
@@ -257,7 +287,7 @@ def estimate_training(
     precision: str = "bf16", recompute: bool = False, price_per_gpu_hour: float | None = None,
     seq_len: int | None = None, micro_batch: int = 1, sharding: str = "auto",
     optimizer: Literal["adamw", "adamw-8bit"] = "adamw", fp32_grads: bool = False,
-    tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
+    tensor_parallel: int | None = None, pipeline_parallel: int | None = None, gradient_accumulation: int = 1,
 ) -> TrainingEstimate:
     """Estimate (pre)training ``model_id`` on ``count`` x ``gpu_id`` for ``tokens`` tokens.
 
@@ -275,6 +305,8 @@ def estimate_training(
         optimizer: ``adamw`` (12 B/param of fp32 state) or ``adamw-8bit`` (~6 B).
         fp32_grads: 4-byte gradients (Megatron: 18 B/param instead of 16).
         tensor_parallel, pipeline_parallel: force a layout (default: the smallest that fits).
+        gradient_accumulation: micro-batches per optimizer step (with pipeline_parallel > 1 they
+            set the pipeline bubble, (PP - 1) / (m + PP - 1)).
 
     Returns:
         :class:`TrainingEstimate`: flops (6ND or 8ND), attention_flops, mfu (steady state),
@@ -287,7 +319,7 @@ def estimate_training(
         kb, get_model(kb, model_id), get_gpu(kb, gpu_id), count, tokens, precision=precision, recompute=recompute,
         price_per_gpu_hour=price_per_gpu_hour, seq_len=seq_len, micro_batch=micro_batch, sharding=sharding,
         optimizer=optimizer, fp32_grads=fp32_grads, tensor_parallel=tensor_parallel,
-        pipeline_parallel=pipeline_parallel)
+        pipeline_parallel=pipeline_parallel, gradient_accumulation=gradient_accumulation)
 
 
 def estimate_finetune_for(
@@ -296,6 +328,7 @@ def estimate_finetune_for(
     lora_targets: Sequence[str] = ("q_proj", "v_proj"), precision: str = "bf16",
     gradient_checkpointing: bool = False, optimizer: Literal["adamw", "adamw-8bit"] = "adamw",
     sharding: str = "auto", double_quant: bool = True, price_per_gpu_hour: float | None = None,
+    pipeline_parallel: int | None = None, gradient_accumulation: int = 1,
 ) -> FinetuneEstimate:
     """Fine-tuning estimate for a :class:`Model` (see :func:`estimate_finetune`)."""
     require_positive("count", count)
@@ -309,7 +342,8 @@ def estimate_finetune_for(
     if method == "full":
         t = estimate_training_for(kb, model, gpu, count, tokens or 1.0, precision=precision,
                                   recompute=gradient_checkpointing, seq_len=seq, micro_batch=micro_batch,
-                                  sharding=sharding, optimizer=optimizer, price_per_gpu_hour=price_per_gpu_hour)
+                                  sharding=sharding, optimizer=optimizer, price_per_gpu_hour=price_per_gpu_hour,
+                                  gradient_accumulation=gradient_accumulation)
         assumptions = list(t.assumptions)
         if seq_len is None:
             assumptions.append(f"sequence length not given: {seq:,} tokens")
@@ -374,8 +408,10 @@ def estimate_finetune_for(
             warnings.append(note)
         mfu, _ = eff.training_mfu_for(gpu, compute)
         slow = eff.c("qlora_slowdown") if method == "qlora" else 1.0
+        extra, extra_notes = _slowdowns(eff, model, pipeline_parallel, gradient_accumulation)
+        assumptions += extra_notes
         if peak:
-            steady_h = (flops + attn) / (count * peak * 1e12 * mfu) / 3600 * slow
+            steady_h = (flops + attn) / (count * peak * 1e12 * mfu) / 3600 * slow * extra
             tok_s = tokens / (steady_h * 3600)
             wall = steady_h / eff.c("training_goodput")
             gpu_hours = wall * count
@@ -407,7 +443,7 @@ def estimate_finetune(
     tokens: float | None = None, lora_rank: int = 16, lora_targets: Sequence[str] = ("q_proj", "v_proj"),
     precision: str = "bf16", gradient_checkpointing: bool = False,
     optimizer: Literal["adamw", "adamw-8bit"] = "adamw", sharding: str = "auto", double_quant: bool = True,
-    price_per_gpu_hour: float | None = None,
+    price_per_gpu_hour: float | None = None, pipeline_parallel: int | None = None, gradient_accumulation: int = 1,
 ) -> FinetuneEstimate:
     """Estimate fine-tuning ``model_id`` on ``count`` x ``gpu_id``: memory per GPU, fit, time, cost.
 
@@ -421,6 +457,8 @@ def estimate_finetune(
         gradient_checkpointing: recompute activations (less memory, +2ND FLOPs).
         sharding: for multi-GPU LoRA, frozen weights are replicated unless ``zero3``/``fsdp``.
         double_quant: QLoRA double quantization of the NF4 scales.
+        pipeline_parallel, gradient_accumulation: a pipelined run (NeMo/Megatron) and its
+            micro-batches per step, for the pipeline bubble.
 
     Returns:
         :class:`FinetuneEstimate` (GB = 1e9 bytes).
@@ -432,4 +470,5 @@ def estimate_finetune(
         kb, get_model(kb, model_id), get_gpu(kb, gpu_id), count=count, method=method, seq_len=seq_len,
         micro_batch=micro_batch, tokens=tokens, lora_rank=lora_rank, lora_targets=lora_targets,
         precision=precision, gradient_checkpointing=gradient_checkpointing, optimizer=optimizer,
-        sharding=sharding, double_quant=double_quant, price_per_gpu_hour=price_per_gpu_hour)
+        sharding=sharding, double_quant=double_quant, price_per_gpu_hour=price_per_gpu_hour,
+        pipeline_parallel=pipeline_parallel, gradient_accumulation=gradient_accumulation)
