@@ -5,20 +5,28 @@ Formulas (estimation-notes.md, "Memory for inference" and "Throughput and latenc
 
 * per-GPU memory = weights / (TP x PP) + KV x shard / PP + overhead, with KV shard = 1/min(TP, n_kv)
   (KV heads replicated when TP > n_kv; the MLA latent is replicated on every rank unless attention
-  runs data-parallel);
-* decode step (one replica, batch b at the mean context) = PP x [max(bytes read / (bandwidth x MBU),
-  padded tensor FLOPs / (dense peak x MFU)) + layers x (layer cost + MoE routing cost) + collectives]
-  + pipeline hand-offs + the engine's per-step cost. Bytes = the weights the step touches (MoE: the
-  shared part and the experts the batch's tokens route to) + the batch's KV cache; tensor FLOPs count
-  at least one instruction tile of tokens per GEMM (``tensor_core_tile_tokens``); collectives = two
-  all-reduces per layer under TP (expert parallelism: an all-to-all dispatch and combine per MoE
-  layer), each latency(n) + 2 (n-1)/n x bytes / bandwidth of the interconnect class;
-* prefill = 2 x P_active x new tokens + causal attention 2 x d_attn x n x (2 x cached + n) per layer,
-  in chunks of the engine's token budget (each chunk re-reads the weights), / (dense peak x MFU);
-  TTFT adds per-chunk layer and collective costs and the engine's fixed cost;
-* throughput (continuous batching) = b x output / (output x decode step + the extra time of the
-  steps that also carry prefill chunks); static batching (HF generate, gpt-fast, llama.cpp's one
-  slot) serialises the batch prefill and the decode.
+  runs data-parallel); the KV budget is the engine's memory fraction of the whole GPU (vLLM, SGLang)
+  or of what weights and activations leave (TensorRT-LLM);
+* one forward pass (per pipeline stage, per GPU) = max(weight bytes read / (bandwidth x MBU),
+  GEMM FLOPs / (dense peak x efficiency)) + max(KV bytes read / (bandwidth x MBU), attention FLOPs /
+  (16-bit peak x efficiency)) + memory-bound activation kernels (norms, RoPE, residuals, SwiGLU,
+  quantisation) + layers x (per-layer cost + MoE routing cost + MLA cost) + collectives. The GEMMs
+  and the attention kernels run one after the other. Weight bytes = what the tokens touch (MoE: the
+  shared part and the experts routed to; the busiest expert-parallel rank sets the pace); small
+  batches pay whole tensor-core tiles (``tensor_core_tile_tokens``); routed-expert GEMMs run at the
+  engine's grouped-GEMM efficiency. Collectives: two all-reduces per layer under TP (expert
+  parallelism: an all-to-all dispatch and combine per MoE layer), each latency(n) + 2 (n-1)/n x bytes
+  / bandwidth of the interconnect class (NVLink, PCIe, no P2P, InfiniBand across nodes, hierarchical);
+* decode step (batch b at the mean context) = PP x pass(ceil(b / PP) tokens) + pipeline hand-offs +
+  the engine's per-step cost; TPOT = the step;
+* TTFT = the new prompt tokens (cached prefix excluded; they still attend to it) in chunks of the
+  engine's token budget, each a pass over all layers; causal attention 2 x d_attn x n x (2p + n)
+  FLOPs per layer for n new tokens after p cached (window-capped on sliding-window layers);
+* throughput (continuous batching) = b x output / (output x decode step + the extra time of the steps
+  that also carry prompt chunks); static batching (HF generate, gpt-fast, llama.cpp's one slot)
+  serialises the batch prefill and the decode;
+* layout: every TP x PP x replicas = count is evaluated; latency picks the least TTFT + output x TPOT,
+  throughput the most aggregate tokens/s; pipeline stages only when no layout without them fits.
 """
 
 from __future__ import annotations
@@ -713,7 +721,11 @@ def estimate_inference_for(
         layouts = [(1, 1, count or 1)]
     else:
         layouts = _layouts(ctx, count, tensor_parallel, pipeline_parallel, replicas, ep)
-    evals = [_evaluate(ctx, tp, pp, min(ep, tp), rep, batch_size) for tp, pp, rep in layouts]
+    evals: list[_Eval] = []
+    for tp, pp, rep in layouts:
+        evals.append(_evaluate(ctx, tp, pp, min(ep, tp), rep, batch_size))
+        if count is None and evals[-1].fits:
+            break  # with no count the first (smallest) layout that fits is the answer
     ev = _pick(evals, obj, count, osl,
                pipeline_parallel is not None or (eng.multi_gpu_split == "layer" and tensor_parallel is None))
     if ev is None:
