@@ -71,9 +71,12 @@ def test_vllm_budget_is_a_fraction_of_total_memory(kb):
 def test_missing_dense_figure_gives_no_throughput_and_says_which(kb):
     # A GPU without a published dense fp16/bf16 tensor figure (gpus.yaml missing_figures) must not be compared
     # on throughput with one whose prefill is counted: throughput and TTFT are None, the figure is named.
-    gpu = next(g for g in kb.gpus.values() if g.missing_figures and g.dense_tflops.bf16 is None
-               and g.dense_tflops.fp16 is None and g.memory_gb >= 24)
-    r = estimate_inference(kb, "llama-3-8b", gpu.id, batch_size="max")
+    # (an L40S with its tensor figures removed stands in for cards like the L20 or H100 NVL before their
+    # datasheet figures were added)
+    from bot.kb.schema import DenseTflops
+
+    gpu = kb.gpus["l40s-48gb"].model_copy(update={"dense_tflops": DenseTflops(fp32=91.6)})
+    r = estimate_inference(kb, "llama-3-8b", gpu, batch_size="max")
     assert r.throughput_tokens_per_s is None and r.ttft_s is None
     assert r.missing_figures == [f"dense bf16 tensor TFLOPS of {gpu.name}"]
     assert r.decode_tokens_per_s_per_sequence and r.decode_tokens_per_s_per_sequence > 0
