@@ -209,14 +209,59 @@ def _print_result(result, as_json: bool) -> None:
 
 
 def cmd_estimate_inference(args: argparse.Namespace) -> int:
-    """``estimate inference --model M --gpu G ...``: memory, fit, TTFT, decode and throughput."""
-    from bot.estimation import estimate_inference
+    """``estimate inference --model M --gpu G ...``: memory, fit, layout, TTFT, decode and throughput."""
+    from bot.estimation import estimate_inference, serving_workload
 
+    kb = get_knowledge()
     batch = "max" if str(args.batch).lower() == "max" else int(args.batch)
-    result = estimate_inference(get_knowledge(), _estimate_model(args), _resolve("gpu", args.gpu), count=args.count,
-                                precision=args.precision, kv_precision=args.kv_precision,
-                                context_tokens=args.context, input_tokens=args.input_tokens,
-                                output_tokens=args.output_tokens, batch_size=batch, engine=args.engine)
+    tokens = dict(context_tokens=args.context, input_tokens=args.input_tokens, output_tokens=args.output_tokens,
+                  prefix_cached_tokens=args.prefix_cached_tokens)
+    if args.workload:
+        workload = serving_workload(kb, context_tokens=args.context, input_tokens=args.input_tokens,
+                                    output_tokens=args.output_tokens, worst_case=args.workload == "worst-case")
+        tokens = workload.estimate_kwargs()
+        print(f"# workload: {workload.assumption.text}", file=sys.stderr)
+    result = estimate_inference(kb, _estimate_model(args), _resolve("gpu", args.gpu), count=args.count,
+                                precision=args.precision, kv_precision=args.kv_precision, batch_size=batch,
+                                engine=args.engine, tensor_parallel=args.tp, pipeline_parallel=args.pp,
+                                replicas=args.replicas, objective=args.objective, expert_parallel=args.ep,
+                                attention_data_parallel=args.attention_dp, **tokens)
+    _print_result(result, args.json)
+    return 0
+
+
+def cmd_estimate_images(args: argparse.Namespace) -> int:
+    """``estimate images --model M --gpu G``: images per minute, time and cost for a diffusion model."""
+    from bot.estimation import estimate_images
+
+    result = estimate_images(get_knowledge(), _resolve("model", args.model), _resolve("gpu", args.gpu),
+                             count=args.count or 1, width=args.width, height=args.height, steps=args.steps,
+                             batch_size=args.batch, precision=args.precision, engine=args.engine, images=args.images,
+                             price_per_gpu_hour=args.price_per_gpu_hour)
+    _print_result(result, args.json)
+    return 0
+
+
+def cmd_estimate_transcribe(args: argparse.Namespace) -> int:
+    """``estimate transcribe --model M --gpu G --audio-hours H``: real-time factor, hours and cost."""
+    from bot.estimation import estimate_transcription
+
+    result = estimate_transcription(get_knowledge(), _resolve("model", args.model), _resolve("gpu", args.gpu),
+                                    audio_hours=args.audio_hours, count=args.count or 1, precision=args.precision,
+                                    engine=args.engine, batch_size=args.batch, beam_size=args.beam,
+                                    price_per_gpu_hour=args.price_per_gpu_hour)
+    _print_result(result, args.json)
+    return 0
+
+
+def cmd_estimate_embed(args: argparse.Namespace) -> int:
+    """``estimate embed --model M --gpu G --documents N``: embedding tokens/s, time and cost."""
+    from bot.estimation import estimate_embeddings
+
+    result = estimate_embeddings(get_knowledge(), _resolve("model", args.model), _resolve("gpu", args.gpu),
+                                 documents=args.documents, tokens_per_document=args.tokens_per_document,
+                                 count=args.count or 1, precision=args.precision, engine=args.engine,
+                                 price_per_gpu_hour=args.price_per_gpu_hour)
     _print_result(result, args.json)
     return 0
 
@@ -245,6 +290,9 @@ def cmd_estimate_finetune(args: argparse.Namespace) -> int:
     return 0
 
 
+_ENGINES = ["vllm", "sglang", "tensorrt-llm", "lmdeploy", "llama.cpp", "hf", "gpt-fast", "nim", "ollama", "tgi"]
+
+
 def _add_estimate(sub: argparse._SubParsersAction) -> None:
     est = sub.add_parser("estimate", help="run the sizing engine directly (JSON out with --json)")
     est_sub = est.add_subparsers(dest="estimate_command", required=True)
@@ -263,12 +311,23 @@ def _add_estimate(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--precision", default=None)
         p.add_argument("--json", action="store_true")
         if name == "inference":
-            p.add_argument("--kv-precision", default=None)
+            p.add_argument("--kv-precision", default=None, help="KV-cache dtype (default: the engine's)")
             p.add_argument("--context", type=int, default=None, help="tokens per sequence (default 4096)")
             p.add_argument("--input-tokens", type=int, default=None)
             p.add_argument("--output-tokens", type=int, default=None)
-            p.add_argument("--batch", default="1", help="concurrent sequences, or 'max'")
-            p.add_argument("--engine", default="vllm", choices=["vllm", "tensorrt-llm", "llama.cpp", "hf"])
+            p.add_argument("--prefix-cached-tokens", type=int, default=None,
+                           help="prompt tokens already in the KV cache (earlier turns): prefill covers the rest")
+            p.add_argument("--workload", choices=["chat", "worst-case"], default=None,
+                           help="size for chat turns on cached conversations, or every request a full fresh prompt")
+            p.add_argument("--batch", default="1", help="concurrent sequences per replica, or 'max'")
+            p.add_argument("--engine", default="vllm", choices=_ENGINES)
+            p.add_argument("--tp", type=int, default=None, help="tensor-parallel degree (fixes that part of the layout)")
+            p.add_argument("--pp", type=int, default=None, help="pipeline stages")
+            p.add_argument("--replicas", type=int, default=None, help="data-parallel replicas")
+            p.add_argument("--ep", type=int, default=None, help="MoE: expert-parallel ranks inside the TP group")
+            p.add_argument("--attention-dp", action="store_true", help="MoE: attention data-parallel across the group")
+            p.add_argument("--objective", choices=["latency", "throughput"], default=None,
+                           help="pick the layout for latency (one group) or throughput (replicas); default by batch")
         elif name == "training":
             p.add_argument("--tokens", type=_token_count, required=True, help="training tokens: 2e12, 2T, 300B")
             p.add_argument("--price-per-gpu-hour", type=float, default=None)
@@ -277,6 +336,34 @@ def _add_estimate(sub: argparse._SubParsersAction) -> None:
             p.add_argument("--seq-len", type=int, default=None)
             p.add_argument("--micro-batch", type=int, default=1)
             p.add_argument("--tokens", type=_token_count, default=None, help="fine-tuning tokens: 50M, 1e8")
+        p.set_defaults(func=func)
+    for name, func, helptext in (("images", cmd_estimate_images, "diffusion: images per minute, time, cost"),
+                                 ("transcribe", cmd_estimate_transcribe, "Whisper-class: real-time factor, hours"),
+                                 ("embed", cmd_estimate_embed, "embedding models: tokens/s, hours, cost")):
+        p = est_sub.add_parser(name, help=helptext)
+        p.add_argument("--model", required=True, help="model name (\"sdxl\", \"whisper large v3\", \"bge large\")")
+        p.add_argument("--gpu", required=True, help="GPU name")
+        p.add_argument("--count", type=int, default=1, help="GPUs, each with its own copy (default 1)")
+        p.add_argument("--precision", default=None)
+        p.add_argument("--price-per-gpu-hour", type=float, default=None)
+        p.add_argument("--json", action="store_true")
+        if name == "images":
+            p.add_argument("--width", type=int, default=None)
+            p.add_argument("--height", type=int, default=None)
+            p.add_argument("--steps", type=int, default=None)
+            p.add_argument("--batch", type=int, default=1)
+            p.add_argument("--images", type=int, default=None, help="images in the job (for hours and cost)")
+            p.add_argument("--engine", default="diffusers", choices=["diffusers", "diffusers-compiled"])
+        elif name == "transcribe":
+            p.add_argument("--audio-hours", type=float, default=None, help="hours of audio (for hours and cost)")
+            p.add_argument("--batch", type=int, default=1, help="30-second windows decoded together")
+            p.add_argument("--beam", type=int, default=5)
+            p.add_argument("--engine", default="faster-whisper",
+                           choices=["faster-whisper", "openai-whisper", "transformers", "whisper.cpp"])
+        else:
+            p.add_argument("--documents", type=_token_count, default=None, help="documents to embed: 100M, 1e8")
+            p.add_argument("--tokens-per-document", type=int, default=512)
+            p.add_argument("--engine", default="tei", choices=["tei", "infinity", "sentence-transformers"])
         p.set_defaults(func=func)
 
 

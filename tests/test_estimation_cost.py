@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.errors import UnknownEntityError
-from bot.estimation import EstimationError, cheapest_offers, cost_per_million_tokens, offer_price_per_gpu_hour
+from bot.estimation import EstimationError, cost_per_million_tokens
 from bot.kb.loader import load_knowledge
 
 
@@ -21,26 +20,18 @@ def test_cost_per_million_tokens():
         cost_per_million_tokens(2.0, 0)
 
 
-def test_cheapest_offers_filters_and_order(kb):
-    offers = cheapest_offers(kb, "h100-sxm-80gb", 8)
-    assert offers
-    for o in offers:
-        assert o.pricing_model == "on_demand" and o.price_per_hour_usd is not None and o.condition is None
-        assert 8 % o.gpu_count == 0
-    dated = [o for o in offers if o.as_of is not None]
-    undated = [o for o in offers if o.as_of is None]
-    assert offers == dated + undated  # dated offers first (refdata-notes.md: prefer dated rows)
-    prices = [offer_price_per_gpu_hour(o) for o in dated]
-    assert prices == sorted(prices)
-    # an 8-GPU request never gets an instance with more GPUs than asked
-    assert all(o.gpu_count <= 8 for o in offers)
-    with pytest.raises(UnknownEntityError):
-        cheapest_offers(kb, "h100-sxm-81gb")
+def test_training_is_priced_by_the_placement_answers_use(kb):
+    # one owner of offer choice: estimate training costs a run at best_placement's price per GPU-hour
+    from datetime import date
 
+    from bot.estimation import gpu_hour_price
+    from bot.pricing.offers import best_placement, offer_table
 
-def test_price_per_gpu_is_instance_price_over_count(kb):
-    o = next(o for o in kb.offers if o.gpu_count == 8 and o.price_per_hour_usd)
-    assert offer_price_per_gpu_hour(o) == pytest.approx(o.price_per_hour_usd / 8)
+    gpu = kb.gpus["h100-sxm-80gb"]
+    price, source, _ = gpu_hour_price(kb, gpu, 8, None, today=date(2026, 12, 1))
+    p = best_placement(offer_table(kb), gpu.id, 8, today=date(2026, 12, 1), group=8)
+    assert price == pytest.approx(p.price_per_hour_usd / 8) and p.offer.instance_type in source
+    assert gpu_hour_price(kb, gpu, 8, 2.5) == (2.5, "price given by the caller", [])
 
 
 def test_estimation_package_is_pure():

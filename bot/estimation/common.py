@@ -295,11 +295,12 @@ def kv_shape(model: Model) -> tuple[KvShape | None, str | None]:
 
 
 def valid_tp_degrees(model: Model, max_tp: int = 8) -> list[int]:
-    """Tensor-parallel degrees 1, 2, 4, 8 (<= ``max_tp``) that divide the attention heads and are
-    compatible with the KV heads (n_kv % tp == 0, or tp % n_kv == 0 with KV heads replicated),
-    as vLLM and Megatron require. Unknown head counts allow all four."""
+    """Tensor-parallel degrees 1, 2, 4, 8 (16, 32 when ``max_tp`` allows: groups spanning nodes)
+    that divide the attention heads and are compatible with the KV heads (n_kv % tp == 0, or
+    tp % n_kv == 0 with KV heads replicated), as vLLM and Megatron require. Unknown head counts
+    allow every degree up to ``max_tp``."""
     out = []
-    for tp in (1, 2, 4, 8):
+    for tp in (1, 2, 4, 8, 16, 32):
         if tp > max_tp:
             break
         heads, kv = model.num_attention_heads, model.num_key_value_heads

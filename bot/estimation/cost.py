@@ -1,80 +1,50 @@
-"""Cost helpers: cheapest offers for a GPU, $/hour, $/1M output tokens.
+"""Cost helpers: $/1M output tokens, and the price per GPU-hour a run is costed at.
 
 Formulas (estimation-notes.md, "Cost"): cost per hour = instance price (all its GPUs);
 $/1M output tokens = price per hour / (tokens per second x 3600) x 10^6; training cost =
-GPU-hours x price per GPU-hour.
+GPU-hours x price per GPU-hour. Which offer prices a configuration is decided in one place,
+:func:`bot.pricing.offers.best_placement`, so ``estimate`` and ``ask`` price alike.
 """
 
 from __future__ import annotations
 
-from bot.estimation.common import get_gpu
+from datetime import date
+
 from bot.estimation.results import EstimationError
 from bot.kb.loader import KnowledgeBase
-from bot.kb.schema import PriceOffer
+from bot.kb.schema import Gpu
 
-__all__ = ["cheapest_offers", "cost_per_million_tokens", "offer_price_per_gpu_hour", "price_for_gpus"]
-
-
-def offer_price_per_gpu_hour(offer: PriceOffer) -> float | None:
-    """USD per GPU-hour of an offer: ``price_per_hour_usd / gpu_count`` (the price is per instance)."""
-    if offer.price_per_hour_usd is None:
-        return None
-    return offer.price_per_hour_usd / offer.gpu_count
+__all__ = ["cost_per_million_tokens", "gpu_hour_price"]
 
 
-def price_for_gpus(offer: PriceOffer, gpu_count: int) -> float:
-    """USD per hour for ``gpu_count`` GPUs rented as ``gpu_count / offer.gpu_count`` instances.
+def gpu_hour_price(kb: KnowledgeBase, gpu: Gpu, count: int, given: float | None, *, today: date | None = None
+                   ) -> tuple[float | None, str | None, list[str]]:
+    """(USD per GPU-hour, where it comes from, warnings) for ``count`` x ``gpu``.
 
-    Raises:
-        EstimationError: when the offer has no price or its instance size does not divide ``gpu_count``.
+    ``given`` when the caller has a price; else the on-demand placement answers use
+    (:func:`bot.pricing.offers.best_placement`: fresh list prices first, whole instances holding groups of up
+    to 8 GPUs, a larger instance's idle GPUs paid for), whose price per GPU-hour is its price / ``count``;
+    ``(None, None, [why])`` when no offer is known.
     """
-    if offer.price_per_hour_usd is None:
-        raise EstimationError(f"{offer.provider} {offer.instance_type} has no price ({offer.unavailable})")
-    if gpu_count % offer.gpu_count:
-        raise EstimationError(f"{gpu_count} GPUs is not a whole number of {offer.instance_type} instances "
-                              f"({offer.gpu_count} GPUs each)")
-    return offer.price_per_hour_usd * (gpu_count / offer.gpu_count)
+    from bot.pricing.offers import best_placement, offer_table
 
-
-def cheapest_offers(kb: KnowledgeBase, gpu_id: str, gpu_count: int = 1, pricing: str = "on_demand",
-                    dated_first: bool = True) -> list[PriceOffer]:
-    """Offers that can supply ``gpu_count`` GPUs of ``gpu_id``, cheapest per GPU-hour first.
-
-    Eligible: ``pricing_model == pricing``, a price (not ``None``), no ``condition`` (footnoted or
-    minimum-term prices are never "cheapest"), and an instance size that divides ``gpu_count``
-    (one 8-GPU instance for 8, or eight 1-GPU instances: per-GPU scaling). Instances with more
-    GPUs than asked are left out (you would pay for idle GPUs).
-
-    Order: with ``dated_first`` (default) offers with an ``as_of`` date come before undated
-    catalog snapshots (refdata-notes.md: prefer the dated 2026 rows); within each group by
-    USD per GPU-hour, then newest ``as_of``. Read each offer's ``as_of`` and show it.
-
-    Args:
-        kb: the knowledge base.
-        gpu_id: a GPU id.
-        gpu_count: GPUs needed (> 0).
-        pricing: ``on_demand``, ``spot`` or ``commitment``.
-
-    Returns:
-        List of :class:`~bot.kb.schema.PriceOffer` (possibly empty).
-
-    Raises:
-        UnknownEntityError: unknown GPU id.
-        EstimationError: ``gpu_count`` < 1.
-    """
-    get_gpu(kb, gpu_id)
-    if gpu_count < 1:
-        raise EstimationError(f"gpu_count must be >= 1, got {gpu_count}")
-    out = [o for o in kb.offers_for(gpu_id)
-           if o.pricing_model == pricing and o.price_per_hour_usd is not None and o.condition is None
-           and gpu_count % o.gpu_count == 0]
-
-    def key(o: PriceOffer) -> tuple:
-        dated = o.as_of is not None
-        return ((not dated) if dated_first else False, offer_price_per_gpu_hour(o),
-                -(o.as_of.toordinal() if dated else 0))
-
-    return sorted(out, key=key)
+    if given is not None:
+        return given, "price given by the caller", []
+    p = best_placement(offer_table(kb), gpu.id, count, today=today or date.today(), group=min(count, 8))
+    if p is None:
+        return None, None, [f"no on-demand price known for {gpu.name}: cost not estimated"]
+    o = p.offer
+    when = f"as of {o.as_of.isoformat()}" if o.as_of else "undated catalog snapshot"
+    src = (f"{o.provider_name} {o.instance_type} on-demand, ${o.price_per_hour_usd:g}/h for {o.gpu_count} GPU(s)"
+           f" x {p.instances} ({when}, {o.origin}; {o.source})")
+    warn = []
+    if o.as_of is None:
+        warn.append(f"price from an undated catalog snapshot ({o.provider} {o.instance_type}); re-check it")
+    elif p.stale:
+        warn.append(f"price older than {o.stale_after_days} days ({o.provider} {o.instance_type}, as of {o.as_of})")
+    if p.idle_gpus:
+        warn.append(f"{p.idle_gpus} GPU(s) of the rented {o.instance_type} instances are idle and paid for")
+    return p.price_per_hour_usd / count, src, warn
 
 
 def cost_per_million_tokens(price_per_hour_usd: float, tokens_per_s: float) -> float:

@@ -12,6 +12,7 @@ an estimate never re-reads YAML.
 
 from __future__ import annotations
 
+import math
 import threading
 from datetime import date
 from pathlib import Path
@@ -21,13 +22,17 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.errors import KnowledgeError, KnowledgeIssue, UnknownEntityError
-from bot.kb.loader import KnowledgeBase
-from bot.kb.schema import Gpu
+from bot.kb.loader import KnowledgeBase, _LineMap
+from bot.kb.schema import Engine, Gpu
 
 __all__ = [
     "Constant",
     "EfficiencyTable",
     "EngineProfile",
+    "DiffusionModel",
+    "Interconnect",
+    "NonLlmTable",
+    "SpeechModel",
     "KvFormat",
     "WeightFormat",
     "efficiency_for",
@@ -37,6 +42,7 @@ __all__ = [
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _lock = threading.Lock()
 _CACHE_KEY = "estimation.efficiency"
+_MEMORY_LIMITED_SEQS = 4096  # "no fixed cap" engines (SGLang): memory decides, bounded for arithmetic
 
 
 class _Strict(BaseModel):
@@ -87,27 +93,183 @@ class Constant(Sourced):
 
 
 class EngineProfile(Sourced):
-    """Efficiency profile of a serving-engine class.
+    """Efficiency profile of a serving engine, merged with its documented defaults.
+
+    The efficiency fields come from ``efficiency.yaml`` (``engines``, one entry per efficiency
+    class); the defaults (KV dtype rule, batch limits, chunked prefill, CUDA graphs, memory
+    fraction) from ``knowledge/engines.yaml`` when the knowledge base has it (see
+    :meth:`EfficiencyTable.attach_engines`), else the neutral values below.
 
     Attributes:
         decode_mbu: kernel-level decode memory-bandwidth utilisation per ``mbu_class``.
-        step_overhead_ms: fixed time per decode step (launches, sampling, scheduling), ms.
+        layer_overhead_us: fixed time per transformer layer per decode step, us.
+        moe_layer_overhead_us: extra fixed time per MoE layer per decode step, us.
+        step_overhead_ms: fixed time per decode step (scheduling, sampling), ms.
         prefill_overhead_ms: fixed time added to TTFT, ms.
         inference_mfu_factor: multiplier on the per-generation inference MFU.
-        memory_utilization: fraction of device memory the engine may use / pre-allocates.
-        max_batch_size: the engine's default cap on concurrent sequences.
-        activation_token_budget: tokens per forward pass the activation workspace is sized for
-            (0 = the batch's own prompt tokens).
+        decode_tile_padding: small-batch decode GEMMs run on tensor cores, padded to a tile.
+        moe_gemm_efficiency: efficiency of the grouped expert GEMMs relative to dense GEMMs.
+        mla_layer_overhead_us: extra fixed time per Multi-head Latent Attention layer per decode
+            step (its extra latency-bound kernels), us.
+        efficiency_class: the ``efficiency.yaml`` entry these factors come from.
+        memory_utilization: fraction of device memory the engine may use / pre-allocates
+            (``memory_utilization_of``: of the total, or of what weights and activations leave).
+        max_batch_size: the engine's default cap on sequences in flight (memory-limited engines:
+            a large number).
+        activation_token_budget: tokens per forward pass (chunk budget); 0 = the batch's prompts.
+        kv_cache_dtype_default, kv_cache_dtype_quantized: the engine's KV dtype rule
+            (:class:`bot.kb.schema.Engine`).
+        chunked_prefill, continuous_batching, prefix_caching, cuda_graphs, fp16_accumulate,
+        multi_gpu_split: documented defaults (:class:`bot.kb.schema.Engine`).
+        fact_sources: sources of the documented defaults.
     """
 
-    aliases: list[str] = Field(default_factory=list)
     decode_mbu: dict[str, float]
+    layer_overhead_us: float = Field(ge=0)
+    moe_layer_overhead_us: float = Field(ge=0)
     step_overhead_ms: float = Field(ge=0)
     prefill_overhead_ms: float = Field(ge=0)
     inference_mfu_factor: float = Field(gt=0, le=1)
-    memory_utilization: float = Field(gt=0, le=1)
-    max_batch_size: int = Field(gt=0)
-    activation_token_budget: int = Field(ge=0)
+    decode_tile_padding: bool
+    moe_gemm_efficiency: float = Field(default=1.0, gt=0, le=1)
+    mla_layer_overhead_us: float = Field(default=0.0, ge=0)
+    efficiency_class: str = ""
+    memory_utilization: float = Field(default=0.9, gt=0, le=1)
+    memory_utilization_of: Literal["total", "free"] = "total"
+    max_batch_size: int = Field(default=256, gt=0)
+    activation_token_budget: int = Field(default=8192, ge=0)
+    kv_cache_dtype_default: Literal["model", "checkpoint"] = "model"
+    kv_cache_dtype_quantized: dict[str, str] = Field(default_factory=dict)
+    chunked_prefill: bool = True
+    continuous_batching: bool = True
+    prefix_caching: bool = True
+    cuda_graphs: bool = True
+    fp16_accumulate: bool = False
+    multi_gpu_split: Literal["tensor", "layer"] = "tensor"
+    fact_sources: list[str] = Field(default_factory=list)
+
+
+class Interconnect(Sourced):
+    """Collective-communication cost of one interconnect class (``efficiency.yaml`` ``interconnects``).
+
+    Attributes:
+        allreduce_latency_us, allreduce_latency_per_doubling_us: latency of one small all-reduce
+            over n GPUs = base + per_doubling x log2(n), us.
+        alltoall_latency_us: latency of one expert-parallel dispatch or combine, us.
+        bandwidth_fraction: share of half the GPU's bidirectional ``nvlink_gb_s`` that collectives
+            achieve (NVLink class only); ``bandwidth_gb_s`` is used when the GPU has no figure.
+        bandwidth_gb_s: collective bus bandwidth per GPU, GB/s.
+        hop_latency_us: one pipeline-stage activation hand-off, us.
+    """
+
+    allreduce_latency_us: float = Field(ge=0)
+    allreduce_latency_per_doubling_us: float = Field(ge=0)
+    alltoall_latency_us: float = Field(ge=0)
+    bandwidth_fraction: float | None = Field(default=None, gt=0, le=1)
+    bandwidth_gb_s: float = Field(gt=0)
+    hop_latency_us: float = Field(ge=0)
+
+
+class _Tile(Sourced):
+    value: int = Field(gt=0)
+
+
+class DiffusionModel(Sourced):
+    """Compute of one diffusion model (``non_llm.diffusion.models``).
+
+    Attributes:
+        architecture: ``unet`` or ``dit`` (picks the efficiency factor).
+        base_width, base_height: resolution the FLOPs figure is for, pixels.
+        gflops_per_forward: FLOPs of one denoiser forward for one image at the base resolution, GFLOP.
+        attention_fraction: share of those FLOPs in self-attention (grows with pixels squared).
+        forwards_per_step: denoiser passes per step (2 with classifier-free guidance).
+        default_steps: the pipeline's default step count.
+    """
+
+    architecture: Literal["unet", "dit"]
+    base_width: int = Field(gt=0)
+    base_height: int = Field(gt=0)
+    gflops_per_forward: float = Field(gt=0)
+    attention_fraction: float = Field(ge=0, lt=1)
+    forwards_per_step: int = Field(gt=0)
+    default_steps: int = Field(gt=0)
+
+
+class _Factor(Sourced):
+    efficiency_factor: float = Field(gt=0, le=1)
+
+
+class DiffusionEngine(Sourced):
+    """A diffusion runtime: fixed launch cost per denoiser call (ms) and whether fp16 GEMMs may
+    accumulate in fp16 (GeForce fp16-accumulate rate)."""
+
+    aliases: list[str] = Field(default_factory=list)
+    forward_overhead_ms: float = Field(ge=0)
+    fp16_accumulate: bool = False
+
+
+class _DiffusionTable(_Strict):
+    models: dict[str, DiffusionModel]
+    architectures: dict[str, _Factor]
+    engines: dict[str, DiffusionEngine]
+
+
+class SpeechModel(Sourced):
+    """Shape of a Whisper-class encoder-decoder (``non_llm.speech.models``)."""
+
+    encoder_layers: int = Field(gt=0)
+    decoder_layers: int = Field(gt=0)
+    d_model: int = Field(gt=0)
+    vocab_size: int = Field(gt=0)
+    encoder_frames: int = Field(gt=0)
+
+
+class SpeechEngine(Sourced):
+    """A speech runtime: fixed time per decoded token step (beam search, per-step work), ms; GEMM
+    efficiency factor on the encoder; decode memory-bandwidth utilisation."""
+
+    aliases: list[str] = Field(default_factory=list)
+    step_overhead_ms: float = Field(ge=0)
+    efficiency_factor: float = Field(gt=0, le=1)
+    decode_mbu: float = Field(gt=0, le=1)
+
+
+class _SpeechTable(_Strict):
+    window_seconds: float = Field(gt=0)
+    tokens_per_audio_second: float = Field(gt=0)
+    tokens_source: str
+    models: dict[str, SpeechModel]
+    engines: dict[str, SpeechEngine]
+
+
+class EmbeddingEngine(_Factor):
+    """An embedding server: efficiency factor on the generation's GEMM efficiency."""
+
+    aliases: list[str] = Field(default_factory=list)
+
+
+class _EmbeddingTable(_Strict):
+    engines: dict[str, EmbeddingEngine]
+
+
+class NonLlmTable(_Strict):
+    """``non_llm`` section of efficiency.yaml: diffusion, speech and embedding workloads."""
+
+    diffusion: _DiffusionTable
+    speech: _SpeechTable
+    embedding: _EmbeddingTable
+
+    def engine(self, workload: Literal["diffusion", "speech", "embedding"], name: str):
+        """(canonical name, engine entry) for ``name`` or an alias in one workload's engines.
+
+        Raises:
+            UnknownEntityError: kind ``"engine"`` when unknown.
+        """
+        table = getattr(self, workload).engines
+        key = _alias_map(table).get(_norm(name))
+        if key is None:
+            raise UnknownEntityError("engine", name, _suggest(name, table))
+        return key, table[key]
 
 
 class _Generation(_Strict):
@@ -125,15 +287,62 @@ class EfficiencyTable(_Strict):
     kv_formats: dict[str, KvFormat]
     constants: dict[str, Constant]
     engines: dict[str, EngineProfile]
+    interconnects: dict[str, Interconnect]
+    tensor_core_tile_tokens: dict[str, _Tile]
     generations: list[_Generation]
     inference_mfu: dict[str, dict[str, float | str | date]]
     training_mfu: dict[str, dict[str, float | str | date]]
-    tp_efficiency: dict[str, dict[int | str, float | str | date]]
+    non_llm: NonLlmTable
 
     def model_post_init(self, __context: object) -> None:  # build alias maps once
         self._weight_alias = _alias_map(self.weight_formats)
         self._kv_alias = _alias_map(self.kv_formats)
         self._engine_alias = _alias_map(self.engines)
+        self._profiles: dict[str, EngineProfile] = {k: v.model_copy(update={"efficiency_class": k})
+                                                   for k, v in self.engines.items()}
+
+    def attach_engines(self, engines: dict[str, Engine]) -> None:
+        """Merge the knowledge base's documented engine defaults into the efficiency profiles.
+
+        Each :class:`bot.kb.schema.Engine` becomes a profile named after the engine, with the
+        efficiency factors of its ``efficiency_class`` and its own defaults; its aliases resolve
+        to it (``nim`` -> ``tensorrt-llm``, ``ollama`` -> ``llama.cpp``).
+
+        Raises:
+            KnowledgeError: an engine names an efficiency class that ``efficiency.yaml`` lacks.
+        """
+        issues = [KnowledgeIssue("knowledge/engines.yaml", 0, f"{e.id}.efficiency_class",
+                                 f"unknown efficiency class {e.efficiency_class!r} (efficiency.yaml engines: "
+                                 f"{', '.join(self.engines)})")
+                  for e in engines.values() if e.efficiency_class not in self.engines]
+        if issues:
+            raise KnowledgeError(issues)
+        for e in engines.values():
+            base = self.engines[e.efficiency_class]
+            self._profiles[e.id] = base.model_copy(update={
+                "efficiency_class": e.efficiency_class,
+                "memory_utilization": e.memory_utilization,
+                "memory_utilization_of": e.memory_utilization_of,
+                "max_batch_size": e.max_num_seqs or _MEMORY_LIMITED_SEQS,
+                "activation_token_budget": e.max_num_batched_tokens or 0,
+                "kv_cache_dtype_default": e.kv_cache_dtype_default,
+                "kv_cache_dtype_quantized": dict(e.kv_cache_dtype_quantized),
+                "chunked_prefill": e.chunked_prefill,
+                "continuous_batching": e.continuous_batching,
+                "prefix_caching": e.prefix_caching,
+                "cuda_graphs": e.cuda_graphs,
+                "fp16_accumulate": e.fp16_accumulate,
+                "multi_gpu_split": e.multi_gpu_split,
+                "fact_sources": list(e.sources),
+            })
+        alias: dict[str, str] = {}
+        for e in engines.values():
+            alias[_norm(e.id)] = e.id
+            for a in e.aliases:
+                alias.setdefault(_norm(a), e.id)
+        for key in self.engines:  # efficiency classes stay addressable by name
+            alias.setdefault(_norm(key), key)
+        self._engine_alias = alias
 
     # ------------------------------------------------------------------ lookups
     def c(self, name: str) -> float:
@@ -163,15 +372,20 @@ class EfficiencyTable(_Strict):
         return key, self.kv_formats[key]
 
     def engine(self, name: str) -> tuple[str, EngineProfile]:
-        """Canonical engine class and its profile (``"nim"`` -> ``"tensorrt-llm"``).
+        """Canonical engine id and its merged profile (``"nim"`` -> ``"tensorrt-llm"``).
 
         Raises:
             UnknownEntityError: kind ``"engine"`` when unknown.
         """
         key = self._engine_alias.get(_norm(name))
         if key is None:
-            raise UnknownEntityError("engine", name, _suggest(name, self.engines))
-        return key, self.engines[key]
+            raise UnknownEntityError("engine", name, _suggest(name, self._profiles))
+        return key, self._profiles[key]
+
+    def tile_tokens(self, gpu: Gpu) -> int:
+        """Token rows of one tensor-core instruction tile on ``gpu`` (``tensor_core_tile_tokens``)."""
+        row = self.tensor_core_tile_tokens.get(self.generation(gpu)) or self.tensor_core_tile_tokens["default"]
+        return row.value
 
     def generation(self, gpu: Gpu) -> str:
         """Generation key (``"ampere"``, ``"hopper"`` ...) from ``gpu.architecture``; ``"default"``."""
@@ -210,16 +424,49 @@ class EfficiencyTable(_Strict):
             return "nvlink"  # Infinity Fabric links on OAM parts (MI300X: 896 GB/s), not in nvlink_gb_s
         return "pcie"
 
-    def tp_efficiency_for(self, gpu: Gpu, tp: int) -> float:
-        """Fraction of per-GPU bandwidth/compute kept at tensor-parallel degree ``tp``."""
-        if tp <= 1:
-            return 1.0
-        row = self.tp_efficiency[self.interconnect_class(gpu, tp)]
-        if tp in row:
-            return float(row[tp])
-        known = sorted(k for k in row if isinstance(k, int))
-        below = max(k for k in known if k <= tp)
-        return float(row[below])
+    def interconnect(self, gpu: Gpu, group: int, gpus_per_node: int) -> tuple[str, Interconnect, float]:
+        """(class, :class:`Interconnect`, collective bandwidth GB/s per GPU) for a group of ``group``
+        GPUs of type ``gpu``; ``infiniband`` when the group spans more than ``gpus_per_node``."""
+        cls = "infiniband" if group > gpus_per_node else self.interconnect_class(gpu, group)
+        ic = self.interconnects[cls]
+        bw = ic.bandwidth_gb_s
+        if cls == "nvlink" and gpu.nvlink_gb_s and ic.bandwidth_fraction:
+            bw = gpu.nvlink_gb_s / 2 * ic.bandwidth_fraction
+        elif cls == "pcie" and gpu.pcie_gen:
+            bw = ic.bandwidth_gb_s * 2 ** (gpu.pcie_gen - 4)  # PCIe bandwidth doubles per generation
+        return cls, ic, bw
+
+    def allreduce_s(self, gpu: Gpu, group: int, nbytes: float, gpus_per_node: int) -> float:
+        """Seconds for one all-reduce of ``nbytes`` per GPU over ``group`` GPUs: latency(n) +
+        2 (n-1)/n x bytes / bandwidth (ring all-reduce; see ``interconnects`` in efficiency.yaml).
+        A group spanning nodes reduces hierarchically (NCCL): inside each node over its links, then
+        across nodes over InfiniBand, where every GPU's NIC carries 1/node of the bytes."""
+        if group <= 1:
+            return 0.0
+        if group > gpus_per_node:
+            nodes = math.ceil(group / gpus_per_node)
+            intra = self.allreduce_s(gpu, gpus_per_node, nbytes, gpus_per_node)
+            ic = self.interconnects["infiniband"]
+            lat = ic.allreduce_latency_us + ic.allreduce_latency_per_doubling_us * math.log2(nodes)
+            return intra + lat * 1e-6 + 2 * (nodes - 1) / nodes * nbytes / gpus_per_node / (ic.bandwidth_gb_s * 1e9)
+        _, ic, bw = self.interconnect(gpu, group, gpus_per_node)
+        lat = ic.allreduce_latency_us + ic.allreduce_latency_per_doubling_us * math.log2(group)
+        return lat * 1e-6 + 2 * (group - 1) / group * nbytes / (bw * 1e9)
+
+    def alltoall_s(self, gpu: Gpu, group: int, nbytes: float, gpus_per_node: int) -> float:
+        """Seconds for one expert-parallel all-to-all (dispatch or combine) moving ``nbytes`` per GPU."""
+        if group <= 1:
+            return 0.0
+        _, ic, bw = self.interconnect(gpu, group, gpus_per_node)
+        return ic.alltoall_latency_us * 1e-6 + (group - 1) / group * nbytes / (bw * 1e9)
+
+    def hop_s(self, gpu: Gpu, nbytes: float, across_nodes: bool) -> float:
+        """Seconds for one pipeline-stage hand-off of ``nbytes`` of activations."""
+        cls = "infiniband" if across_nodes else self.interconnect_class(gpu, 2)
+        ic = self.interconnects[cls]
+        bw = gpu.nvlink_gb_s / 2 * ic.bandwidth_fraction if (cls == "nvlink" and gpu.nvlink_gb_s
+                                                             and ic.bandwidth_fraction) else ic.bandwidth_gb_s
+        return ic.hop_latency_us * 1e-6 + nbytes / (bw * 1e9)
 
 
 def _norm(name: str) -> str:
@@ -261,8 +508,9 @@ def load_efficiency(path: str | Path) -> EfficiencyTable:
     try:
         return EfficiencyTable.model_validate(raw)
     except ValidationError as exc:
-        issues = [KnowledgeIssue(str(path), 0, ".".join(str(p) for p in e["loc"]) or "(file)", e["msg"])
-                  for e in exc.errors()]
+        lines = _LineMap(path)
+        issues = [KnowledgeIssue(str(path), lines.line(list(e["loc"])), ".".join(str(p) for p in e["loc"]) or "(file)",
+                                 e["msg"]) for e in exc.errors()]
         raise KnowledgeError(issues) from exc
 
 
@@ -278,5 +526,6 @@ def efficiency_for(kb: KnowledgeBase) -> EfficiencyTable:
             table = kb._cache.get(_CACHE_KEY)
             if table is None:
                 table = load_efficiency(kb.directory / "efficiency.yaml")
+                table.attach_engines(kb.engines)
                 kb._cache[_CACHE_KEY] = table
     return table

@@ -9,7 +9,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from bot.errors import AdvisorError
 
 __all__ = [
+    "DecodeBreakdown",
+    "EmbeddingEstimate",
     "EstimationError",
+    "ImageEstimate",
+    "TranscriptionEstimate",
     "FinetuneEstimate",
     "InferenceEstimate",
     "MemoryBreakdown",
@@ -64,12 +68,44 @@ class MemoryBreakdown(BaseModel):
     engine_reserved_gb_per_gpu: float | None = None
 
 
+class DecodeBreakdown(BaseModel):
+    """Where one decode step's time goes, ms, for one replica at its batch.
+
+    ``weights_ms``/``kv_cache_ms`` split the memory time (bytes / (bandwidth x MBU));
+    ``compute_ms`` is the tensor-core time (padded to the instruction tile for small batches);
+    the step takes the larger of memory and compute, plus the fixed costs: per-layer kernel
+    boundaries, MoE routing, collectives (tensor/expert parallel), pipeline hand-offs and the
+    engine's per-step cost. ``total_ms`` is the TPOT.
+    """
+
+    weights_ms: float
+    kv_cache_ms: float
+    compute_ms: float
+    layer_overhead_ms: float
+    moe_overhead_ms: float
+    collectives_ms: float
+    pipeline_hops_ms: float
+    step_overhead_ms: float
+    total_ms: float
+
+
 class InferenceEstimate(_Result):
     """Serving estimate for one model on one GPU type.
 
-    Speeds are ``None`` for non-LLM models and when the GPU has no published peak for the
-    precision (compute-bound figures). ``throughput_tokens_per_s`` is aggregate output tokens/s
-    over all ``gpu_count`` GPUs (all replicas) in steady state, prefill included.
+    Speeds are ``None`` for non-LLM models (see :mod:`bot.estimation.non_llm`).
+    ``throughput_tokens_per_s`` is aggregate output tokens/s over all ``gpu_count`` GPUs (all
+    replicas) in steady state, prefill included; it and ``ttft_s`` are ``None`` when the GPU lacks
+    the dense tensor figure they need (``missing_figures`` names it), so GPUs are never compared
+    on different bases. ``decode_tokens_per_s_per_sequence`` is then the memory-bound decode rate.
+
+    Layout: ``tensor_parallel`` x ``pipeline_stages`` GPUs per replica, ``replicas`` copies;
+    ``expert_parallel`` ranks share the experts of MoE layers inside the TP group;
+    ``attention_data_parallel`` puts each rank's own requests through attention (MoE serving).
+    ``objective`` is what the layout was chosen for. ``kv_precision_reason`` says why the KV
+    dtype is what it is (``requested``, ``checkpoint_quantization`` = the engine keeps the
+    quantized checkpoint's KV dtype, ``engine_default`` = the engine's activation dtype).
+    ``new_input_tokens`` are the prompt tokens prefilled per request (``input_tokens`` minus
+    ``prefix_cached_tokens``); ``request_latency_s`` = TTFT + output x TPOT.
     """
 
     model: str
@@ -78,15 +114,22 @@ class InferenceEstimate(_Result):
     tensor_parallel: int
     pipeline_stages: int
     replicas: int
+    expert_parallel: int = 1
+    attention_data_parallel: bool = False
+    objective: Literal["latency", "throughput"] | None = None
+    interconnect: str | None = None
     engine: str
     precision: str
     requested_precision: str | None
     kv_precision: str | None
+    kv_precision_reason: Literal["requested", "checkpoint_quantization", "engine_default"] | None = None
     fits: bool
     memory: MemoryBreakdown
     context_tokens: int
     input_tokens: int
     output_tokens: int
+    prefix_cached_tokens: int = 0
+    new_input_tokens: int | None = None
     batch_size: int
     max_batch_size: int | None
     max_context_tokens: int | None
@@ -94,9 +137,12 @@ class InferenceEstimate(_Result):
     tpot_ms: float | None
     decode_tokens_per_s_per_sequence: float | None
     throughput_tokens_per_s: float | None
+    request_latency_s: float | None = None
     bound: Literal["memory-bandwidth", "compute"] | None
     mbu: float | None
     mfu: float | None
+    decode_breakdown: DecodeBreakdown | None = None
+    missing_figures: list[str] = Field(default_factory=list)
 
 
 class TrainingMemory(BaseModel):
@@ -164,5 +210,78 @@ class FinetuneEstimate(_Result):
     mfu: float | None
     gpu_hours: float | None
     wall_clock_hours: float | None
+    tokens_per_s: float | None = None
     price_per_gpu_hour_usd: float | None
     cost_usd: float | None
+
+
+class _NonLlmResult(_Result):
+    """Fields every non-LLM speed estimate shares. ``gpu_count`` GPUs work in parallel as data-
+    parallel copies of the model; ``hours`` is wall clock for the whole job (``None`` when no job
+    size was given), ``gpu_hours`` = hours x GPUs, ``cost_usd`` at ``price_per_gpu_hour_usd``
+    (the cheapest dated on-demand offer unless given). ``efficiency`` is the fraction of the dense
+    peak the compute-bound part runs at; ``missing_figures`` names a GPU figure that is not
+    published (then the speeds are ``None``)."""
+
+    model: str
+    gpu: str
+    gpu_count: int
+    engine: str
+    precision: str
+    efficiency: float | None
+    hours: float | None
+    gpu_hours: float | None
+    price_per_gpu_hour_usd: float | None
+    cost_usd: float | None
+    price_source: str | None = None
+    missing_figures: list[str] = Field(default_factory=list)
+
+
+class ImageEstimate(_NonLlmResult):
+    """Image generation with a diffusion model (Stable Diffusion, SDXL, FLUX).
+
+    ``seconds_per_step`` is one denoising step for a batch of ``batch_size`` images on one GPU
+    (``iterations_per_s`` = its inverse, as diffusers reports it); ``seconds_per_image`` is the
+    denoising time per image (steps x step / batch, VAE decode and text encoding not included);
+    ``images_per_minute`` is over all GPUs.
+    """
+
+    width: int
+    height: int
+    steps: int
+    batch_size: int
+    flops_per_step: float
+    seconds_per_step: float | None
+    iterations_per_s: float | None
+    seconds_per_image: float | None
+    images_per_minute: float | None
+    images: int | None
+
+
+class TranscriptionEstimate(_NonLlmResult):
+    """Speech-to-text with a Whisper-class encoder-decoder over ``audio_hours`` of audio.
+
+    ``real_time_factor`` is processing seconds per audio second on one GPU (0.07 = 14x faster than
+    real time); ``speed_x_realtime`` its inverse; ``seconds_per_audio_hour`` on one GPU.
+    """
+
+    audio_hours: float | None
+    batch_size: int
+    beam_size: int
+    tokens_per_audio_second: float
+    real_time_factor: float | None
+    speed_x_realtime: float | None
+    seconds_per_audio_hour: float | None
+
+
+class EmbeddingEstimate(_NonLlmResult):
+    """Embedding ``documents`` x ``tokens_per_document`` tokens with an encoder model.
+
+    ``tokens_per_s`` and ``documents_per_s`` are over all GPUs.
+    """
+
+    documents: float | None
+    tokens_per_document: int
+    flops_per_token: float
+    tokens_per_s: float | None
+    documents_per_s: float | None

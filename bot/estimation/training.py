@@ -19,7 +19,6 @@ Formulas (estimation-notes.md, "Training and fine-tuning"):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
 from typing import Literal
 
 from bot.estimation.common import (
@@ -33,11 +32,11 @@ from bot.estimation.common import (
     valid_tp_degrees,
     weight_bytes,
 )
+from bot.estimation.cost import gpu_hour_price
 from bot.estimation.efficiency import EfficiencyTable, efficiency_for
 from bot.estimation.results import EstimationError, FinetuneEstimate, TrainingEstimate, TrainingMemory
 from bot.kb.loader import KnowledgeBase
 from bot.kb.schema import Gpu, Model
-from bot.pricing.offers import best_placement, offer_table
 
 __all__ = [
     "estimate_finetune",
@@ -131,39 +130,39 @@ def _resolve_training_precision(eff: EfficiencyTable, gpu: Gpu, model: Model, pr
     return prec.name, compute, warnings
 
 
-def _price(kb: KnowledgeBase, gpu: Gpu, count: int, given: float | None) -> tuple[float | None, str | None, list[str]]:
-    """USD per GPU-hour for ``count`` GPUs: the caller's, else the on-demand placement answers use.
-
-    The placement comes from :func:`bot.pricing.offers.best_placement` (the one owner of offer choice):
-    fresh list prices first, whole instances, idle GPUs of a larger instance paid for, so the price
-    per GPU-hour is the placement's price / ``count``.
-    """
-    if given is not None:
-        return given, "price given by the caller", []
-    today = date.today()
-    p = best_placement(offer_table(kb), gpu.id, count, today=today)
-    if p is None:
-        return None, None, [f"no on-demand price known for {gpu.name}: cost not estimated"]
-    o = p.offer
-    when = f"as of {o.as_of.isoformat()}" if o.as_of else "undated catalog snapshot"
-    src = (f"{o.provider_name} {o.instance_type} on-demand, ${o.price_per_hour_usd:g}/h for {o.gpu_count} GPU(s)"
-           f" x {p.instances} ({when}, {o.origin}; {o.source})")
-    warn = []
-    if o.as_of is None:
-        warn.append(f"price from an undated catalog snapshot ({o.provider} {o.instance_type}); re-check it")
-    elif p.stale:
-        warn.append(f"price older than {o.stale_after_days} days ({o.provider} {o.instance_type}, as of {o.as_of})")
-    if p.idle_gpus:
-        warn.append(f"{p.idle_gpus} GPU(s) of the rented {o.instance_type} instances are idle and paid for")
-    return p.price_per_gpu_hour_usd, src, warn
-
-
 def _layouts(model: Model, count: int, tp: int | None, pp: int | None) -> list[tuple[int, int]]:
     tps = [tp] if tp else valid_tp_degrees(model)
     pps = [pp] if pp else [1, 2, 4, 8, 16, 32, 64]
     out = [(t, p) for p in pps for t in tps if count % (t * p) == 0]
     out.sort(key=lambda x: (x[0] * x[1], x[1]))
     return out or [(1, 1)]
+
+
+def _slowdowns(eff: EfficiencyTable, model: Model, pipeline_parallel: int | None, micro_batches: int
+               ) -> tuple[float, list[str]]:
+    """Time multiplier and notes for what dense-model MFU does not cover.
+
+    * MoE: the routed-expert share of the active FLOPs runs as grouped GEMMs at
+      ``moe_training_grouped_gemm_efficiency`` of the dense efficiency (plus the all-to-all they need);
+    * pipeline parallelism: with m micro-batches per step through PP stages the pipeline is idle
+      (PP - 1) / (m + PP - 1) of the time (GPipe/1F1B bubble; Narayanan et al. arXiv:2104.04473).
+    """
+    factor, notes = 1.0, []
+    e, k = model.num_local_experts, model.num_experts_per_tok
+    if model.is_moe and e and k and e > k:
+        expert = (model.params_total_b - model.params_active_b) / (e - k)
+        share = min(1.0, k * expert / model.params_active_b)
+        g = eff.c("moe_training_grouped_gemm_efficiency")
+        factor *= (1 - share) + share / g
+        notes.append(f"MoE: the routed experts ({share:.0%} of the active FLOPs) run as grouped GEMMs at {g:g} of the "
+                     "dense efficiency")
+    if pipeline_parallel and pipeline_parallel > 1:
+        m = max(1, micro_batches)
+        bubble = (pipeline_parallel - 1) / (m + pipeline_parallel - 1)
+        factor /= 1 - bubble
+        notes.append(f"pipeline bubble: {pipeline_parallel} stages with {m} micro-batches per step idle {bubble:.0%} "
+                     "of the time")
+    return factor, notes
 
 
 def _states(p_total: float, weight_b: float, grad_b: float, opt_b: float, dp: int, stage: int, shard: int
@@ -179,6 +178,7 @@ def estimate_training_for(
     recompute: bool = False, price_per_gpu_hour: float | None = None, seq_len: int | None = None,
     micro_batch: int = 1, sharding: str = "auto", optimizer: Literal["adamw", "adamw-8bit"] = "adamw",
     fp32_grads: bool = False, tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
+    gradient_accumulation: int = 1,
 ) -> TrainingEstimate:
     """Full training estimate for a :class:`Model` (see :func:`estimate_training`)."""
     require_positive("count", count)
@@ -201,7 +201,9 @@ def estimate_training_for(
         warnings.append(note)
     mfu, mfu_src = eff.training_mfu_for(gpu, compute)
     goodput = eff.c("training_goodput")
-    steady_h = (flops + attn) / (count * peak * 1e12 * mfu) / 3600 if peak else None
+    slow, slow_notes = _slowdowns(eff, model, pipeline_parallel, gradient_accumulation)
+    assumptions += slow_notes
+    steady_h = (flops + attn) * slow / (count * peak * 1e12 * mfu) / 3600 if peak else None
     wall_h = steady_h / goodput if steady_h is not None else None
     gpu_hours = wall_h * count if wall_h is not None else None
     assumptions += [
@@ -259,7 +261,7 @@ def estimate_training_for(
     if not fits:
         warnings.append(f"does not fit: needs {total / GB:.1f} GB per GPU on {gpu.name} ({gpu.memory_gb:g} GB) "
                         "even with ZeRO-3 and the layouts tried; add GPUs, recompute, or a smaller micro-batch")
-    price, price_src, pwarn = _price(kb, gpu, count, price_per_gpu_hour)
+    price, price_src, pwarn = gpu_hour_price(kb, gpu, count, price_per_gpu_hour)
     warnings += pwarn
     cost = gpu_hours * price if price is not None and gpu_hours is not None else None
     mem = TrainingMemory(weights_gb=w / GB, gradients_gb=g / GB, optimizer_gb=o / GB, activations_gb=act / GB,
@@ -285,7 +287,7 @@ def estimate_training(
     precision: str = "bf16", recompute: bool = False, price_per_gpu_hour: float | None = None,
     seq_len: int | None = None, micro_batch: int = 1, sharding: str = "auto",
     optimizer: Literal["adamw", "adamw-8bit"] = "adamw", fp32_grads: bool = False,
-    tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
+    tensor_parallel: int | None = None, pipeline_parallel: int | None = None, gradient_accumulation: int = 1,
 ) -> TrainingEstimate:
     """Estimate (pre)training ``model_id`` on ``count`` x ``gpu_id`` for ``tokens`` tokens.
 
@@ -296,13 +298,15 @@ def estimate_training(
         precision: bf16 (default), fp16, fp8 (MFU against the fp8 peak), fp32.
         recompute: full activation recomputation (8ND FLOPs, activations 2 s b h per layer).
         price_per_gpu_hour: USD per GPU-hour; ``None`` = the cheapest known on-demand offer
-            (dated offers first, see :func:`bot.estimation.cheapest_offers`).
+            (the placement answers use, :func:`bot.pricing.offers.best_placement`).
         seq_len: tokens per sequence (default 4,096); micro_batch: sequences per GPU per step.
         sharding: ``auto`` (the least sharding that fits: none, ZeRO-1, ZeRO-2, ZeRO-3), or
             none/zero1/zero2/zero3/fsdp.
         optimizer: ``adamw`` (12 B/param of fp32 state) or ``adamw-8bit`` (~6 B).
         fp32_grads: 4-byte gradients (Megatron: 18 B/param instead of 16).
         tensor_parallel, pipeline_parallel: force a layout (default: the smallest that fits).
+        gradient_accumulation: micro-batches per optimizer step (with pipeline_parallel > 1 they
+            set the pipeline bubble, (PP - 1) / (m + PP - 1)).
 
     Returns:
         :class:`TrainingEstimate`: flops (6ND or 8ND), attention_flops, mfu (steady state),
@@ -315,7 +319,7 @@ def estimate_training(
         kb, get_model(kb, model_id), get_gpu(kb, gpu_id), count, tokens, precision=precision, recompute=recompute,
         price_per_gpu_hour=price_per_gpu_hour, seq_len=seq_len, micro_batch=micro_batch, sharding=sharding,
         optimizer=optimizer, fp32_grads=fp32_grads, tensor_parallel=tensor_parallel,
-        pipeline_parallel=pipeline_parallel)
+        pipeline_parallel=pipeline_parallel, gradient_accumulation=gradient_accumulation)
 
 
 def estimate_finetune_for(
@@ -324,6 +328,7 @@ def estimate_finetune_for(
     lora_targets: Sequence[str] = ("q_proj", "v_proj"), precision: str = "bf16",
     gradient_checkpointing: bool = False, optimizer: Literal["adamw", "adamw-8bit"] = "adamw",
     sharding: str = "auto", double_quant: bool = True, price_per_gpu_hour: float | None = None,
+    pipeline_parallel: int | None = None, gradient_accumulation: int = 1,
 ) -> FinetuneEstimate:
     """Fine-tuning estimate for a :class:`Model` (see :func:`estimate_finetune`)."""
     require_positive("count", count)
@@ -337,7 +342,8 @@ def estimate_finetune_for(
     if method == "full":
         t = estimate_training_for(kb, model, gpu, count, tokens or 1.0, precision=precision,
                                   recompute=gradient_checkpointing, seq_len=seq, micro_batch=micro_batch,
-                                  sharding=sharding, optimizer=optimizer, price_per_gpu_hour=price_per_gpu_hour)
+                                  sharding=sharding, optimizer=optimizer, price_per_gpu_hour=price_per_gpu_hour,
+                                  gradient_accumulation=gradient_accumulation)
         assumptions = list(t.assumptions)
         if seq_len is None:
             assumptions.append(f"sequence length not given: {seq:,} tokens")
@@ -347,6 +353,8 @@ def estimate_finetune_for(
             memory_per_gpu_gb=t.memory_per_gpu_gb, memory=t.memory, fits=t.fits, sharding=t.sharding,
             tokens=tokens, flops=t.flops if tokens else None, mfu=t.mfu,
             gpu_hours=t.gpu_hours if tokens else None,
+            tokens_per_s=(tokens / (t.steady_state_wall_clock_hours * 3600)
+                          if tokens and t.steady_state_wall_clock_hours else None),
             wall_clock_hours=t.wall_clock_hours if tokens else None, price_per_gpu_hour_usd=t.price_per_gpu_hour_usd,
             cost_usd=t.cost_usd if tokens else None, assumptions=assumptions, warnings=t.warnings, sources=t.sources)
 
@@ -390,7 +398,7 @@ def estimate_finetune_for(
         warnings.append(f"does not fit: needs {total / GB:.1f} GB on {gpu.name} ({gpu.memory_gb:g} GB)"
                         + ("" if gradient_checkpointing else "; try gradient_checkpointing=True")
                         + ("" if method == "qlora" else " or QLoRA"))
-    flops = mfu = gpu_hours = wall = cost = price = None
+    flops = mfu = gpu_hours = wall = cost = price = tok_s = None
     if tokens:
         rf = eff.c("lora_flops_factor") + (2 / 6 if gradient_checkpointing else 0.0)
         flops = 6 * model.compute_params_b * 1e9 * tokens * rf
@@ -400,13 +408,16 @@ def estimate_finetune_for(
             warnings.append(note)
         mfu, _ = eff.training_mfu_for(gpu, compute)
         slow = eff.c("qlora_slowdown") if method == "qlora" else 1.0
+        extra, extra_notes = _slowdowns(eff, model, pipeline_parallel, gradient_accumulation)
+        assumptions += extra_notes
         if peak:
-            steady_h = (flops + attn) / (count * peak * 1e12 * mfu) / 3600 * slow
+            steady_h = (flops + attn) / (count * peak * 1e12 * mfu) / 3600 * slow * extra
+            tok_s = tokens / (steady_h * 3600)
             wall = steady_h / eff.c("training_goodput")
             gpu_hours = wall * count
             assumptions.append(f"LoRA FLOPs = {rf * 6:.0f} x P x D (no weight gradients for frozen weights); "
                                f"MFU {mfu:.2f}" + (f"; QLoRA {slow:g}x slower (NF4 dequantization)" if slow > 1 else ""))
-        price, _src, pwarn = _price(kb, gpu, count, price_per_gpu_hour)
+        price, _src, pwarn = gpu_hour_price(kb, gpu, count, price_per_gpu_hour)
         warnings += pwarn
         if price is not None and gpu_hours is not None:
             cost = gpu_hours * price
@@ -416,7 +427,8 @@ def estimate_finetune_for(
         model=model.id, gpu=gpu.id, gpu_count=count, method=method, precision=pname, seq_len=seq,
         micro_batch=micro_batch, lora_rank=lora_rank, trainable_params=trainable, memory_per_gpu_gb=total / GB,
         memory=mem, fits=fits, sharding=_SHARD_NAME[stage] if count > 1 else "single GPU", tokens=tokens,
-        flops=flops, mfu=mfu, gpu_hours=gpu_hours, wall_clock_hours=wall, price_per_gpu_hour_usd=price,
+        flops=flops, mfu=mfu, gpu_hours=gpu_hours, wall_clock_hours=wall, tokens_per_s=tok_s,
+        price_per_gpu_hour_usd=price,
         cost_usd=cost, assumptions=assumptions, warnings=warnings,
         sources=["estimation-notes.md (shared reference): LoRA/QLoRA memory",
                  "Hu et al. LoRA arXiv:2106.09685; Dettmers et al. QLoRA arXiv:2305.14314",
@@ -431,7 +443,7 @@ def estimate_finetune(
     tokens: float | None = None, lora_rank: int = 16, lora_targets: Sequence[str] = ("q_proj", "v_proj"),
     precision: str = "bf16", gradient_checkpointing: bool = False,
     optimizer: Literal["adamw", "adamw-8bit"] = "adamw", sharding: str = "auto", double_quant: bool = True,
-    price_per_gpu_hour: float | None = None,
+    price_per_gpu_hour: float | None = None, pipeline_parallel: int | None = None, gradient_accumulation: int = 1,
 ) -> FinetuneEstimate:
     """Estimate fine-tuning ``model_id`` on ``count`` x ``gpu_id``: memory per GPU, fit, time, cost.
 
@@ -445,6 +457,8 @@ def estimate_finetune(
         gradient_checkpointing: recompute activations (less memory, +2ND FLOPs).
         sharding: for multi-GPU LoRA, frozen weights are replicated unless ``zero3``/``fsdp``.
         double_quant: QLoRA double quantization of the NF4 scales.
+        pipeline_parallel, gradient_accumulation: a pipelined run (NeMo/Megatron) and its
+            micro-batches per step, for the pipeline bubble.
 
     Returns:
         :class:`FinetuneEstimate` (GB = 1e9 bytes).
@@ -456,4 +470,5 @@ def estimate_finetune(
         kb, get_model(kb, model_id), get_gpu(kb, gpu_id), count=count, method=method, seq_len=seq_len,
         micro_batch=micro_batch, tokens=tokens, lora_rank=lora_rank, lora_targets=lora_targets,
         precision=precision, gradient_checkpointing=gradient_checkpointing, optimizer=optimizer,
-        sharding=sharding, double_quant=double_quant, price_per_gpu_hour=price_per_gpu_hour)
+        sharding=sharding, double_quant=double_quant, price_per_gpu_hour=price_per_gpu_hour,
+        pipeline_parallel=pipeline_parallel, gradient_accumulation=gradient_accumulation)

@@ -10,6 +10,7 @@ Layout of a knowledge directory::
     prices/<id>.yaml    PriceFile, one per provider (offers and the instance sizes it rents)
     prices/common/exchange_rates.yaml   {exchange_rates: [ExchangeRate, ...]} (CNY prices -> USD)
     prices/common/<catalog>.yaml        CatalogNames: a live catalog's GPU and provider names (gpuhunt)
+    engines.yaml        {engines: [Engine, ...]}  (documented serving-engine defaults)
 
 Files are parsed with libyaml's C loader and validated entry by entry, so one broken entry
 does not hide the others. Line numbers are only worked out (by composing the YAML node
@@ -41,6 +42,7 @@ from bot.kb.schema import (
     Claim,
     ClaimConstant,
     ClaimFile,
+    Engine,
     ExchangeRate,
     ExchangeRateFile,
     Feature,
@@ -114,6 +116,7 @@ class KnowledgeBase:
         features: feature id -> Feature (``features.yaml``): what FlashAttention-2, MIG... need.
         exchange_rates: exchange-rate id -> ExchangeRate (prices published in CNY).
         catalogs: catalog name (``"gpuhunt"``) -> how its GPU and provider names map to ours.
+        engines: engine id -> Engine (documented defaults of vLLM, TensorRT-LLM, ...).
     """
 
     directory: Path
@@ -132,6 +135,7 @@ class KnowledgeBase:
     features: dict[str, Feature] = field(default_factory=dict)
     exchange_rates: dict[str, ExchangeRate] = field(default_factory=dict)
     catalogs: dict[str, CatalogNames] = field(default_factory=dict)
+    engines: dict[str, Engine] = field(default_factory=dict)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def offers_for(self, gpu_id: str) -> list[PriceOffer]:
@@ -397,10 +401,20 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
                 out.add(feat_path, ["features", index, "gpus"], "gpus", f"unknown GPU id {g!r} (feature {feat.id})")
         features[feat.id] = feat
 
+    engines: dict[str, Engine] = {}
+    eng_path = root / "engines.yaml"
+    eng_raw = _read(eng_path, out) if eng_path.exists() else None
+    eng_rows = _validate_entries(Engine, eng_path, "engines", eng_raw, out) if eng_raw else []
+    for index, eng in eng_rows:
+        if eng.id in engines:
+            out.add(eng_path, ["engines", index, "id"], "id", f"duplicate engine id {eng.id!r}")
+        engines[eng.id] = eng
+    _check_aliases(((("engine", eng_path, "engines", i, [e.id, *e.aliases]) for i, e in eng_rows)), out, {})
+
     if out.issues:
         raise KnowledgeError(out.issues)
     return KnowledgeBase(root, gpus, models, providers, tuple(offers), benchmarks, tuple(instances),
-                         features=features, unlisted=tuple(u for _, u in unlisted_rows), claims=claims,
+                         engines=engines, features=features, unlisted=tuple(u for _, u in unlisted_rows), claims=claims,
                          claim_constants=constants, article=article, model_families=families, policy=policy,
                          exchange_rates=rates, catalogs=catalogs)
 

@@ -42,6 +42,7 @@ __all__ = [
     "CatalogNotMapped",
     "CatalogProvider",
     "DenseTflops",
+    "Engine",
     "ExchangeRate",
     "ExchangeRateFile",
     "Gpu",
@@ -794,11 +795,19 @@ class Benchmark(_Strict):
 
     ``model``/``gpu`` are as the source wrote them; ``model_id``/``gpu_id`` resolve them to
     knowledge entries (``model_id`` is ``None`` when the model is not in the knowledge base,
-    and ``params_b`` then gives its size).
+    and ``params_b`` then gives its size; ``gpu_id`` is ``None`` when the GPU is not in it).
+
+    Attributes:
+        group: the family of measurement the row belongs to (``moe``, ``long_context``,
+            ``latency_layout``, ``consumer_china``, ``non_llm``, ``finetune``; ``None`` for the
+            original calibration set); the accuracy report groups rows by it.
+        date: publication date of the source (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``), ``None``
+            when the source does not state one (``notes`` then says so).
     """
 
     id: str
     kind: Literal["training", "inference", "memory"]
+    group: Literal["moe", "long_context", "latency_layout", "consumer_china", "non_llm", "finetune"] | None = None
     model: str
     model_id: str | None = None
     params_b: PositiveFloat | None = None
@@ -812,15 +821,78 @@ class Benchmark(_Strict):
     value: PositiveFloat
     unit: str
     source: str
-    date: str
+    date: str | None
     notes: str | None = None
 
     @field_validator("date")
     @classmethod
-    def _date_format(cls, value: str) -> str:
-        if not re.match(r"\d{4}(-\d{2}){0,2}\b", value):
+    def _date_format(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"\d{4}(-\d{2}){0,2}\b", value):
             raise ValueError(f"date {value!r} must start with YYYY, YYYY-MM or YYYY-MM-DD")
         return value
+
+
+class Engine(_Strict):
+    """Documented defaults of a serving engine (``knowledge/engines.yaml``), each with its source.
+
+    These are facts about the engine's behaviour out of the box, not efficiency factors (those
+    live in ``knowledge/efficiency.yaml`` under ``engines``, keyed by ``efficiency_class``).
+
+    Attributes:
+        id: kebab-case engine id (``vllm``, ``tensorrt-llm``); ``aliases`` are what users type.
+        efficiency_class: the ``efficiency.yaml`` engine profile whose MBU/MFU/overheads apply.
+        kv_cache_dtype_default: ``model`` = the activation dtype (fp16/bf16) whatever the weights;
+            ``checkpoint`` = follows the checkpoint's quantization metadata, so quantized
+            checkpoints listed in ``kv_cache_dtype_quantized`` keep that KV dtype.
+        kv_cache_dtype_quantized: weight precision -> KV dtype under the ``checkpoint`` rule
+            (``{fp8: fp8, nvfp4: fp8}``).
+        max_num_seqs: default cap on sequences in flight per replica; ``None`` = memory only.
+        max_num_batched_tokens: tokens one forward pass may carry (the chunked-prefill budget);
+            ``None`` = no fixed budget (the whole prompt in one pass).
+        chunked_prefill: long prompts are split into ``max_num_batched_tokens`` chunks and mixed
+            with decode steps by default.
+        continuous_batching: requests join and leave the running batch every step.
+        prefix_caching: KV of a shared prompt prefix is reused across requests by default.
+        cuda_graphs: decode steps are replayed as CUDA graphs (no per-kernel CPU launch).
+        memory_utilization: fraction of device memory the engine pre-allocates or may use.
+        memory_utilization_of: ``total`` = of the GPU's memory, weights included (vLLM
+            gpu_memory_utilization); ``free`` = of what is left after weights and activations
+            (TensorRT-LLM kv_cache_free_gpu_mem_fraction), so it sizes only the KV cache.
+        multi_gpu_split: how the engine spreads one model over GPUs by default (``tensor`` =
+            tensor parallelism, ``layer`` = consecutive layers per GPU, a pipeline).
+        fp16_accumulate: fp16 GEMMs may accumulate in fp16, so GeForce cards run them at their
+            ``fp16_accumulate_tflops`` rate.
+    """
+
+    id: str
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+    efficiency_class: str
+    kv_cache_dtype_default: Literal["model", "checkpoint"]
+    kv_cache_dtype_quantized: dict[str, str] = Field(default_factory=dict)
+    max_num_seqs: PositiveInt | None
+    max_num_batched_tokens: PositiveInt | None
+    chunked_prefill: bool
+    continuous_batching: bool
+    prefix_caching: bool
+    cuda_graphs: bool
+    memory_utilization: Annotated[float, Field(gt=0, le=1)]
+    memory_utilization_of: Literal["total", "free"] = "total"
+    multi_gpu_split: Literal["tensor", "layer"] = "tensor"
+    fp16_accumulate: bool = False
+    sources: Annotated[list[str], Field(min_length=1)]
+    as_of: date
+    notes: list[str] = Field(default_factory=list)
+
+    _check_id = field_validator("id")(_check_id)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Engine:
+        if self.kv_cache_dtype_default == "checkpoint" and not self.kv_cache_dtype_quantized:
+            raise ValueError("kv_cache_dtype_default 'checkpoint' needs kv_cache_dtype_quantized")
+        if self.chunked_prefill and not self.max_num_batched_tokens:
+            raise ValueError("chunked_prefill needs max_num_batched_tokens (the chunk budget)")
+        return self
 
 
 # --------------------------------------------------------------------------- claims (knowledge/claims.yaml)

@@ -1,0 +1,119 @@
+"""Engine facts as data (knowledge/engines.yaml): KV dtype defaults, batch limits, memory fractions,
+and the typed record of figures a GPU lacks. Arithmetic written out per test."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from bot.errors import KnowledgeError
+from bot.estimation import efficiency_for, estimate_inference
+from bot.kb.loader import load_knowledge
+from tests.conftest import write_tiny_kb
+
+GB = 1e9
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_knowledge()
+
+
+def test_every_engine_has_sourced_facts_and_an_efficiency_class(kb):
+    eff = efficiency_for(kb)
+    for name in ("vllm", "sglang", "tensorrt-llm", "llama.cpp", "hf"):
+        engine = kb.engines[name]
+        assert engine.sources and engine.as_of
+        assert engine.efficiency_class in eff.engines
+    assert eff.engine("nim")[0] == "tensorrt-llm" and eff.engine("ollama")[0] == "llama.cpp"
+
+
+def test_fp8_checkpoint_keeps_fp8_kv_on_tensorrt_llm_and_doubles_the_batch(kb):
+    # TensorRT-LLM's KV dtype follows the checkpoint (kv_cache_quant_algo; NVIDIA's FP8 checkpoints carry an FP8 KV
+    # cache); vLLM's default is the activation dtype. Llama 3 8B fp8 on one H100, context 4,096 (3,840 + 256):
+    # KV per sequence = 4,096 x 32 layers x 8 KV heads x 128 x 2 (K, V) x 1 B = 268,435,456 B in fp8, twice in bf16.
+    trt = estimate_inference(kb, "llama-3-8b", "h100-sxm-80gb", precision="fp8", engine="tensorrt-llm",
+                             batch_size="max", input_tokens=3840, output_tokens=256)
+    assert (trt.kv_precision, trt.kv_precision_reason) == ("fp8", "checkpoint_quantization")
+    assert any("keeps the KV dtype of a quantized fp8 checkpoint" in a for a in trt.assumptions)
+    # Memory budget (TensorRT-LLM gives 0.9 of what weights and activations leave to KV blocks):
+    # usable 80 x 2^30 / 1e9 x 0.99 = 85.04 GB; weights 8,030,261,248 B; overhead = 0.75 GB CUDA context +
+    # 8,192-token workspace x 2 B x (4 x 4,096 + 3 x 14,336) + 1,024 sequences x 128,256 vocab x 4 B logits.
+    usable = 80 * 2**30 * 0.99
+    overhead = 0.75 * GB + 8192 * 2 * (4 * 4096 + 3 * 14336) + 1024 * 128_256 * 4
+    budget = 0.9 * (usable - 8_030_261_248 - overhead)
+    assert trt.max_batch_size == int(budget // 268_435_456)
+    bf16 = estimate_inference(kb, "llama-3-8b", "h100-sxm-80gb", precision="fp8", engine="tensorrt-llm",
+                              kv_precision="bf16", batch_size="max", input_tokens=3840, output_tokens=256)
+    assert bf16.kv_precision_reason == "requested"
+    assert bf16.max_batch_size == int(budget // (2 * 268_435_456))
+    assert trt.max_batch_size >= 2 * bf16.max_batch_size
+    vllm = estimate_inference(kb, "llama-3-8b", "h100-sxm-80gb", precision="fp8", engine="vllm")
+    assert (vllm.kv_precision, vllm.kv_precision_reason) == ("bf16", "engine_default")
+
+
+def test_vllm_budget_is_a_fraction_of_total_memory(kb):
+    # vLLM's gpu_memory_utilization 0.9 covers weights, activations and KV: budget = 0.9 x usable - weights -
+    # overhead (its 8,192-token workspace, 256 sequences of logits); Llama 3 8B bf16 on an H100 at 4,096 tokens
+    # (bf16 KV: 4,096 x 131,072 B = 536,870,912 B per sequence): 58.6 GB / 0.537 GB = 109 sequences, under the
+    # engine's max_num_seqs of 256.
+    r = estimate_inference(kb, "llama-3-8b", "h100-sxm-80gb", batch_size="max", input_tokens=3840, output_tokens=256)
+    usable = 80 * 2**30 * 0.99
+    overhead = 0.75 * GB + 8192 * 2 * (4 * 4096 + 3 * 14336) + 256 * 128_256 * 4
+    budget = 0.9 * usable - 2 * 8_030_261_248 - overhead
+    assert r.max_batch_size == min(256, int(budget // 536_870_912)) == 109
+    short = estimate_inference(kb, "llama-3-8b", "h100-sxm-80gb", batch_size="max", input_tokens=768,
+                               output_tokens=256)
+    assert short.max_batch_size == 256  # at 1,024 tokens the engine's max_num_seqs, not memory, is the limit
+
+
+def test_missing_dense_figure_gives_no_throughput_and_says_which(kb):
+    # A GPU without a published dense fp16/bf16 tensor figure (gpus.yaml missing_figures) must not be compared
+    # on throughput with one whose prefill is counted: throughput and TTFT are None, the figure is named.
+    # (an L40S with its tensor figures removed stands in for cards like the L20 or H100 NVL before their
+    # datasheet figures were added)
+    from bot.kb.schema import DenseTflops
+
+    gpu = kb.gpus["l40s-48gb"].model_copy(update={"dense_tflops": DenseTflops(fp32=91.6)})
+    r = estimate_inference(kb, "llama-3-8b", gpu, batch_size="max")
+    assert r.throughput_tokens_per_s is None and r.ttft_s is None
+    assert r.missing_figures == [f"dense bf16 tensor TFLOPS of {gpu.name}"]
+    assert r.decode_tokens_per_s_per_sequence and r.decode_tokens_per_s_per_sequence > 0
+    assert any("not compared on throughput" in w for w in r.warnings)
+
+
+def test_prefix_caching_is_ignored_where_the_engine_lacks_it(kb):
+    r = estimate_inference(kb, "llama-3-8b", "h100-sxm-80gb", engine="hf", input_tokens=4000, output_tokens=96,
+                           prefix_cached_tokens=3000)
+    assert r.prefix_cached_tokens == 0 and r.new_input_tokens == 4000
+    assert any("does not reuse cached prompt prefixes" in w for w in r.warnings)
+
+
+BROKEN_ENGINES = textwrap.dedent("""\
+    engines:
+    - id: vllm
+      name: vLLM
+      efficiency_class: vllm
+      kv_cache_dtype_default: model
+      max_num_seqs: 256
+      max_num_batched_tokens: 8192
+      chunked_prefill: true
+      continuous_batching: true
+      prefix_caching: true
+      cuda_graphs: true
+      memory_utilization: 1.5
+      sources: [https://example.org/vllm]
+      as_of: 2026-12-01
+    """)
+
+
+def test_broken_engines_file_is_reported_with_file_and_line(tmp_path):
+    kdir = write_tiny_kb(tmp_path)
+    (kdir / "engines.yaml").write_text(BROKEN_ENGINES, encoding="utf-8")
+    with pytest.raises(KnowledgeError) as exc:
+        load_knowledge(kdir)
+    issues = [str(i) for i in exc.value.issues]
+    assert len(issues) == 1
+    assert issues[0].startswith("knowledge/engines.yaml:12: memory_utilization: ")
+    assert "vllm" in issues[0]

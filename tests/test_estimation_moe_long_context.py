@@ -1,0 +1,83 @@
+"""MoE small-batch decode and long-context prefill, hand-computed from knowledge/efficiency.yaml constants."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.estimation import estimate_inference
+from bot.estimation.inference import _prefill_attention_flops
+from bot.kb.loader import load_knowledge
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_knowledge()
+
+
+def test_deepseek_v3_batch1_decode_on_8_h200_is_tens_of_tokens_per_s(kb):
+    # DeepSeek-V3 (671B, 37B active, 256 routed experts top-8, MLA, 61 layers, hidden 7,168), native FP8, SGLang,
+    # TP8 on one HGX H200 node, batch 1, 1,024 prompt + 1,024 output tokens (mean context 1,536).
+    # Bytes per GPU and step: the dense/shared part (671e9 - 256 x 2.5565e9 = 16.55e9 B) / 8 + the 8 routed experts
+    # a token picks (8 x 2.5565e9 B) / 8 = 37e9 / 8 = 4.625e9 B at 4,800 GB/s x 0.70 (8-bit MBU) = 1.376 ms.
+    # KV: MLA latent 61 x 576 x 2 B = 70,272 B/token, replicated on every TP rank: 1,536 x 70,272 B at 3,360 GB/s.
+    # Compute: Hopper GEMMs take >= 64-token tiles: 2 x 37e9 x 64 / 8 at 1,979 x 0.65 x 0.9 TFLOPS = 0.51 ms, less
+    # than the weight read. Fixed costs per layer (efficiency.yaml, sglang): 10 us + 40 us MoE + 200 us MLA, and two
+    # all-reduces of 14 KB over NVLink: 10 + 4 x log2(8) = 22 us + 2 x 7/8 x 14,336 B / (450 x 0.7 GB/s).
+    # Activation kernels: 61 x 2 B x (16 x 7,168 + 4 x 8 x 2,048 / 8) at 4,800 x 0.72 GB/s. Step overhead 0.3 ms.
+    m = kb.models["deepseek-v3"]
+    r = estimate_inference(kb, "deepseek-v3", "h200-sxm-141gb", count=8, precision="fp8", engine="sglang",
+                           input_tokens=1024, output_tokens=1024)
+    assert (r.tensor_parallel, r.objective, r.kv_precision) == (8, "latency", "bf16")
+    expert = (m.params_total_b - m.params_active_b) * 1e9 / (256 - 8)
+    dense = m.params_total_b * 1e9 - 256 * expert
+    weights = (dense + 8 * expert) / 8 / (4800e9 * 0.70)
+    kv = 1536 * 70_272 / (4800e9 * 0.70)
+    io = 61 * 2 * (16 * 7168 + 4 * 8 * 2048 / 8) / (4800e9 * 0.72)
+    allreduce = 22e-6 + 2 * 7 / 8 * 7168 * 2 / (450e9 * 0.7)
+    step = weights + kv + io + 61 * (10e-6 + 40e-6 + 200e-6) + 61 * 2 * allreduce + 0.0003
+    assert r.tpot_ms == pytest.approx(step * 1000, rel=1e-3)
+    assert 20 < r.decode_tokens_per_s_per_sequence < 100  # published single-stream runs: tens of tok/s
+    # the roofline alone (weights / bandwidth) would claim ~700 tok/s: per-layer costs dominate at batch 1
+    assert r.decode_breakdown.weights_ms < 0.1 * r.decode_breakdown.total_ms
+
+
+def test_qwen3_30b_a3b_on_a_3090_is_in_the_measured_range(kb):
+    # Issue 15 / trial: Qwen3-30B-A3B in 4-bit on one RTX 3090 measures ~110-150 tok/s single stream (the old
+    # roofline said 217). 3.35B active params of 30.5B, 48 MoE layers, 128 experts top-8.
+    r = estimate_inference(kb, "qwen3-30b-a3b", "rtx-3090-24gb", precision="int4", input_tokens=512, output_tokens=256)
+    assert r.fits
+    assert 110 <= r.decode_tokens_per_s_per_sequence <= 150
+    assert r.decode_breakdown.moe_overhead_ms == pytest.approx(48 * 40e-3, rel=1e-9)
+
+
+def test_128k_prefill_attention_flops_are_quadratic(kb):
+    # Causal attention for n new tokens after p cached ones: every token attends to each earlier position, QK^T and
+    # AV at 2 FLOPs per element each: 4 x d_attn x (n x p + n^2 / 2) per layer. Llama 3.1 8B (32 layers, 32 heads
+    # x 128 = 4,096) at 131,072 tokens: 2 x 4,096 x 131,072^2 x 32 = 4.504e15 FLOPs, more than the 2 x 8.03e9 x
+    # 131,072 = 2.105e15 of the weights.
+    m = kb.models["llama-3.1-8b"]
+    n = 131_072
+    assert _prefill_attention_flops(m, 4096, 0, n) == pytest.approx(2 * 4096 * n**2 * 32, rel=1e-12)
+    # split in chunks the total is the same: 16 chunks of 8,192, chunk i attending to 8,192 x i cached tokens
+    chunks = sum(_prefill_attention_flops(m, 4096, 8192 * i, 8192) for i in range(16))
+    assert chunks == pytest.approx(2 * 4096 * n**2 * 32, rel=1e-12)
+    # a sliding-window layer (Gemma 2: 4,096-token window on half of its 42 layers) stops growing at the window
+    g = kb.models["gemma-2-9b"]
+    full = _prefill_attention_flops(g, 4096, 0, 32_768)
+    assert full == pytest.approx(4 * 4096 * (21 * 32_768**2 / 2 + 21 * (4096 * 4096 / 2 + (32_768 - 4096) * 4096)))
+
+
+def test_ttft_at_128k_sums_the_chunked_prefill(kb):
+    # vLLM prefills a 131,072-token prompt in 16 chunks of its 8,192-token budget; each chunk is GEMMs
+    # (2 x 8,030,261,248 x 8,192 FLOPs at 989 TFLOPS x 0.70 x 0.9 = 211 ms, above the 6.7 ms weight read), its
+    # attention over everything before it, activation kernels (8,192 x 32 x 2 B x (16 x 4,096 + 4 x 14,336) at
+    # 3,350 GB/s x 0.72) and 32 x 10 us; + 10 ms fixed. The KV cache holds 131,072 x 131,072 B = 17.2 GB.
+    r = estimate_inference(kb, "llama-3.1-8b", "h100-sxm-80gb", input_tokens=131_072, output_tokens=1)
+    m = kb.models["llama-3.1-8b"]
+    rate = 989e12 * 0.70 * 0.9
+    gemm = 2 * 8_030_261_248 * 8192 / rate
+    io = 8192 * 32 * 2 * (16 * 4096 + 4 * 14336) / (3350e9 * 0.72)
+    ttft = sum(gemm + _prefill_attention_flops(m, 4096, 8192 * i, 8192) / rate + io + 32 * 10e-6 for i in range(16))
+    assert r.ttft_s == pytest.approx(ttft + 0.010, rel=1e-6)
+    assert 5 < r.ttft_s < 15
+    assert r.memory.kv_cache_gb == pytest.approx(131_073 * 131_072 / 1e9, rel=1e-9)
