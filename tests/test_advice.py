@@ -12,7 +12,7 @@ import pytest
 
 from bot.advice.advise import advise
 from bot.advice.conversation import respond_to
-from bot.estimation import estimate_inference
+from bot.estimation import estimate_inference, serving_workload
 from bot.parsing.parser import parse_question
 from bot.render.compose import compose
 
@@ -89,10 +89,12 @@ def test_users_served_answers_the_capacity(kb):
     a = ask(kb, "mixtral 8x7b awq on a single a100 40g - how many concurrent users at 4k ctx?")
     assert a.headline.code == "users_served"
     o = a.options[a.recommendation]
-    # the estimator at that configuration: the capacity holds in memory and still gives 10 tokens/s each
+    # the estimator at that configuration, chat turns on 4k conversations (serving_workload): the capacity
+    # holds in memory and still gives 10 tokens/s each
     per_replica = o.max_users // o.replicas
     e = estimate_inference(kb, "mixtral-8x7b", "a100-sxm-40gb", count=o.tensor_parallel, precision=o.precision,
-                           context_tokens=4096, batch_size=per_replica, tensor_parallel=o.tensor_parallel)
+                           batch_size=per_replica, tensor_parallel=o.tensor_parallel,
+                           **serving_workload(kb, 4096).estimate_kwargs())
     assert e.fits and e.max_batch_size >= per_replica
     assert e.throughput_tokens_per_s / per_replica >= 10.0
 

@@ -31,11 +31,13 @@ from bot.estimation import (
     EstimationError,
     FinetuneEstimate,
     InferenceEstimate,
+    ServingWorkload,
     TrainingEstimate,
     efficiency_for,
     estimate_finetune,
     estimate_inference,
     estimate_training,
+    serving_workload,
     usable_memory_gb,
     valid_tp_degrees,
     weight_bytes,
@@ -48,6 +50,7 @@ from bot.pricing.offers import Placement, best_placement
 __all__ = [
     "GpuChoice",
     "ServingLoad",
+    "workload_of",
     "ServingPlan",
     "candidate_gpus",
     "cost_per_million_tokens",
@@ -215,8 +218,11 @@ class ServingLoad:
         per_user_given: the user gave that floor.
         total_tps: an aggregate output target, tokens/s, or ``None``.
         ttft_s: a time-to-first-token limit, s, or ``None``. tpot_ms: a time-per-token limit, ms.
-        context_tokens, input_tokens, output_tokens: per sequence.
+        context_tokens, input_tokens, output_tokens: per sequence, as the user stated them (``None``
+            when not stated; :func:`workload_of` fills them in).
         kv_precision: the KV-cache format fixed by the user, or ``None``.
+        worst_case: every request sends a fresh prompt filling the context (the user asked for it);
+            otherwise chat turns on a cached conversation (:func:`bot.estimation.serving_workload`).
     """
 
     users: int | None
@@ -229,6 +235,32 @@ class ServingLoad:
     input_tokens: int | None
     output_tokens: int | None
     kv_precision: str | None
+    worst_case: bool = False
+
+
+def workload_of(ctx: Context, load: ServingLoad) -> ServingWorkload:
+    """The per-request token counts the estimates use for ``load``: the stated ones, else a chat turn of
+    ``chat_new_prompt_tokens`` new prompt tokens on a cached conversation filling the context (the median of
+    production chat traces, efficiency.yaml), or a fresh full-context prompt when ``load.worst_case``.
+
+    Args:
+        ctx: the request context (its kb supplies the defaults).
+        load: the load being planned.
+
+    Returns:
+        :class:`~bot.estimation.ServingWorkload`; a stated prompt + output longer than the stated context
+        sizes the context for both (the estimator warns the same way).
+    """
+    key = ("workload", load.context_tokens, load.input_tokens, load.output_tokens, load.worst_case)
+    memo = _memo(ctx).estimates
+    if key not in memo:
+        try:
+            memo[key] = serving_workload(ctx.kb, load.context_tokens, load.input_tokens, load.output_tokens,
+                                         worst_case=load.worst_case)
+        except EstimationError:
+            memo[key] = serving_workload(ctx.kb, None, load.input_tokens, load.output_tokens,
+                                         worst_case=load.worst_case)
+    return memo[key]
 
 
 def serving_load(ctx: Context) -> ServingLoad:
@@ -253,7 +285,7 @@ def serving_load(ctx: Context) -> ServingLoad:
         out = q.output_tokens or int(efficiency_for(ctx.kb).c("default_output_tokens"))
         total = q.requests_per_s * out
         ctx.assume("rps_to_tps", requests_per_s=q.requests_per_s, output_tokens=out, target_tps=total)
-    if not given and not users and total is None and any(g.id for g in q.gpus):
+    if not given and not users and total is None and any(g.id for g in q.gpus) and "users_served" not in q.asks:
         # one user on hardware the user named: report its speed, do not fail it against a default floor
         per_user = 0.0
     elif not given:
@@ -264,7 +296,8 @@ def serving_load(ctx: Context) -> ServingLoad:
         ctx.assume("latency_as_ttft", latency_ms=q.latency_ms_max, percentile=q.latency_percentile)
     return ServingLoad(users=users, per_user_tps=per_user, per_user_given=given, total_tps=total, ttft_s=ttft,
                        tpot_ms=q.tpot_ms_max, context_tokens=q.context_tokens, input_tokens=q.input_tokens,
-                       output_tokens=q.output_tokens, kv_precision=q.kv_precision)
+                       output_tokens=q.output_tokens, kv_precision=q.kv_precision,
+                       worst_case=q.full_context_prompts)
 
 
 @dataclass
@@ -335,15 +368,15 @@ def _memo(ctx: Context) -> _Memo:
 def _estimate(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str, tp: int, pp: int, batch: int,
               load: ServingLoad) -> InferenceEstimate | None:
     """One replica (tp x pp GPUs) at ``batch`` sequences; ``None`` when the estimator refuses the layout."""
-    key = (model.id, gpu.id, gpu.memory_gb, precision, engine, tp, pp, batch, load.kv_precision,
-           load.context_tokens, load.input_tokens, load.output_tokens)
+    workload = workload_of(ctx, load)
+    key = (model.id, gpu.id, gpu.memory_gb, precision, engine, tp, pp, batch, load.kv_precision, workload)
     memo = _memo(ctx).estimates
     if key not in memo:
         try:
             memo[key] = estimate_inference(
                 ctx.kb, model, gpu, count=tp * pp, precision=precision, kv_precision=load.kv_precision,
-                context_tokens=load.context_tokens, input_tokens=load.input_tokens, output_tokens=load.output_tokens,
-                batch_size=batch, engine=engine, tensor_parallel=tp)
+                batch_size=batch, engine=engine, tensor_parallel=tp, pipeline_parallel=pp, replicas=1,
+                **workload.estimate_kwargs())
         except (EstimationError, AdvisorError):
             memo[key] = None
     return memo[key]

@@ -29,6 +29,7 @@ from bot.advice.planner import (
     precisions_for,
     serving_load,
     serving_option,
+    workload_of,
 )
 from bot.estimation import efficiency_for, estimate_inference, usable_memory_gb
 from bot.kb.schema import Model
@@ -247,15 +248,22 @@ def _table(options: list[Option]) -> Table:
 
 
 def _workload_notes(ctx: Context, load: ServingLoad) -> None:
-    q = ctx.query
-    eff = efficiency_for(ctx.kb)
+    """State the traffic model behind the figures: defaults taken, chat turns on a cached conversation or
+    the worst case of full prompts (see :func:`bot.advice.planner.workload_of`)."""
+    wl = workload_of(ctx, load)
     if load.context_tokens is None and load.input_tokens is None:
-        ctx.assume("default_context", context_tokens=int(eff.c("default_context_tokens")),
-                   output_tokens=load.output_tokens or int(eff.c("default_output_tokens")))
+        ctx.assume("default_context", context_tokens=wl.context_tokens, output_tokens=wl.output_tokens)
+    elif load.output_tokens is None:
+        ctx.assume("default_output", output_tokens=wl.output_tokens)
     if load.users is None and load.total_tps is None:
         ctx.assume("one_user")
-    if q.concurrent_users and not q.input_tokens:
-        ctx.assume("prompt_is_context")
+    if wl.assumption.kind == "chat_prefix_cached":
+        ctx.assume("workload_chat", context_tokens=wl.context_tokens, new_tokens=wl.new_prompt_tokens_per_request,
+                   output_tokens=wl.output_tokens)
+        ctx.cite(wl.assumption.source)
+    elif wl.assumption.kind == "worst_case_full_prompt":
+        ctx.assume("workload_full_prompt", input_tokens=wl.input_tokens, context_tokens=wl.context_tokens,
+                   output_tokens=wl.output_tokens)
 
 
 def _assumptions_of(ctx: Context, model: Model, o: Option) -> None:
@@ -286,7 +294,8 @@ def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: Se
                                       ServingLoad(**{**load.__dict__, "users": None, "total_tps": None}),
                                       count=count, objective="capacity"))
         working = [p for p in plans if p.capacity > 0]
-        best = max(working, key=lambda p: p.capacity) if working else _best(plans)
+        # most users among the formats that keep quality; 4-bit only when the user asked for it or nothing else fits
+        best = min(working, key=lambda p: (quality_tier(p.precision), -p.capacity)) if working else _best(plans)
         if best is not None:
             opt = serving_option(ctx, best)
             opt.max_users = best.capacity
@@ -298,7 +307,7 @@ def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: Se
         o = options[rec]
         _assumptions_of(ctx, model, o)
         headline = note("users_served", config=config(o), model_name=model_label(model), max_users=o.max_users,
-                        per_user_tps=load.per_user_tps, context_tokens=_context_of(ctx, model, o),
+                        per_user_tps=load.per_user_tps, context_tokens=workload_of(ctx, load).context_tokens,
                         kv_gb=o.kv_cache_gb, total_tps=o.throughput_tps, ttft_s=o.ttft_s)
     elif options:
         headline = note("users_served_none", config=config(options[0]), model_name=model_label(model),
@@ -312,12 +321,6 @@ def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: Se
     return ctx.answer(title=note("title_users_served", model_name=model_label(model)), headline=headline, details=details,
                       options=options, recommendation=rec, table=_table(options),
                       actions=next_actions(ctx, options[rec] if rec is not None else None))
-
-
-def _context_of(ctx: Context, model: Model, o: Option) -> int:
-    q = ctx.query
-    eff = efficiency_for(ctx.kb)
-    return q.context_tokens or ((q.input_tokens or 0) + (q.output_tokens or 0)) or int(eff.c("default_context_tokens"))
 
 
 # --------------------------------------------------------------------------- several models or precisions
