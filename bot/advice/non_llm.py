@@ -1,45 +1,291 @@
-"""Non-LLM models (Stable Diffusion/Flux, Whisper, embedding models): memory fit, and speed, time and cost
-where the sizing engine has a published basis for them (:mod:`bot.estimation`, when it offers
-``estimate_non_llm``)."""
+"""Non-LLM models: image generation (diffusion), transcription (Whisper-class), embeddings.
+
+For each GPU considered (the ones named, else the policy's ``non_llm`` candidates) the answer gives the
+memory fit and, where :mod:`bot.estimation.non_llm` has a published basis for the model, the rate
+(images/min, times real time, documents/s) and, for a stated job (images, audio hours, documents), its
+wall clock and cost at the price the user's constraints allow (providers, pricing model). A deadline
+sets the count: copies of the model run data-parallel, so ``ceil(hours on one GPU / deadline)`` GPUs.
+Without a named GPU the recommendation is the cheapest job (or the cheapest per unit when no job size is
+given) among the GPUs that hold the model.
+"""
 
 from __future__ import annotations
 
-from bot.advice.answer import Answer, Table
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label
-from bot.advice.options import next_actions
-from bot.advice.planner import candidate_gpus, place, price_of
-from bot.estimation import efficiency_for, usable_memory_gb
-from bot.kb.schema import Model
+from bot.advice.options import caveats, config, next_actions
+from bot.advice.planner import GpuChoice, candidate_gpus, place, price_of
+from bot.errors import AdvisorError
+from bot.estimation import (
+    EmbeddingEstimate,
+    ImageEstimate,
+    TranscriptionEstimate,
+    efficiency_for,
+    estimate_embeddings,
+    estimate_images,
+    estimate_transcription,
+    usable_memory_gb,
+)
+from bot.kb.schema import Gpu, Model
 from bot.notes import note
 
-__all__ = ["answer_non_llm"]
+__all__ = ["answer_non_llm", "task_of"]
 
 #: Activation and workspace headroom over the fp16 weights for diffusion and speech models (UNet/DiT
 #: activations at 1024px and Whisper's 30 s windows stay within ~20% of the weights in fp16; stated).
 ACTIVATION_HEADROOM = 0.2
 
+Task = Literal["images", "transcription", "embeddings"]
+_Estimate = ImageEstimate | TranscriptionEstimate | EmbeddingEstimate
+
+#: The rate column of each task's table and the Option field it comes from.
+_RATE = {"images": "images_per_min", "transcription": "x_realtime", "embeddings": "docs_per_s"}
+
+
+def task_of(ctx: Context, model: Model) -> Task | None:
+    """Which estimator covers ``model``: ``images`` (a diffusion compute entry in efficiency.yaml),
+    ``transcription`` (a speech shape entry), ``embeddings`` (an encoder with layers and hidden size), or
+    ``None`` (memory only)."""
+    nl = efficiency_for(ctx.kb).non_llm
+    if model.id in nl.diffusion.models:
+        return "images"
+    if model.id in nl.speech.models:
+        return "transcription"
+    if model.num_hidden_layers and model.hidden_size:
+        return "embeddings"
+    return None
+
+
+@dataclass
+class _Row:
+    choice: GpuChoice
+    count: int
+    need_gb: float
+    usable_gb: float
+    est: _Estimate | None
+    option: Option
+
+
+def _need_gb(ctx: Context, model: Model, precision: str = "fp16") -> tuple[float, float]:
+    """(weights GB in ``precision``, GB needed: weights x (1 + headroom) + the CUDA context); the weights
+    scale from the published fp16 size by the format's bytes per weight (efficiency.yaml)."""
+    eff = efficiency_for(ctx.kb)
+    weights = (model.typical_fp16_weight_gb or model.params_total_b * 2) * \
+        eff.weight_format(precision)[1].bytes_per_weight / 2
+    return weights, weights * (1 + ACTIVATION_HEADROOM) + eff.c("cuda_context_gb")
+
+
+def _precisions(ctx: Context, gpu: Gpu) -> list[str]:
+    """The weight formats tried, in order: the user's, else fp16 and then an 8-bit format the GPU runs
+    natively (FP8 from Ada/Hopper, INT8 before) for models whose 16-bit weights do not fit, then 4-bit NF4
+    (bitsandbytes, as diffusers and the FLUX community run it on 12 GB cards)."""
+    if ctx.query.precisions:
+        return ctx.query.precisions[:1]
+    return ["fp16", "fp8" if gpu.supports("fp8") else "int8", "nf4"]
+
+
+def _estimate(ctx: Context, task: Task, model: Model, gpu: Gpu, count: int, price: float | None,
+              precision: str) -> _Estimate:
+    """One estimate for ``count`` copies on ``gpu`` at ``price`` USD/GPU-h (the job's size from the question).
+
+    Raises:
+        AdvisorError: the estimator refuses (unknown engine or precision, no figures for the model).
+    """
+    q = ctx.query
+    common = {"count": count, "price_per_gpu_hour": price, "precision": precision}
+    if q.engine:
+        common["engine"] = q.engine
+    if task == "images":
+        w, h = (q.resolution or [None, None])[:2]
+        return estimate_images(ctx.kb, model, gpu, width=w, height=h, steps=q.image_steps,
+                               batch_size=q.batch_size or 1, images=q.images, **common)
+    if task == "transcription":
+        return estimate_transcription(ctx.kb, model, gpu, audio_hours=q.audio_hours,
+                                      batch_size=q.batch_size or 1, **common)
+    return estimate_embeddings(ctx.kb, model, gpu, documents=q.documents,
+                               tokens_per_document=int(q.tokens_per_item or 512), **common)
+
+
+def _job_given(ctx: Context, task: Task) -> bool:
+    q = ctx.query
+    return bool({"images": q.images, "transcription": q.audio_hours, "embeddings": q.documents}[task])
+
+
+def _row(ctx: Context, task: Task | None, model: Model, choice: GpuChoice) -> _Row:
+    """Estimate ``model`` on one GPU choice: the count fixed, else one, else what the deadline needs."""
+    q = ctx.query
+    eff = efficiency_for(ctx.kb)
+    usable = usable_memory_gb(eff, choice.gpu)
+    tried = _precisions(ctx, choice.gpu)
+    fitting = [p for p in tried if _need_gb(ctx, model, p)[1] <= usable]
+    precision = fitting[0] if fitting else tried[-1]
+    need = _need_gb(ctx, model, precision)[1]
+    count = choice.count or 1
+    est = None
+    price = price_of(ctx, place(ctx, choice.gpu, count, 1))
+    if task is not None and need <= usable:
+        try:
+            est = _estimate(ctx, task, model, choice.gpu, count, price.price_per_gpu_hour_usd if price else None,
+                            precision)
+            if choice.count is None and q.deadline_hours and est.hours and est.hours > q.deadline_hours:
+                count = math.ceil(est.hours / q.deadline_hours)
+                price = price_of(ctx, place(ctx, choice.gpu, count, 1))
+                est = _estimate(ctx, task, model, choice.gpu, count,
+                                price.price_per_gpu_hour_usd if price else None, precision)
+        except AdvisorError as exc:
+            ctx.warn("estimate_refused", reason=str(exc))
+            est = None
+    opt = Option(model=model.id, model_name=model_label(model), gpu=choice.gpu.id, gpu_name=choice.gpu.name,
+                 gpu_count=count, precision=est.precision if est else precision, engine=est.engine if est else None,
+                 fits=need <= usable, memory_total_gb=need, usable_gb=usable, price=price,
+                 wall_clock_hours=est.hours if est else None, gpu_hours=est.gpu_hours if est else None,
+                 duration_hours=est.hours if est else None)
+    if est is not None and est.hours and price is not None:
+        # the rental in whole instances: idle GPUs of an instance are paid too
+        opt.total_cost_usd = price.price_per_hour_usd * est.hours
+    if q.deadline_hours and est is not None and est.hours:
+        opt.meets = est.hours <= q.deadline_hours * 1.000001
+    else:
+        opt.meets = opt.fits
+    if not opt.fits:
+        opt.rejection = note("reject_memory", need_gb=need, usable_gb=usable)
+    elif opt.meets is False:
+        opt.rejection = note("reject_deadline", hours=est.hours if est else None, deadline_hours=q.deadline_hours)
+    return _Row(choice, count, need, usable, est, opt)
+
+
+def _rate(task: Task | None, est: _Estimate | None) -> float | None:
+    if est is None or task is None:
+        return None
+    if task == "images":
+        return est.images_per_minute
+    if task == "transcription":
+        return est.speed_x_realtime
+    return est.documents_per_s
+
+
+def _unit_cost(row: _Row, task: Task | None) -> float:
+    """USD per unit of work (per image, per audio hour, per document) at the option's price; inf when unknown."""
+    rate = _rate(task, row.est)
+    price = row.option.price
+    if not rate or price is None:
+        return math.inf
+    per_hour_units = {"images": rate * 60, "transcription": rate * row.count, "embeddings": rate * 3600}[task]
+    return price.price_per_hour_usd / per_hour_units
+
+
+def _headline(ctx: Context, task: Task | None, model: Model, row: _Row) -> object:
+    q = ctx.query
+    o, e = row.option, row.est
+    name = model_label(model)
+    cfg = config(o, with_precision=o.precision not in (None, "fp16", "bf16"))
+    if e is None or _rate(task, e) is None:
+        return note("non_llm_memory_headline", model_name=name, need_gb=row.need_gb, fits=[o.gpu_name] if o.fits else [],
+                    precision=o.precision if o.precision not in ("fp16", "bf16") else None)
+    if task == "images":
+        if q.images:
+            return note("images_job", config=cfg, model_name=name, images=q.images, resolution=f"{e.width}x{e.height}",
+                        steps=e.steps, hours=e.hours, total_usd=o.total_cost_usd, images_per_minute=e.images_per_minute)
+        return note("images_rate", config=cfg, model_name=name, images_per_minute=e.images_per_minute,
+                    resolution=f"{e.width}x{e.height}", steps=e.steps, per_image_s=e.seconds_per_image)
+    if task == "transcription":
+        if q.audio_hours:
+            return note("transcribe_job", config=cfg, model_name=name, audio_hours_n=q.audio_hours, hours=e.hours,
+                        speed_x=e.speed_x_realtime, total_usd=o.total_cost_usd)
+        return note("transcribe_rate", config=cfg, model_name=name, speed_x=e.speed_x_realtime,
+                    per_audio_hour_s=e.seconds_per_audio_hour)
+    if q.documents:
+        return note("embed_job", config=cfg, model_name=name, documents=q.documents, per_item_tokens=e.tokens_per_document,
+                    hours=e.hours, total_usd=o.total_cost_usd, documents_per_second=e.documents_per_s)
+    return note("embed_rate", config=cfg, model_name=name, throughput_tps=e.tokens_per_s,
+                documents_per_second=e.documents_per_s,
+                per_item_tokens=e.tokens_per_document)
+
 
 def answer_non_llm(ctx: Context, model: Model) -> Answer:
-    """Memory fit of a non-LLM model on the GPUs named (or common inference GPUs), with their prices."""
-    eff = efficiency_for(ctx.kb)
-    weights = model.typical_fp16_weight_gb or model.params_total_b * 2
-    need = weights * (1 + ACTIVATION_HEADROOM) + eff.c("cuda_context_gb")
-    choices = candidate_gpus(ctx, "serving")[:6] if ctx.query.gpus else [
-        c for c in candidate_gpus(ctx, "serving") if c.gpu.id in ("l4-24gb", "rtx-4090-24gb", "a10g-24gb",
-                                                                   "a100-sxm-80gb", "h100-sxm-80gb")]
-    rows = []
-    for choice in choices:
-        usable = usable_memory_gb(eff, choice.gpu)
-        price = price_of(ctx, place(ctx, choice.gpu, choice.count or 1, 1))
-        rows.append([choice.gpu.name, usable, need, need <= usable, price.price_per_hour_usd if price else None])
+    """Memory fit, rate, wall clock and cost of a non-LLM model on the GPUs named (or the policy's candidates).
+
+    Args:
+        ctx: the request (its query gives the job: images with resolution and steps, audio hours, documents
+            with tokens each; a deadline; providers and pricing).
+        model: a ``non_llm`` model of the knowledge base.
+
+    Returns:
+        :class:`Answer` whose options are one per GPU (count set by the user or the deadline), recommended:
+        the GPU named first that fits, else the cheapest job (or unit) among those that fit.
+    """
+    q = ctx.query
+    task = task_of(ctx, model)
+    if task == "transcription" and q.audio_hours is None and q.duration_hours:
+        # "transcribe 200 hours": for a speech model a bare duration is the audio, not a rental length
+        q = ctx.query = q.model_copy(update={"audio_hours": q.duration_hours, "duration_hours": None})
+        ctx.assume("duration_as_audio", audio_hours_n=q.audio_hours)
+    choices = candidate_gpus(ctx, "non_llm")
+    fixed = any(c.fixed for c in choices)
+    rows = [_row(ctx, task, model, c) for c in choices[:8]]
+    weights, _ = _need_gb(ctx, model)
+    if fixed:
+        ordered = rows
+    else:
+        job = task is not None and _job_given(ctx, task)
+        ordered = sorted(rows, key=lambda r: (not r.option.meets, (r.option.total_cost_usd or math.inf) if job
+                                              else _unit_cost(r, task), r.count))
+    rec = next((i for i, r in enumerate(ordered) if r.option.meets), None)
+    for r in ordered[:3]:
+        caveats(ctx, r.option, r.choice.gpu)
     ctx.cite(*model.sources[:2])
-    ctx.assume("non_llm_memory", model_name=model_label(model), weights_gb=weights, headroom_pct=ACTIVATION_HEADROOM * 100)
-    ctx.lack("non_llm_speed_unknown", model_name=model_label(model))
-    fits = [r[0] for r in rows if r[3]]
-    return ctx.answer(title=note("title_non_llm", model_name=model_label(model)),
-                      headline=note("non_llm_memory_headline", model_name=model_label(model), need_gb=need, fits=fits),
-                      details=[note("non_llm_hint", hint=model.runtime_memory_hint)] if model.runtime_memory_hint
-                      else [],
-                      table=Table(columns=["gpu", "usable_gb", "need_gb", "fits", "usd_per_hour"], rows=rows),
+    ctx.assume("non_llm_memory", model_name=model_label(model), weights_gb=weights,
+               headroom_pct=ACTIVATION_HEADROOM * 100)
+    shown = ordered[rec] if rec is not None else (ordered[0] if ordered else None)
+    if task is None:
+        ctx.lack("non_llm_speed_unknown", model_name=model_label(model))
+    elif shown is not None and shown.est is not None:
+        if _rate(task, shown.est) is None:
+            ctx.lack("non_llm_no_peak", gpu_name=shown.option.gpu_name)
+        ctx.cite(*shown.est.sources)
+        ctx.assume("non_llm_engine", engine=shown.est.engine, precision=shown.est.precision)
+        if task == "images":
+            ctx.assume("images_denoise_only")
+        elif task == "transcription":
+            ctx.assume("transcribe_beam", beam=shown.est.beam_size,
+                       tokens_per_audio_second=shown.est.tokens_per_audio_second)
+        elif not q.tokens_per_item:
+            ctx.assume("embed_default_tokens", per_item_tokens=shown.est.tokens_per_document)
+        if shown.option.precision not in ("fp16", "bf16") and not q.precisions:
+            ctx.assume("non_llm_8bit", precision=shown.option.precision, gpu_name=shown.option.gpu_name,
+                       need16_gb=_need_gb(ctx, model)[1])
+        if not _job_given(ctx, task):
+            ctx.lack("non_llm_job_size", model_name=model_label(model))
+        if shown.count > 1 and shown.choice.count is None:
+            ctx.assume("non_llm_count_for_deadline", count=shown.count, deadline_hours=q.deadline_hours)
+    if shown is None:
+        headline = note("non_llm_memory_headline", model_name=model_label(model), need_gb=_need_gb(ctx, model)[1],
+                        fits=[])
+    elif rec is None and not shown.option.fits:
+        headline = note("non_llm_no_fit", model_name=model_label(model), need_gb=shown.need_gb,
+                        precision=shown.option.precision,
+                        gpus=[{"gpu_name": r.option.gpu_name, "usable_gb": r.usable_gb} for r in ordered[:3]])
+    else:
+        headline = _headline(ctx, task, model, shown)
+    rate_col = _RATE.get(task) if task else None
+    columns = ["config", "fits", "need_gb"] + ([rate_col, "wall_clock"] if rate_col else []) + [
+        "usd_per_hour", "total_usd"]
+    table_rows = []
+    for r in ordered:
+        row = [config(r.option, with_precision=r.option.precision not in (None, "fp16", "bf16")), r.option.fits,
+               r.need_gb]
+        if rate_col:
+            row += [_rate(task, r.est), r.est.hours if r.est else None]
+        row += [r.option.price_per_hour_usd, r.option.total_cost_usd]
+        table_rows.append(row)
+    details = [note("non_llm_hint", hint=model.runtime_memory_hint)] if model.runtime_memory_hint and task is None \
+        else []
+    return ctx.answer(title=note("title_non_llm", model_name=model_label(model)), headline=headline, details=details,
+                      options=[r.option for r in ordered], recommendation=rec,
+                      table=Table(columns=columns, rows=table_rows),
                       actions=next_actions(ctx, None, precision_switch=False))

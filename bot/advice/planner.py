@@ -103,7 +103,7 @@ def resolve_gpu(ctx: Context, mention: GpuMention) -> Gpu:
     return gpu
 
 
-def candidate_gpus(ctx: Context, section: Literal["serving", "training", "finetune"]) -> list[GpuChoice]:
+def candidate_gpus(ctx: Context, section: Literal["serving", "training", "finetune", "non_llm"]) -> list[GpuChoice]:
     """The GPUs named (fixed, with their counts), else the policy's candidates for this kind of work
     (``candidate_gpus_zh`` for questions in Chinese, which a team in mainland China can rent or buy)."""
     q = ctx.query

@@ -13,6 +13,7 @@ from __future__ import annotations
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
+from bot.advice.non_llm import answer_non_llm
 from bot.advice.options import caveats, config, next_actions
 from bot.advice.planner import (
     ServingLoad,
@@ -52,7 +53,10 @@ def _limit_usd(ctx: Context) -> tuple[float | None, bool]:
 def answer(ctx: Context) -> Answer:
     """Answer a recommendation (see the module docstring)."""
     q = ctx.query
-    models = [m for m in resolve_models(ctx) if m.kind == "llm"]
+    every = resolve_models(ctx)
+    if every and all(m.kind != "llm" for m in every):
+        return answer_non_llm(ctx, every[0])
+    models = [m for m in every if m.kind == "llm"]
     limit, per_gpu = _limit_usd(ctx)
     if models and q.budget is not None and (q.workload in ("training", "finetune") or q.method):
         return _run_in_budget(ctx, models[0])

@@ -449,6 +449,13 @@ class FinetunePolicy(_Strict):
     candidate_gpus_zh: list[str] = Field(default_factory=list)
 
 
+class NonLlmPolicy(_Strict):
+    """GPUs tried for image generation, transcription and embeddings when the question names none."""
+
+    candidate_gpus: list[str]
+    candidate_gpus_zh: list[str] = Field(default_factory=list)
+
+
 class QuotePolicy(_Strict):
     """Quote defaults: hours priced when none are given, hours in a month."""
 
@@ -480,6 +487,7 @@ class Policy(_Strict):
     serving: ServingPolicy
     training: TrainingPolicy
     finetune: FinetunePolicy
+    non_llm: NonLlmPolicy
     quote: QuotePolicy
     memory: MemoryPolicy
     break_even: BreakEvenPolicy
@@ -487,7 +495,7 @@ class Policy(_Strict):
     def gpu_ids(self) -> list[tuple[str, str]]:
         """(section.field, GPU id) for every GPU the policy names, for the loader's cross-check."""
         out = []
-        for section in ("serving", "training", "finetune"):
+        for section in ("serving", "training", "finetune", "non_llm"):
             for name in ("candidate_gpus", "candidate_gpus_zh"):
                 out += [(f"{section}.{name}", g) for g in getattr(getattr(self, section), name)]
         return out

@@ -67,7 +67,7 @@ def compose(answer: Answer) -> Composed:
         price_dates = (price_dates + " " + r.say({"code": "cny_rate_used", "params": {
             "rate": answer.cny_per_usd, "rate_date": answer.cny_rate_date}})).strip()
     labels = {k: r.word(k) for k in ("assumptions", "sources", "try_for_example", "missing", "not_understood",
-                                     "more_rows_n")}
+                                     "more_rows_n", "more_rows_cli")}
     return Composed(
         language="zh" if r.zh else "en",
         title=r.say(answer.title),

@@ -57,7 +57,7 @@ def _layout(c: Composed, verbose: bool) -> str:
         out.append("")
         out.append(render_table(c.columns, rows))
         if len(c.rows) > len(rows):
-            out.append(f"(+{len(c.rows) - len(rows)} {c.labels['more_rows'] if 'more_rows' in c.labels else ''})".strip())
+            out.append("(" + c.labels.get("more_rows_cli", "+{n}").format(n=len(c.rows) - len(rows)) + ")")
     warnings = c.warnings if verbose else c.warnings[:3]
     if warnings:
         out.append("")
