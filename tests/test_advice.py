@@ -166,3 +166,14 @@ def test_chinese_question_gets_a_chinese_answer(kb):
     c = compose(a)
     assert c.language == "zh"
     assert "100" in c.headline and "用户" in c.headline
+
+
+def test_mainland_china_clouds_only_when_asked_in_chinese_or_named(kb):
+    # knowledge/prices/aws-china.yaml (market: china_mainland): g5.xlarge 1x A10G; AWS China rents only to
+    # companies with a mainland-China licence, so an English question gets AWS's g5.xlarge instead.
+    en = ask(kb, "A10G price per hour")
+    assert {o.price.provider for o in en.options} and "aws-china" not in {o.price.provider for o in en.options}
+    named = ask(kb, "A10G on aws china, price per hour")
+    assert named.options[named.recommendation].price.provider == "aws-china"
+    zh = ask(kb, "A10G 每小时多少钱")
+    assert "aws-china" in {o.price.provider for o in zh.options}

@@ -50,6 +50,7 @@ from bot.pricing.offers import Placement, best_placement
 __all__ = [
     "GpuChoice",
     "ServingLoad",
+    "excluded_providers",
     "workload_of",
     "ServingPlan",
     "candidate_gpus",
@@ -167,18 +168,29 @@ def engine_for(ctx: Context, gpu: Gpu, precision: str | None) -> str:
 def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None = None,
           provider: str | None = None) -> Placement | None:
     """The placement this answer prices ``count`` x ``gpu`` with: the user's providers and pricing model
-    when they named them, every TP group in one instance (:func:`bot.pricing.offers.best_placement`)."""
+    when they named them, every TP group in one instance (:func:`bot.pricing.offers.best_placement`);
+    mainland-China clouds (``market: china_mainland``) only for questions in Chinese or naming them."""
     q = ctx.query
     pricing = pricing or (q.pricing[0] if q.pricing else "on_demand")
     providers = [provider] if provider else (q.providers or [None])
     term = {"1y": 12, "3y": 36}.get(q.commitment_term or "") if pricing == "commitment" else None
+    exclude = excluded_providers(ctx)
     best = None
     for p in providers:
         found = best_placement(ctx.offers, gpu.id, count, today=ctx.today, group=max(1, min(group, 8)),
-                               pricing_model=pricing, provider=p, term_months=term)
+                               pricing_model=pricing, provider=p, term_months=term, exclude_providers=exclude)
         if found is not None and (best is None or found.price_per_hour_usd < best.price_per_hour_usd):
             best = found
     return best
+
+
+def excluded_providers(ctx: Context) -> frozenset[str]:
+    """Providers an answer does not offer unasked: clouds that rent only to mainland-China companies
+    (``market: china_mainland`` in knowledge/prices/) for a question not asked in Chinese and not naming them."""
+    if ctx.zh:
+        return frozenset()
+    return frozenset(pid for pid, pf in ctx.kb.providers.items()
+                     if pf.market == "china_mainland" and pid not in ctx.query.providers)
 
 
 def price_of(ctx: Context, placement: Placement | None) -> Price | None:

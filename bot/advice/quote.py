@@ -20,7 +20,7 @@ from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
 from bot.advice.options import caveats, config, next_actions, variant_notes
-from bot.advice.planner import candidate_gpus, place, price_of, resolve_gpu
+from bot.advice.planner import candidate_gpus, excluded_providers, place, price_of, resolve_gpu
 from bot.advice.runs import finetune_setups, finetune_table, training_runs, training_table, training_tokens
 from bot.kb.schema import Gpu
 from bot.notes import note
@@ -98,9 +98,11 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
     q = ctx.query
     providers = q.providers or ([mention.provider] if mention.provider and mention.instance_type else [])
     out: list[Option] = []
+    exclude = excluded_providers(ctx)
     for pricing in pricings:
         found = [p for p in all_placements(ctx.offers, gpu.id, count, today=ctx.today, group=min(count, 8),
-                                           pricing_model=pricing) if p.offer.condition is None or pricing != "on_demand"]
+                                           pricing_model=pricing)
+                 if (p.offer.condition is None or pricing != "on_demand") and p.offer.provider not in exclude]
         if pricing == "commitment" and q.commitment_term:
             months = {"1y": 12, "3y": 36}[q.commitment_term]
             found = [p for p in found if (p.offer.term_months or 0) == months or (

@@ -666,10 +666,16 @@ class InstanceShape(_Strict):
 
 
 class PriceFile(_Strict):
-    """One provider's file in ``knowledge/prices/``: its offers and the instance sizes it rents."""
+    """One provider's file in ``knowledge/prices/``: its offers and the instance sizes it rents.
+
+    ``market``: ``global``, or ``china_mainland`` for clouds that rent only to customers with a mainland-China
+    business licence (AWS China's Beijing/Ningxia regions, domestic platforms); answers use those only for
+    questions asked in Chinese or naming the provider.
+    """
 
     provider: str
     provider_name: str
+    market: Literal["global", "china_mainland"] = "global"
     aliases: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     offers: list[PriceOffer]

@@ -661,7 +661,8 @@ def _candidates(rows: list[Offer], instances: int, region: str | None, term_mont
 def best_placement(table: OfferTable, gpu: str, gpus_needed: int, *, today: date, group: int = 1,
                    pricing_model: str = "on_demand", provider: str | None = None,
                    allow_split: bool = False, region: str | None = None,
-                   term_months: int | None = None) -> Placement | None:
+                   term_months: int | None = None, exclude_providers: frozenset[str] = frozenset()
+                   ) -> Placement | None:
     """The placement an answer prices a configuration with.
 
     Policy: offers with a ``condition`` (footnotes, minimum terms) are never chosen; whole groups in
@@ -681,6 +682,7 @@ def best_placement(table: OfferTable, gpu: str, gpus_needed: int, *, today: date
         allow_split: also consider groups split across instances (chosen only when nothing holds a group).
         region: only offers in this region, when given.
         term_months: commitments: only this term (12 or 36), when given; else any term.
+        exclude_providers: provider ids never chosen (e.g. mainland-China clouds for a user elsewhere).
 
     Returns:
         The :class:`Placement`, or ``None`` when no offer can supply the GPUs.
@@ -697,7 +699,7 @@ def best_placement(table: OfferTable, gpu: str, gpus_needed: int, *, today: date
         seen: set[tuple[bool, bool]] = set()
         for o in rows:  # cheapest first: the first offer of each (marketplace, stale) class is its best
             if o.condition is not None or (region is not None and not _region_ok(o, region)) or (
-                    term_months is not None and o.term_months != term_months):
+                    term_months is not None and o.term_months != term_months) or o.provider in exclude_providers:
                 continue
             stale = _is_stale(o, cutoffs)
             cls = (o.marketplace, stale)
