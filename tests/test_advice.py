@@ -177,3 +177,24 @@ def test_mainland_china_clouds_only_when_asked_in_chinese_or_named(kb):
     assert named.options[named.recommendation].price.provider == "aws-china"
     zh = ask(kb, "A10G 每小时多少钱")
     assert "aws-china" in {o.price.provider for o in zh.options}
+
+
+def test_a_comparison_uses_the_same_gpu_count_on_both_sides(kb):
+    # Llama 2 70B fp16 = 138 GB of weights: two 80 GB GPUs hold it on either side (gpus.yaml: 80 GB each), so
+    # both speed rows use 2 GPUs even where the cheapest A100 rental is an 8-GPU instance.
+    a = ask(kb, "H100 vs A100 for Llama 2 70B")
+    speed_rows = a.options[:2]
+    assert {o.gpu for o in speed_rows} == {"h100-sxm-80gb", "a100-sxm-80gb"}
+    assert [o.gpu_count for o in speed_rows] == [2, 2]
+    assert a.headline.code == "compare_decode"
+    # bandwidth ratio 3,350 / 2,039 GB/s = 1.64 (gpus.yaml); the speed ratio stays within 10% of it
+    assert a.headline.params["bw_ratio_x"] == pytest.approx(3350 / 2039, rel=1e-3)
+    assert a.headline.params["ratio_x"] == pytest.approx(3350 / 2039, rel=0.1)
+
+
+def test_a_compute_bound_decode_is_not_explained_by_bandwidth(kb):
+    # H20: 148 dense TFLOPS for 4.0 TB/s; Hopper tensor cores pad a batch of 1 to 64 rows (efficiency.yaml
+    # tensor_core_tile_tokens), so its decode is compute-bound and the bandwidth ratio is not the reason.
+    a = ask(kb, "H20 vs H800 for qwen2.5 72b inference")
+    assert a.headline.params["bw_ratio_x"] is None
+    assert a.headline.params["compute_bound_gpu"] == "H20"

@@ -14,7 +14,7 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
-from bot.advice.options import caveats, config, next_actions, variant_notes
+from bot.advice.options import caveats, config, next_actions, quality_tier, variant_notes
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
@@ -61,16 +61,38 @@ def answer(ctx: Context) -> Answer:
     return _serving(ctx, model, choices)
 
 
+def _common_count(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoad) -> int | None:
+    """The GPU count a like-for-like comparison uses when the user fixed none: the largest of the fewest
+    GPUs each type needs for the model (so every side holds it), or ``None`` when a count is fixed."""
+    if any(c.count for c in choices):
+        return None
+    counts = []
+    for c in choices:
+        precision = precisions_for(ctx, model, c.gpu)[0][0]
+        p = plan_serving(ctx, model, c.gpu, precision, load, whole_instance=False)
+        if p.meets:
+            counts.append(p.count)
+    return max(counts) if counts else None
+
+
 def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     q = ctx.query
     load = serving_load(ctx)
     single = ServingLoad(**{**load.__dict__, "users": load.users or 1, "total_tps": None})
     rows: list[tuple[Option, Option | None]] = []
+    compute_bound: dict[str, bool] = {}
+    common = _common_count(ctx, model, choices, single)
     for choice in choices:
         precisions = precisions_for(ctx, model, choice.gpu)
-        # the precision asked (or the model's native one) for the like-for-like speed row
-        speed_plan = plan_serving(ctx, model, choice.gpu, precisions[0][0], single, count=choice.count)
+        # the precision asked (or the model's native one) for the like-for-like speed row, on the same
+        # number of GPUs where the user fixed none
+        speed_plan = plan_serving(ctx, model, choice.gpu, precisions[0][0], single, count=choice.count or common,
+                                  whole_instance=False)
+        if not speed_plan.meets and choice.count is None and common is not None:
+            speed_plan = plan_serving(ctx, model, choice.gpu, precisions[0][0], single, whole_instance=False)
         speed = serving_option(ctx, speed_plan)
+        br = speed_plan.est.decode_breakdown if speed_plan.est is not None else None
+        compute_bound[choice.gpu.id] = bool(br and br.compute_ms > br.weights_ms + br.kv_cache_ms)
         cheap = _cheapest_per_token(ctx, model, choice, precisions, load) if not load.users else None
         rows.append((speed, cheap))
     speeds = [s for s, _ in rows]
@@ -86,7 +108,11 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
                           fast_tps=fast.decode_tps, slow_tps=slow.decode_tps,
                           same_count=fast.gpu_count == slow.gpu_count,
                           bw_ratio_x=(ga.memory_bandwidth_gb_s / gb.memory_bandwidth_gb_s)
-                          if ga and gb and fast.gpu_count == slow.gpu_count else None)
+                          if ga and gb and fast.gpu_count == slow.gpu_count and not (
+                              compute_bound.get(fast.gpu or "") or compute_bound.get(slow.gpu or "")) else None,
+                          compute_bound_gpu=next((g.name for g in (ga, gb) if g and compute_bound.get(g.id)), None),
+                          dense_tflops=next((g.dense_tflops.bf16 or g.dense_tflops.fp16 for g in (ga, gb)
+                                             if g and compute_bound.get(g.id)), None))
         if ga and gb and fast.ttft_s and slow.ttft_s:
             details.append(note("compare_prefill", fast=ga.name if slow.ttft_s > fast.ttft_s else gb.name,
                                 ratio_x=max(slow.ttft_s / fast.ttft_s, fast.ttft_s / slow.ttft_s),
@@ -101,7 +127,8 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         cost_line = note("compare_cost", cheap=config(cheap), dear=config(dear),
                          cheap_usd=cheap.cost_per_million_tokens_usd, dear_usd=dear.cost_per_million_tokens_usd,
                          ratio_x=dear.cost_per_million_tokens_usd / cheap.cost_per_million_tokens_usd,
-                         per_user_tps=load.per_user_tps)
+                         per_user_tps=load.per_user_tps if load.per_user_given
+                         else ctx.policy.serving.min_tokens_per_s_per_user.value)
         if headline is None:
             headline = cost_line
         else:
@@ -128,8 +155,10 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
 
 
 def _cheapest_per_token(ctx: Context, model: Model, choice: GpuChoice, precisions, load: ServingLoad) -> Option | None:
-    """The configuration of this GPU with the lowest $/1M tokens at full load (users at the per-user floor)."""
-    capacity_load = ServingLoad(**{**load.__dict__, "users": None, "total_tps": None})
+    """The configuration of this GPU with the lowest $/1M tokens at full load (users at the per-user floor),
+    among the formats that keep quality unless only 4-bit fits or the user asked for it."""
+    floor = load.per_user_tps if load.per_user_given else ctx.policy.serving.min_tokens_per_s_per_user.value
+    capacity_load = ServingLoad(**{**load.__dict__, "users": None, "total_tps": None, "per_user_tps": floor})
     best = None
     for precision, _ in precisions:
         base = plan_serving(ctx, model, choice.gpu, precision, ServingLoad(**{**load.__dict__, "users": 1,
@@ -144,8 +173,9 @@ def _cheapest_per_token(ctx: Context, model: Model, choice: GpuChoice, precision
                 continue
             opt = serving_option(ctx, plan)
             opt.max_users = plan.capacity
-            if opt.cost_per_million_tokens_usd and (best is None or opt.cost_per_million_tokens_usd
-                                                    < best.cost_per_million_tokens_usd):
+            if opt.cost_per_million_tokens_usd and (best is None or (
+                    quality_tier(opt.precision), opt.cost_per_million_tokens_usd)
+                    < (quality_tier(best.precision), best.cost_per_million_tokens_usd)):
                 best = opt
     return best
 

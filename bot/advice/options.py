@@ -15,7 +15,7 @@ from bot.estimation import efficiency_for
 from bot.kb.schema import Gpu
 from bot.notes import note
 
-__all__ = ["caveats", "config", "next_actions", "variant_notes"]
+__all__ = ["caveats", "config", "next_actions", "quality_tier", "variant_notes"]
 
 
 def config(opt: Option, *, with_model: bool = False, with_precision: bool = True) -> dict:
@@ -100,3 +100,13 @@ def next_actions(ctx: Context, opt: Option | None, *, precision_switch: bool = T
                               value=(f"{opt.gpu_count}张 {opt.gpu_name} 一周多少钱" if ctx.zh else
                                      f"how much for {opt.gpu_count}x {opt.gpu_name} for a week?")))
     return actions
+
+
+#: Weight formats that cost quality (4-bit and below): ranked after 16-bit and FP8 (near-lossless on models
+#: trained in bf16: NVIDIA TensorRT-LLM and vLLM FP8 results within ~1% on MMLU) unless the user asks for them.
+_LOSSY = ("int4", "awq", "gptq", "nf4", "q2", "q3", "q4", "iq", "fp4", "exl2")
+
+
+def quality_tier(precision: str | None) -> int:
+    """0 for formats that keep quality (16-bit, FP8, INT8), 1 for 4-bit and lower."""
+    return 1 if precision and precision.startswith(_LOSSY) else 0

@@ -478,7 +478,8 @@ def _layouts(model: Model, gpu: Gpu, precision: str, engine: str, kb, count: int
 
 
 def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: ServingLoad,
-                 count: int | None = None, objective: Literal["cheapest", "capacity"] = "cheapest") -> ServingPlan:
+                 count: int | None = None, objective: Literal["cheapest", "capacity"] = "cheapest",
+                 whole_instance: bool = True) -> ServingPlan:
     """Plan serving ``model`` on ``gpu`` in ``precision`` for ``load``.
 
     * With ``count`` fixed: the layout of that many GPUs that meets the load (users split evenly over
@@ -486,6 +487,8 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
     * Without: the fewest GPUs (cheapest when priced) that meet the load: users at the per-user floor,
       or the aggregate target (replicas x the largest batch that keeps the floor and the TTFT limit).
     * ``objective="capacity"``: with a fixed count, the layout serving the most users at the floor.
+    * ``whole_instance``: when the cheapest instance holds more GPUs than the plan needs (and they are
+      paid for), plan on all of them; comparisons turn it off to keep the GPU counts equal.
 
     Returns:
         The :class:`ServingPlan` (``meets`` False with a ``rejection`` when nothing works).
@@ -544,7 +547,7 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
         if objective == "capacity":
             return max(plans, key=lambda p: (p.capacity, p.per_user_tps or 0))
         best = min(plans, key=_plan_cost)
-        if count is None and best.placement is not None and best.placement.idle_gpus > 0:
+        if count is None and whole_instance and best.placement is not None and best.placement.idle_gpus > 0:
             # the instance holds more GPUs than the plan uses and they are paid for: use them all
             fuller = plan_serving(ctx, model, gpu, precision, load, count=best.placement.gpus_rented,
                                   objective=objective)

@@ -19,7 +19,7 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
-from bot.advice.options import caveats, config, next_actions, variant_notes
+from bot.advice.options import caveats, config, next_actions, quality_tier, variant_notes
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
@@ -115,16 +115,6 @@ def _best(plans: list[ServingPlan]) -> ServingPlan | None:
     fitting = [p for p in plans if p.est is not None and p.est.fits]
     pool = fitting or [p for p in plans if p.est is not None] or plans
     return max(pool, key=lambda p: (p.per_user_tps or 0)) if pool else None
-
-
-#: Weight formats that cost quality (4-bit and below): ranked after 16-bit and FP8 (near-lossless on models
-#: trained in bf16: NVIDIA TensorRT-LLM and vLLM FP8 results within ~1% on MMLU) unless the user asks for them.
-_LOSSY = ("int4", "awq", "gptq", "nf4", "q2", "q3", "q4", "iq", "fp4", "exl2")
-
-
-def quality_tier(precision: str | None) -> int:
-    """0 for formats that keep quality (16-bit, FP8, INT8), 1 for 4-bit and lower."""
-    return 1 if precision and precision.startswith(_LOSSY) else 0
 
 
 def _plan_key(p: ServingPlan) -> tuple:
