@@ -198,3 +198,24 @@ def test_a_compute_bound_decode_is_not_explained_by_bandwidth(kb):
     a = ask(kb, "H20 vs H800 for qwen2.5 72b inference")
     assert a.headline.params["bw_ratio_x"] is None
     assert a.headline.params["compute_bound_gpu"] == "H20"
+
+
+def test_vram_for_a_full_fine_tune_states_the_memory_first(kb):
+    # Mixed-precision Adam: 2 (bf16 weights) + 2 (grads) + 12 (fp32 master + 2 moments) = 16 bytes/param
+    # (ZeRO paper, Rajbhandari et al. 2020); Llama 2 13B has 13.0B parameters (models.yaml): 26 + 26 + 156 GB.
+    a = ask(kb, "how much vram for full fine-tune of llama 2 13b")
+    assert a.headline.code == "finetune_memory"
+    p = a.headline.params
+    assert p["weights_gb"] == pytest.approx(26.0, rel=0.01)
+    assert p["gradients_gb"] == pytest.approx(26.0, rel=0.01)
+    assert p["optimizer_gb"] == pytest.approx(156.2, rel=0.01)
+    assert p["total_gb"] > 208
+
+
+def test_fine_tune_examples_become_tokens(kb):
+    # 10k examples x policy default_tokens_per_example 1,000 = 10M tokens (knowledge/policy.yaml)
+    a = ask(kb, "QLoRA llama 3 8b on one A100 80GB, how long for 10k samples")
+    assert a.headline.code == "finetune_time"
+    assert a.headline.params["tokens_tokens"] == 10_000 * 1_000
+    b = ask(kb, "QLoRA llama 3 8b on one A100 80GB, how long for 10k samples of 2k tokens each, 3 epochs")
+    assert b.headline.params["tokens_tokens"] == 10_000 * 2_000 * 3

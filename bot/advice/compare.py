@@ -24,7 +24,14 @@ from bot.advice.planner import (
     serving_load,
     serving_option,
 )
-from bot.advice.runs import finetune_setups, finetune_table, training_runs, training_table, training_tokens
+from bot.advice.runs import (
+    finetune_setups,
+    finetune_table,
+    finetune_tokens,
+    training_runs,
+    training_table,
+    training_tokens,
+)
 from bot.advice.specs import ratio_facts, spec_table
 from bot.kb.schema import Model
 from bot.notes import note
@@ -216,10 +223,7 @@ def _training(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
 
 
 def _finetune(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
-    q = ctx.query
-    tokens = q.training_tokens * (q.epochs or 1) if q.training_tokens else ctx.policy.finetune.default_tokens.value
-    if not q.training_tokens:
-        ctx.assume("default_finetune_tokens", tokens_tokens=tokens)
+    tokens = finetune_tokens(ctx)
     options = finetune_setups(ctx, model, tokens, choices)
     fitting = [o for o in options if o.fits and o.gpu_hours]
     by_method: dict[str, list[Option]] = {}

@@ -13,7 +13,10 @@ from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.options import caveats, config, next_actions, variant_notes
 from bot.advice.planner import candidate_gpus
-from bot.advice.runs import finetune_alternatives, finetune_setups, finetune_table
+from bot.advice.runs import finetune_alternatives, finetune_setups, finetune_table, finetune_tokens
+from bot.errors import AdvisorError
+from bot.estimation import EstimationError, estimate_finetune
+from bot.kb.schema import Model
 from bot.notes import note
 
 __all__ = ["answer"]
@@ -31,9 +34,7 @@ def answer(ctx: Context) -> Answer:
                           examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
     model = models[0]
     variant_notes(ctx)
-    tokens = q.training_tokens * (q.epochs or 1) if q.training_tokens else ctx.policy.finetune.default_tokens.value
-    if not q.training_tokens:
-        ctx.assume("default_finetune_tokens", tokens_tokens=tokens)
+    tokens = finetune_tokens(ctx)
     choices = candidate_gpus(ctx, "finetune")
     options = finetune_setups(ctx, model, tokens, choices)
     fixed = [c for c in choices if c.fixed]
@@ -50,6 +51,8 @@ def answer(ctx: Context) -> Answer:
         first = options[0]
         headline = note("finetune_fixed_fails", config=config(first), model_name=model_label(model),
                         mem_gb=first.memory_per_gpu_gb, usable_gb=first.usable_gb)
+    elif "memory" in q.asks and "time" not in q.asks:
+        headline = _memory_headline(ctx, model, o)
     elif "time" in q.asks or q.training_tokens:
         headline = note("finetune_time", config=config(o), model_name=model_label(model), tokens_tokens=tokens,
                         gpu_hours=o.gpu_hours, wall_hours=o.wall_clock_hours, total_usd=o.total_cost_usd,
@@ -66,6 +69,28 @@ def answer(ctx: Context) -> Answer:
     return ctx.answer(title=note("title_finetune", model_name=model_label(model)), headline=headline, details=details,
                       options=options, recommendation=rec, table=finetune_table(options),
                       actions=next_actions(ctx, o, precision_switch=False))
+
+
+def _memory_headline(ctx: Context, model: Model, o: Option):
+    """"How much VRAM": the memory of the method on one GPU (weights, gradients, optimizer states, activations,
+    from :func:`bot.estimation.estimate_finetune` unsharded, with the recommended setup's gradient
+    checkpointing), then the setup that holds it."""
+    gpu = ctx.kb.gpus.get((o.gpu or "").split("@")[0])
+    checkpointing = any(n.code == "gradient_checkpointing_used" for n in o.notes)
+    try:
+        one = estimate_finetune(ctx.kb, model, gpu, count=1, method=o.method or "full",
+                                seq_len=ctx.query.context_tokens, lora_rank=ctx.query.lora_rank or 16,
+                                micro_batch=ctx.query.batch_size or 1, gradient_checkpointing=checkpointing)
+    except (EstimationError, AdvisorError):
+        return note("finetune_fits", config=config(o), model_name=model_label(model), mem_gb=o.memory_per_gpu_gb,
+                    usable_gb=o.usable_gb)
+    m = one.memory
+    ctx.assume("finetune_memory_basis_checkpointed" if checkpointing else "finetune_memory_basis",
+               seq_len_tokens=one.seq_len, micro_batch=one.micro_batch)
+    return note("finetune_memory", method=o.method, model_name=model_label(model), total_gb=m.total_gb,
+                weights_gb=m.weights_gb, gradients_gb=m.gradients_gb, optimizer_gb=m.optimizer_gb,
+                activations_gb=m.activations_gb + m.overhead_gb, config=config(o), mem_gb=o.memory_per_gpu_gb,
+                usable_gb=o.usable_gb, sharding=o.sharding if o.gpu_count and o.gpu_count > 1 else None)
 
 
 def _pick(options: list[Option]) -> int | None:

@@ -21,7 +21,14 @@ from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
 from bot.advice.options import caveats, config, next_actions, variant_notes
 from bot.advice.planner import candidate_gpus, excluded_providers, place, price_of, resolve_gpu
-from bot.advice.runs import finetune_setups, finetune_table, training_runs, training_table, training_tokens
+from bot.advice.runs import (
+    finetune_setups,
+    finetune_table,
+    finetune_tokens,
+    training_runs,
+    training_table,
+    training_tokens,
+)
 from bot.kb.schema import Gpu
 from bot.notes import note
 from bot.parsing.query import GpuMention
@@ -227,9 +234,7 @@ def _provider_name(ctx: Context, provider: str) -> str:
 def _run_cost(ctx: Context, model) -> Answer:
     q = ctx.query
     if q.workload == "finetune" or q.method:
-        tokens = q.training_tokens * (q.epochs or 1) if q.training_tokens else ctx.policy.finetune.default_tokens.value
-        if not q.training_tokens:
-            ctx.assume("default_finetune_tokens", tokens_tokens=tokens)
+        tokens = finetune_tokens(ctx)
         options = finetune_setups(ctx, model, tokens, candidate_gpus(ctx, "finetune"))
         table = finetune_table(options)
     else:

@@ -25,7 +25,14 @@ from bot.advice.planner import (
     serving_load,
     serving_option,
 )
-from bot.advice.runs import finetune_setups, finetune_table, training_runs, training_table, training_tokens
+from bot.advice.runs import (
+    finetune_setups,
+    finetune_table,
+    finetune_tokens,
+    training_runs,
+    training_table,
+    training_tokens,
+)
 from bot.estimation import efficiency_for, estimate_inference
 from bot.kb.schema import Gpu, Model
 from bot.notes import note
@@ -130,7 +137,7 @@ def _run_in_budget(ctx: Context, model: Model) -> Answer:
     q = ctx.query
     budget = q.budget.amount
     if q.workload == "finetune" or q.method:
-        tokens = q.training_tokens or ctx.policy.finetune.default_tokens.value
+        tokens = finetune_tokens(ctx)
         options = finetune_setups(ctx, model, tokens)
         table = finetune_table(options)
     else:

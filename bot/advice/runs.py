@@ -38,6 +38,27 @@ def training_tokens(ctx: Context, model: Model) -> float:
     return tokens
 
 
+def finetune_tokens(ctx: Context) -> float:
+    """The tokens of a fine-tuning run: the user's tokens x epochs; else examples x tokens per example
+    (the user's, or the policy's ``default_tokens_per_example``) x epochs; else the policy's typical run.
+    Each default is stated as an assumption."""
+    q = ctx.query
+    pol = ctx.policy.finetune
+    epochs = q.epochs or 1
+    if q.training_tokens:
+        return q.training_tokens * epochs
+    if q.documents:
+        per = q.tokens_per_item or pol.default_tokens_per_example.value
+        tokens = q.documents * per * epochs
+        ctx.assume("finetune_tokens_from_examples" if q.tokens_per_item else "finetune_tokens_per_example_assumed",
+                   examples=q.documents, per_example_tokens=per, epochs=epochs if epochs != 1 else None,
+                   tokens_tokens=tokens)
+        return tokens
+    tokens = pol.default_tokens.value * epochs
+    ctx.assume("default_finetune_tokens", tokens_tokens=tokens)
+    return tokens
+
+
 def training_precision(ctx: Context, gpu: Gpu) -> str:
     """bf16 unless the user named fp8/fp16/fp32; fp16 on GPUs without bf16 (V100, T4)."""
     fixed = next((p for p in ctx.query.precisions if p in ("bf16", "fp16", "fp8", "fp32")), None)

@@ -444,6 +444,7 @@ class FinetunePolicy(_Strict):
     """Fine-tuning defaults: tokens when none are given, GPU counts and GPUs tried."""
 
     default_tokens: Sourced
+    default_tokens_per_example: Sourced
     counts: list[PositiveInt]
     candidate_gpus: list[str]
     candidate_gpus_zh: list[str] = Field(default_factory=list)
