@@ -219,3 +219,15 @@ def test_fine_tune_examples_become_tokens(kb):
     assert a.headline.params["tokens_tokens"] == 10_000 * 1_000
     b = ask(kb, "QLoRA llama 3 8b on one A100 80GB, how long for 10k samples of 2k tokens each, 3 epochs")
     assert b.headline.params["tokens_tokens"] == 10_000 * 2_000 * 3
+
+
+def test_cheapest_quote_leads_with_the_lowest_total(kb):
+    # knowledge/prices: 8x H100 SXM for 168 h - Vast.ai 8x-H100_SXM-32-65536 $17.07/h (undated catalog row) =
+    # $2,867.76, below Lambda's dated $31.92/h = $5,362.56, which follows as the cheapest dated price.
+    a = ask(kb, "cheapest way to get 8 H100s for a week")
+    assert a.headline.code == "quote_one" and a.headline.params["provider"] == "Vast.ai"
+    assert a.headline.params["total_usd"] == pytest.approx(168 * 17.07)
+    totals = [o.total_cost_usd for o in a.options if not o.changes]
+    assert totals == sorted(totals)
+    assert a.details[0].code == "quote_cheapest_list" and a.details[0].params["provider"] == "Lambda"
+    assert a.details[0].params["total_usd"] == pytest.approx(168 * 31.92)

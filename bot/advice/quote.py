@@ -83,12 +83,16 @@ def _hardware(ctx: Context) -> Answer:
         if not (mention.count or q.gpu_count):
             ctx.assume("count_assumed_one", gpu_name=gpu.name)
         rows = _rows(ctx, gpu, count, mention, pricings, hours)
+        if "cheapest" in q.asks:
+            # "cheapest": the lowest total first, marketplace and undated rows included (their caveats are said)
+            rows.sort(key=lambda o: (bool(o.changes), o.total_cost_usd if o.total_cost_usd is not None else 1e18))
         options += rows
         headline_groups.append((gpu, count, rows, mention))
     shown = _shown(ctx, options)
     for o in shown[:4]:
         caveats(ctx, o)
     headline = _headline(ctx, headline_groups, hours)
+    details = _cheapest_list_price(ctx, headline_groups) if "cheapest" in q.asks else []
     table = Table(columns=["config", "provider", "instance", "pricing", "usd_per_hour", "usd_per_gpu_hour",
                            "total_usd", "as_of"],
                   rows=[[config(o, with_precision=False), o.price.provider_name, _instance_label(o), _pricing_label(o),
@@ -96,8 +100,25 @@ def _hardware(ctx: Context) -> Answer:
                         for o in shown if o.price])
     return ctx.answer(title=note("title_quote", items=[config(o, with_precision=False) for o in
                                                        _first_per_gpu(options)], hours=hours),
-                      headline=headline, options=shown, recommendation=0 if shown else None, table=table,
-                      actions=next_actions(ctx, None, precision_switch=False, show_all=len(options) > len(shown)))
+                      headline=headline, details=details, options=shown, recommendation=0 if shown else None,
+                      table=table, actions=next_actions(ctx, None, precision_switch=False,
+                                                        show_all=len(options) > len(shown)))
+
+
+def _cheapest_list_price(ctx: Context, groups) -> list:
+    """When the cheapest row is an undated or stale price: the cheapest current dated price too."""
+    out = []
+    for _gpu, _count, rows, _mention in groups:
+        asked = [r for r in rows if not r.changes and r.price]
+        if not asked or not (asked[0].price.stale or asked[0].price.as_of is None):
+            continue
+        listed = next((r for r in asked if not r.price.stale and r.price.as_of is not None), None)
+        if listed is not None:
+            out.append(note("quote_cheapest_list", config=config(listed, with_precision=False),
+                            provider=listed.price.provider_name, instance=listed.price.instance_type,
+                            price_usd=listed.price.price_per_hour_usd, total_usd=listed.total_cost_usd,
+                            as_of=listed.price.as_of.isoformat()))
+    return out
 
 
 def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: list[str], hours: float) -> list[Option]:
