@@ -231,3 +231,15 @@ def test_cheapest_quote_leads_with_the_lowest_total(kb):
     assert totals == sorted(totals)
     assert a.details[0].code == "quote_cheapest_list" and a.details[0].params["provider"] == "Lambda"
     assert a.details[0].params["total_usd"] == pytest.approx(168 * 31.92)
+
+
+def test_an_unknown_gpu_is_answered_by_its_stated_memory_not_replaced(kb):
+    # "rtx 2060" is not in gpus.yaml; its stated 6 GB = 6 x 2^30 / 10^9 x 0.99 (efficiency.yaml
+    # usable_memory_fraction_hbm) = 6.38 GB usable. Llama 3 8B int4 alone is ~5.7 GB of weights + KV + overhead.
+    a = ask(kb, "llama 3 8b on an rtx 2060 6gb")
+    assert a.headline.code == "unknown_gpu_fit"
+    assert a.headline.params["usable_gb"] == pytest.approx(6 * 2**30 / 1e9 * 0.99, rel=0.01)
+    assert not a.options  # no other card is offered as the answer
+    assert not any(w.code == "unknown_term" for w in a.warnings)
+    b = ask(kb, "price of an rtx 2060")
+    assert b.headline.code == "unknown_gpu" and b.headline.params["suggestions"]

@@ -10,7 +10,18 @@ import logging
 from collections.abc import Callable
 from datetime import date
 
-from bot.advice import compare, diagnose, finetune, help, quote, recommend, serving, spec, training
+from bot.advice import (
+    compare,
+    diagnose,
+    finetune,
+    help,
+    quote,
+    recommend,
+    serving,
+    spec,
+    training,
+    unknown_gpu,
+)
 from bot.advice.answer import Answer
 from bot.advice.context import Context
 from bot.kb.loader import KnowledgeBase
@@ -54,4 +65,7 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
     if query.config_error:
         return ctx.answer(title=note("title_config_error"), headline=note("config_error", reason=query.config_error),
                           details=[note("config_error_fix")], examples=["a 13B model, 40 layers, GQA 8"])
+    if unknown_gpu.applies(ctx):
+        # the GPU the user named is the question; it is never swapped for cards the knowledge base has
+        return unknown_gpu.answer(ctx)
     return ROUTES.get(query.intent, help.answer)(ctx)

@@ -34,7 +34,7 @@ from bot.estimation import (
 from bot.kb.schema import Gpu, Model
 from bot.notes import note
 
-__all__ = ["answer_non_llm", "task_of"]
+__all__ = ["answer_non_llm", "need_gb", "task_of"]
 
 #: Activation and workspace headroom over the fp16 weights for diffusion and speech models (UNet/DiT
 #: activations at 1024px and Whisper's 30 s windows stay within ~20% of the weights in fp16; stated).
@@ -71,7 +71,7 @@ class _Row:
     option: Option
 
 
-def _need_gb(ctx: Context, model: Model, precision: str = "fp16") -> tuple[float, float]:
+def need_gb(ctx: Context, model: Model, precision: str = "fp16") -> tuple[float, float]:
     """(weights GB in ``precision``, GB needed: weights x (1 + headroom) + the CUDA context); the weights
     scale from the published fp16 size by the format's bytes per weight (efficiency.yaml)."""
     eff = efficiency_for(ctx.kb)
@@ -122,9 +122,9 @@ def _row(ctx: Context, task: Task | None, model: Model, choice: GpuChoice) -> _R
     eff = efficiency_for(ctx.kb)
     usable = usable_memory_gb(eff, choice.gpu)
     tried = _precisions(ctx, choice.gpu)
-    fitting = [p for p in tried if _need_gb(ctx, model, p)[1] <= usable]
+    fitting = [p for p in tried if need_gb(ctx, model, p)[1] <= usable]
     precision = fitting[0] if fitting else tried[-1]
-    need = _need_gb(ctx, model, precision)[1]
+    need = need_gb(ctx, model, precision)[1]
     count = choice.count or 1
     est = None
     price = price_of(ctx, place(ctx, choice.gpu, count, 1))
@@ -228,7 +228,7 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
     choices = candidate_gpus(ctx, "non_llm")
     fixed = any(c.fixed for c in choices)
     rows = [_row(ctx, task, model, c) for c in choices[:8]]
-    weights, _ = _need_gb(ctx, model)
+    weights, _ = need_gb(ctx, model)
     if fixed:
         ordered = rows
     else:
@@ -258,13 +258,13 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
             ctx.assume("embed_default_tokens", per_item_tokens=shown.est.tokens_per_document)
         if shown.option.precision not in ("fp16", "bf16") and not q.precisions:
             ctx.assume("non_llm_8bit", precision=shown.option.precision, gpu_name=shown.option.gpu_name,
-                       need16_gb=_need_gb(ctx, model)[1])
+                       need16_gb=need_gb(ctx, model)[1])
         if not _job_given(ctx, task):
             ctx.lack("non_llm_job_size", model_name=model_label(model))
         if shown.count > 1 and shown.choice.count is None:
             ctx.assume("non_llm_count_for_deadline", count=shown.count, deadline_hours=q.deadline_hours)
     if shown is None:
-        headline = note("non_llm_memory_headline", model_name=model_label(model), need_gb=_need_gb(ctx, model)[1],
+        headline = note("non_llm_memory_headline", model_name=model_label(model), need_gb=need_gb(ctx, model)[1],
                         fits=[])
     elif rec is None and not shown.option.fits:
         headline = note("non_llm_no_fit", model_name=model_label(model), need_gb=shown.need_gb,

@@ -347,7 +347,8 @@ def _memory(ctx: Context, models: list[Model]) -> Answer:
     """How much memory: one row per model x precision (weights + KV cache at the context + overhead)."""
     q = ctx.query
     eff = efficiency_for(ctx.kb)
-    precisions = q.precisions or [None]
+    # no format asked: the released 16-bit weights, then 8-bit and 4-bit (what people actually deploy)
+    precisions = q.precisions or [None, "fp8", "int4"]
     context = q.context_tokens or int(eff.c("default_context_tokens"))
     users = q.concurrent_users or 1
     h100 = ctx.kb.gpus.get("h100-sxm-80gb")

@@ -141,6 +141,8 @@ class Renderer:
         if isinstance(value, dict):
             if "gpu_name" in value:
                 return self.config(value)
+            if "model_name" in value:
+                return self.fill(self.template("model_precision_item"), value)
             if "amount" in value and "currency" in value:
                 return self.money_in(value["amount"], value["currency"])
             return ", ".join(f"{k}={v}" for k, v in value.items())

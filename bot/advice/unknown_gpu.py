@@ -1,0 +1,103 @@
+"""Questions about a GPU the knowledge base does not have ("llama 3 8b on my rtx 2060 6gb").
+
+The named GPU is the user's constraint, so it is never replaced by other cards. With a memory size in the
+question the answer is what fits in that memory (weights + KV cache + overhead per weight format, the
+same memory model as every serving answer); speed is not estimated, as it needs the card's bandwidth and
+compute. Without one, the answer says the name is unknown, offers the closest names and asks for the
+memory. Other GPUs appear only as the suggestions the user can pick.
+"""
+
+from __future__ import annotations
+
+from bot.advice.answer import Answer, Table
+from bot.advice.context import Context
+from bot.advice.models import model_label, resolve_models
+from bot.advice.non_llm import need_gb as non_llm_need_gb
+from bot.errors import AdvisorError
+from bot.estimation import EstimationError, efficiency_for, estimate_inference
+from bot.estimation.common import GB, GIB
+from bot.kb.schema import Model
+from bot.notes import note
+
+__all__ = ["answer", "applies"]
+
+#: Intents whose answer is about the GPU the user named.
+_INTENTS = ("size_inference", "finetune", "quote", "recommend", "size_training")
+
+#: Weight formats a memory-fit answer walks through when the user fixed none: 16-bit, 8-bit, 4-bit.
+_PRECISIONS = ("native", "int8", "int4")
+_NON_LLM_PRECISIONS = ("fp16", "int8", "nf4")
+
+
+def applies(ctx: Context) -> bool:
+    """Whether the question names a GPU the knowledge base lacks and no GPU it has."""
+    q = ctx.query
+    return (q.intent in _INTENTS and not any(g.id in ctx.kb.gpus for g in q.gpus)
+            and any(t.kind == "gpu" for t in q.unknown_terms))
+
+
+def _usable_gb(ctx: Context, memory_gb: float) -> float:
+    """Usable GB of a card marketed with ``memory_gb`` (binary GiB, efficiency.yaml's HBM/GDDR-without-ECC
+    fraction, as :func:`bot.estimation.usable_memory_gb` uses for consumer cards)."""
+    return memory_gb * GIB / GB * efficiency_for(ctx.kb).c("usable_memory_fraction_hbm")
+
+
+def _need_gb(ctx: Context, model: Model, precision: str) -> tuple[str, float] | None:
+    """(format used, GB one GPU needs): weights + KV cache for the users at the context + overhead for an LLM;
+    weights + activation headroom for image, speech and embedding models (:mod:`bot.advice.non_llm`)."""
+    q = ctx.query
+    if model.kind != "llm":
+        try:
+            return precision, non_llm_need_gb(ctx, model, precision)[1]
+        except AdvisorError:
+            return None
+    ref = ctx.kb.gpus.get("h100-sxm-80gb")  # any GPU: only the memory breakdown is read, not its fit or speed
+    try:
+        est = estimate_inference(ctx.kb, model, ref, count=1, precision=None if precision == "native" else precision,
+                                 kv_precision=q.kv_precision, context_tokens=q.context_tokens,
+                                 input_tokens=q.input_tokens, output_tokens=q.output_tokens,
+                                 batch_size=q.concurrent_users or 1)
+    except (EstimationError, AdvisorError):
+        return None
+    return est.precision, est.memory.total_gb
+
+
+def answer(ctx: Context) -> Answer:
+    """Answer for the unknown GPU the user named (see the module docstring).
+
+    Returns:
+        :class:`Answer`: headline ``unknown_gpu_fit`` (what fits in the stated memory) or ``unknown_gpu``
+        (name unknown, memory asked for), a table of formats x fit when a model and memory are given.
+    """
+    q = ctx.query
+    term = next(t for t in q.unknown_terms if t.kind == "gpu")
+    memory = q.memory_stated_gb[0] if q.memory_stated_gb else None
+    models = resolve_models(ctx)
+    # the warning that the name was left out does not apply: this answer is about it
+    ctx.warnings = [w for w in ctx.warnings if not (w.code == "unknown_term" and w.params.get("written") ==
+                                                     term.as_written)]
+    examples = [f"{term.as_written} 8GB"] + [s for s in term.suggestions[:2]]
+    if memory is None or not models:
+        return ctx.answer(title=note("title_unknown_gpu", written=term.as_written),
+                          headline=note("unknown_gpu", written=term.as_written, suggestions=term.suggestions),
+                          examples=examples)
+    usable = _usable_gb(ctx, memory)
+    rows, fits, too_big = [], [], []
+    for model in models[:3]:
+        for precision in (q.precisions or list(_PRECISIONS if model.kind == "llm" else _NON_LLM_PRECISIONS)):
+            found = _need_gb(ctx, model, precision)
+            if found is None:
+                continue
+            used, need = found
+            ok = need <= usable
+            label = {"model_name": model_label(model), "precision": used}
+            rows.append([label, need, usable, ok])
+            (fits if ok else too_big).append(label)
+    ctx.assume("memory_method", context_tokens=q.context_tokens or int(efficiency_for(ctx.kb).c(
+        "default_context_tokens")), users=q.concurrent_users or 1)
+    ctx.lack("unknown_gpu_speed", written=term.as_written)
+    return ctx.answer(title=note("title_unknown_gpu", written=term.as_written),
+                      headline=note("unknown_gpu_fit", written=term.as_written, memory_gb=memory, usable_gb=usable,
+                                    fits=fits, too_big=too_big),
+                      table=Table(columns=["model_precision", "need_gb", "usable_gb", "fits"], rows=rows),
+                      examples=[])
