@@ -68,35 +68,18 @@ def answer(ctx: Context) -> Answer:
     return _serving(ctx, model, choices)
 
 
-def _common_count(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoad) -> int | None:
-    """The GPU count a like-for-like comparison uses when the user fixed none: the largest of the fewest
-    GPUs each type needs for the model (so every side holds it), or ``None`` when a count is fixed."""
-    if any(c.count for c in choices):
-        return None
-    counts = []
-    for c in choices:
-        precision = precisions_for(ctx, model, c.gpu)[0][0]
-        p = plan_serving(ctx, model, c.gpu, precision, load, whole_instance=False)
-        if p.meets:
-            counts.append(p.count)
-    return max(counts) if counts else None
-
-
 def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     q = ctx.query
     load = serving_load(ctx)
     single = ServingLoad(**{**load.__dict__, "users": load.users or 1, "total_tps": None})
     rows: list[tuple[Option, Option | None]] = []
     compute_bound: dict[str, bool] = {}
-    common = _common_count(ctx, model, choices, single)
     for choice in choices:
         precisions = precisions_for(ctx, model, choice.gpu)
-        # the precision asked (or the model's native one) for the like-for-like speed row, on the same
-        # number of GPUs where the user fixed none
-        speed_plan = plan_serving(ctx, model, choice.gpu, precisions[0][0], single, count=choice.count or common,
+        # the precision asked (or the model's native one) for the like-for-like speed row, on the fewest GPUs
+        # that hold it (not a larger rented instance: the counts compared are the ones needed)
+        speed_plan = plan_serving(ctx, model, choice.gpu, precisions[0][0], single, count=choice.count,
                                   whole_instance=False)
-        if not speed_plan.meets and choice.count is None and common is not None:
-            speed_plan = plan_serving(ctx, model, choice.gpu, precisions[0][0], single, whole_instance=False)
         speed = serving_option(ctx, speed_plan)
         br = speed_plan.est.decode_breakdown if speed_plan.est is not None else None
         compute_bound[choice.gpu.id] = bool(br and br.compute_ms > br.weights_ms + br.kv_cache_ms)
@@ -107,6 +90,12 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     details = []
     headline = None
     priced = [c for _, c in rows if c is not None and c.cost_per_million_tokens_usd]
+    if "cheapest" in q.asks and len(priced) < len(rows):
+        # cost-effectiveness asked: say which side has no price rather than compare speed alone
+        priced_gpus = {c.gpu for c in priced}
+        for speed, _ in rows:
+            if speed.gpu not in priced_gpus:
+                ctx.lack("no_price_for_gpu", gpu_name=speed.gpu_name, count=speed.gpu_count)
     if len(fits) >= 2:
         fast = max(fits, key=lambda o: o.decode_tps)
         slow = min(fits, key=lambda o: o.decode_tps)
@@ -117,9 +106,10 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
                           bw_ratio_x=(ga.memory_bandwidth_gb_s / gb.memory_bandwidth_gb_s)
                           if ga and gb and fast.gpu_count == slow.gpu_count and not (
                               compute_bound.get(fast.gpu or "") or compute_bound.get(slow.gpu or "")) else None,
-                          compute_bound_gpu=next((g.name for g in (ga, gb) if g and compute_bound.get(g.id)), None),
-                          dense_tflops=next((g.dense_tflops.bf16 or g.dense_tflops.fp16 for g in (ga, gb)
-                                             if g and compute_bound.get(g.id)), None))
+                          # the slower side's compute explains the gap only when that side is compute-bound
+                          compute_bound_gpu=gb.name if gb and compute_bound.get(gb.id) else None,
+                          dense_tflops=(gb.dense_tflops.bf16 or gb.dense_tflops.fp16)
+                          if gb and compute_bound.get(gb.id) else None)
         if ga and gb and fast.ttft_s and slow.ttft_s:
             details.append(note("compare_prefill", fast=ga.name if slow.ttft_s > fast.ttft_s else gb.name,
                                 ratio_x=max(slow.ttft_s / fast.ttft_s, fast.ttft_s / slow.ttft_s),

@@ -98,8 +98,8 @@ def _hardware(ctx: Context) -> Answer:
                   rows=[[config(o, with_precision=False), o.price.provider_name, _instance_label(o), _pricing_label(o),
                          o.price.price_per_hour_usd, o.price.price_per_gpu_hour_usd, o.total_cost_usd, o.price.as_of]
                         for o in shown if o.price])
-    return ctx.answer(title=note("title_quote", items=[config(o, with_precision=False) for o in
-                                                       _first_per_gpu(options)], hours=hours),
+    return ctx.answer(title=note("title_quote", items=[{"gpu_count": c, "gpu_name": g.name}
+                                                       for g, c, _, _ in headline_groups], hours=hours),
                       headline=headline, details=details, options=shown, recommendation=0 if shown else None,
                       table=table, actions=next_actions(ctx, None, precision_switch=False,
                                                         show_all=len(options) > len(shown)))
@@ -195,15 +195,6 @@ def _shown(ctx: Context, options: list[Option]) -> list[Option]:
         for rows in per_gpu.values():
             if rows and len(out) < limit:
                 out.append(rows.pop(0))
-    return out
-
-
-def _first_per_gpu(options: list[Option]) -> list[Option]:
-    seen, out = set(), []
-    for o in options:
-        if o.gpu not in seen:
-            seen.add(o.gpu)
-            out.append(o)
     return out
 
 
