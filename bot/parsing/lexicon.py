@@ -46,7 +46,8 @@ class _Vocab(BaseModel):
 
 class NumberVocab(_Vocab):
     """Number words and scales. ``digits``/``multipliers`` spell Chinese numerals, read only before a
-    ``counters`` word (so "三天" is 3 days while "统一" stays a word)."""
+    ``counters`` word (so "三天" is 3 days while "统一" stays a word). ``name_counters`` count a GPU only
+    right before its name ("4个80G A100": 个 counts anything, so it is no GPU-count unit elsewhere)."""
 
     words: dict[str, float] = Field(default_factory=dict)
     scales: dict[str, float] = Field(default_factory=dict)
@@ -54,6 +55,7 @@ class NumberVocab(_Vocab):
     multipliers: dict[str, int] = Field(default_factory=dict)
     half: list[str] = Field(default_factory=list)
     counters: list[str] = Field(default_factory=list)
+    name_counters: list[str] = Field(default_factory=list)
 
 
 class QuantityVocab(_Vocab):
@@ -108,8 +110,14 @@ class MoneyVocab(_Vocab):
 
 
 class MemoryVocab(_Vocab):
+    """Memory sizes. ``card_words`` after (or before) a size make it a GPU ("a 16gb card", "显存48G");
+    ``requirement_words`` before a size make it what something needs, not a card ("uses 20gb",
+    "requires 112 GB of VRAM"); ``not_card_after`` after a size say whose size it is ("the 140 gb model")."""
+
     units: list[str] = Field(default_factory=list)
     card_words: list[str] = Field(default_factory=list)
+    requirement_words: list[str] = Field(default_factory=list)
+    not_card_after: list[str] = Field(default_factory=list)
 
 
 class UnitList(_Vocab):
@@ -172,6 +180,8 @@ class LexiconFile(_Vocab):
     spec_fields: dict[str, list[str]] = Field(default_factory=dict)
     followup: FollowupVocab = Field(default_factory=FollowupVocab)
     help_phrases: list[str] = Field(default_factory=list)
+    per_node_words: list[str] = Field(default_factory=list)
+    not_name_prefixes: list[str] = Field(default_factory=list)
     number_connectors: list[str] = Field(default_factory=list)
     approx_words: list[str] = Field(default_factory=list)
     ignorable_number_contexts: IgnorableVocab = Field(default_factory=IgnorableVocab)
@@ -331,6 +341,8 @@ class Lexicon:
     answer_currency: Phrases
     memory_units: Phrases
     card_words: Phrases
+    memory_requirement_words: Phrases
+    not_card_after: Phrases
     bandwidth_units: Phrases
     multiplier_units: Phrases
     percent_units: Phrases
@@ -360,6 +372,9 @@ class Lexicon:
     followup_openers: Phrases
     reset_words: Phrases
     help_phrases: Phrases
+    per_node_words: Phrases
+    not_name_prefixes: Phrases
+    name_counters: Phrases
     number_connectors: Phrases
     approx_words: Phrases
     ignorable_before: Phrases
@@ -449,6 +464,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         answer_currency=Phrases(_inverse(groups(lambda f: f.money.answer_currency))),
         memory_units=Phrases(_flat(lists(lambda f: f.memory.units)), left_bound=False),
         card_words=Phrases(_flat(lists(lambda f: f.memory.card_words))),
+        memory_requirement_words=Phrases(_flat(lists(lambda f: f.memory.requirement_words))),
+        not_card_after=Phrases(_flat(lists(lambda f: f.memory.not_card_after))),
         bandwidth_units=Phrases(merged_maps(lambda f: f.bandwidth.units), left_bound=False),
         multiplier_units=Phrases(_flat(lists(lambda f: f.multipliers.units)), left_bound=False),
         percent_units=Phrases(_flat(lists(lambda f: f.percent.units)), left_bound=False),
@@ -478,6 +495,9 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         followup_openers=Phrases(_flat(lists(lambda f: f.followup.openers))),
         reset_words=Phrases(_flat(lists(lambda f: f.followup.reset))),
         help_phrases=Phrases(_flat(lists(lambda f: f.help_phrases))),
+        per_node_words=Phrases(_flat(lists(lambda f: f.per_node_words))),
+        not_name_prefixes=Phrases(_flat(lists(lambda f: f.not_name_prefixes))),
+        name_counters=Phrases(_flat(lists(lambda f: f.numbers.name_counters)), left_bound=False),
         number_connectors=Phrases(_flat(lists(lambda f: f.number_connectors))),
         approx_words=Phrases(_flat(lists(lambda f: f.approx_words))),
         ignorable_before=Phrases(_flat(lists(lambda f: f.ignorable_number_contexts.before))),

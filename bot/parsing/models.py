@@ -64,6 +64,9 @@ _GENERIC_SIZE = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)\s?(?:b\b|billion\b)(?:[\s-]*(?:params?|parameters?)\b)?"
     r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|examples|words|images|requests|docs|documents))"
 )
+#: A name glued to a size with no separator ("glm6b"); known families were resolved before.
+_GLUED_UNKNOWN = re.compile(r"(?<![\w.\-/:])([a-z]{2,})(\d+(?:\.\d+)?)b(?![\w.])"
+                            r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|images|requests))")
 _MOE_GENERIC = re.compile(
     r"(\d+(?:\.\d+)?)\s?b\b[^.;\n]{0,40}?(\d+(?:\.\d+)?)\s?b\s*(?:params?\s*)?(?:active|激活)"
 )
@@ -164,7 +167,8 @@ class _ModelScanner:
                     self.tables.model_keys.get(repair_name(name)) if not size else None)
             assumed, notes = False, []
             if model_id is None and size is not None and head:
-                model_id, assumed = self._by_family(family, head.group(2) or "", size, set())
+                extras = {p for p in name.split("-")[1:] if not _VERSION_WORD.match(p)}
+                model_id, assumed = self._by_family(family, head.group(2) or "", size, extras)
                 if model_id:
                     notes.append(note("assumed_model", model_name=self._display(model_id), written=m.group(0)))
             if model_id is None:
@@ -224,6 +228,10 @@ class _ModelScanner:
             if candidates:
                 best = max(candidates, key=lambda s: s.order)
                 return best.id, (not version or len(candidates) > 1 or not exact)
+        if extras:  # "deepseek-r1:70b": the one model whose name extends the words given with that size
+            wider = [s for s in shapes if extras <= s.extras and (not version or s.version == version)]
+            if len(wider) == 1:
+                return wider[0].id, True
         return None, False
 
     def _family_word(self, word: str) -> tuple[str, str] | None:
@@ -237,7 +245,7 @@ class _ModelScanner:
             return family, version
         if family in self.synonyms and (version or family not in ("l",)):
             return self.synonyms[family], version
-        if len(family) >= _FAMILY_FUZZY_MIN_LEN:
+        if len(family) >= _FAMILY_FUZZY_MIN_LEN and word not in _SUFFIX_WORDS:
             hit = process.extractOne(family, self.families, scorer=fuzz.ratio, score_cutoff=_FAMILY_FUZZY_CUTOFF)
             if hit and hit[0][:1] == family[:1] and abs(len(hit[0]) - len(family)) <= 2:
                 return hit[0], version
@@ -282,12 +290,25 @@ class _ModelScanner:
                 n, model_id = hit
                 start, end = words[i][1], words[i + n - 1][2]
                 shape = next((s for ss in self.tables.shapes.values() for s in ss if s.id == model_id), None)
-                if (shape is not None and i + n < len(words) and _size_key(words[i + n][0]) in shape.sizes
-                        and _NEAR_GAP.match(self.low[end:words[i + n][1]])):
-                    end = words[i + n][2]  # "deepseek-r1 671b": the size restates the model's own
-                    n += 1
+                extended = None
+                if shape is not None and i + n < len(words) and _NEAR_GAP.match(self.low[end:words[i + n][1]]):
+                    size = _size_key(words[i + n][0])
+                    if size in shape.sizes:
+                        end = words[i + n][2]  # "deepseek-r1 671b": the size restates the model's own
+                        n += 1
+                    elif size and shape.extras and not any(_size_key(w) for w in reps[i:i + n]):
+                        # "deepseek-r1 70b": a model named without its size, then another size: the model
+                        # whose name extends it with that size (DeepSeek-R1-Distill-Llama-70B), if only one
+                        extended, _ = self._by_family(shape.family, shape.version, size, set(shape.extras))
+                        if extended is not None and extended != model_id:
+                            model_id, end = extended, words[i + n][2]
+                            n += 1
                 precision, end = self._suffixes(end)
-                self.found.append(FoundModel(model_id, self.written(start, end), start, end, precision=precision))
+                written = self.written(start, end)
+                self.found.append(FoundModel(model_id, written, start, end, variant_assumed=extended == model_id,
+                                             precision=precision,
+                                             notes=[note("assumed_model", model_name=self._display(model_id),
+                                                         written=written)] if extended == model_id else []))
                 self.masked.add((start, end))
                 shape = next((s for ss in self.tables.shapes.values() for s in ss if s.id == model_id), None)
                 if shape is not None:
@@ -367,6 +388,12 @@ class _ModelScanner:
         written = self.written(start, end)
         approx = _APPROX.search(self.low[max(0, start - 12):start])
         model_id, assumed = (None, False) if approx else self._by_family(family, version, size, extras - _BETWEEN_WORDS)
+        ctx = self.context
+        if not approx and not version and ctx is not None and ctx.family == family and ctx.version:
+            # "llama-2-70b ... llama-70B": a later mention without a version keeps the version named before
+            carried, _ = self._by_family(family, ctx.version, size, extras - _BETWEEN_WORDS)
+            if carried is not None:
+                model_id, assumed = carried, False
         if model_id is not None:
             notes = [note("assumed_model", model_name=self._display(model_id), written=written)] if assumed else []
             self.found.append(FoundModel(model_id, written, start, end, assumed, notes=notes))
@@ -387,6 +414,21 @@ class _ModelScanner:
         return bool(_NEAR_GAP.match(self.low[words[j - 1][2]:words[j][1]]))
 
     # ----------------------------------------------------------------- 6. generic sizes
+    def glued_unknown(self, gpu_keys: dict[str, str]) -> None:
+        """A name the knowledge base lacks glued to a size ("glm6b", "baichuan13b"): a generic model of that size,
+        reported as unknown (the size is never dropped, the name never replaced)."""
+        for m in _GLUED_UNKNOWN.finditer(self.low):
+            if self._is_masked(m.start()) or m.group(0) in gpu_keys or m.group(1) in _SUFFIX_WORDS:
+                continue
+            total = float(m.group(2))
+            if not 0 < total <= 5000:
+                continue
+            written = self.written(m.start(), m.end())
+            self.found.append(FoundModel(None, written, m.start(), m.end(), generic=True, params_total_b=total,
+                                         notes=[note("unknown_model_generic", written=written, size=f"{m.group(2)}B")],
+                                         unknown=written, suggestions=self.tables.index.suggest("model", written)))
+            self.masked.add(m.span())
+
     def generic(self, gpu_keys: dict[str, str]) -> None:
         moe = _MOE_GENERIC.search(self.low)
         active_spans = []
@@ -448,10 +490,39 @@ def scan_models(low: str, written, tables: ParserTables) -> tuple[list[FoundMode
     scanner.ollama()
     scanner.hf_repos()
     scanner.windows()
+    scanner.glued_unknown(tables.gpu_keys)
     scanner.generic(tables.gpu_keys)
     found = sorted(scanner.found, key=lambda f: f.start)
+    return _one_per_model(found, tables), scanner.masked, scanner.family_only
+
+
+def _restates(f: FoundModel, model_ids: set[str], tables: ParserTables) -> bool:
+    """A bare size equal to a named model's own size restates it ("deepseek-v3 ... 671b", "671B的 DeepSeek R1")."""
+    if f.id is not None or f.unknown or f.params_total_b is None:
+        return False
+    size = f"{f.params_total_b:g}b"
+    for model_id in model_ids:
+        total = tables.kb.models[model_id].params_total_b
+        shape = tables.shape_of(model_id)
+        if (shape is not None and size in shape.sizes) or abs(total - f.params_total_b) <= 0.02 * total:
+            return True
+    return False
+
+
+def _one_per_model(found: list[FoundModel], tables: ParserTables) -> list[FoundModel]:
+    """One mention per model: a knowledge-base model named twice, the same generic size named twice ("13B
+    ... 13B-4bits", an unknown name repeated), and a bare size restating a named model's size are one model."""
+    model_ids = {f.id for f in found if f.id is not None}
     unique: list[FoundModel] = []
     for f in found:
-        if f.id is None or all(u.id != f.id for u in unique):
+        if f.id is not None:
+            if all(u.id != f.id for u in unique):
+                unique.append(f)
+            continue
+        if _restates(f, model_ids, tables):
+            continue
+        same = next((u for u in unique if u.id is None and u.params_total_b == f.params_total_b
+                     and u.params_active_b == f.params_active_b), None)
+        if same is None:
             unique.append(f)
-    return unique, scanner.masked, scanner.family_only
+    return unique

@@ -205,6 +205,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         error_paste=error_paste,
         help_only=not _HELP_STRIP.sub("", low) or bool(lex.help_phrases.fullmatch(_HELP_STRIP.sub(" ", low).strip())),
         strong_recommend=_strong_recommend(low, lex),
+        explicit_spec=any("spec" in (lex.asks.value(m.group(0)) or []) and not lex.features.fullmatch(m.group(0))
+                          for m in lex.asks.finditer(low)),
     ), lex)
     return query.model_copy(update={"intent": intent})
 
@@ -396,10 +398,19 @@ def _merge_gpus(found: list[FoundGpu], low: str, lex: Lexicon, fields: dict, not
             fields.pop("gpu_count", None)
         elif not mentions:
             fields["gpu_count"] = standalone
+    for f in found:  # "2台 H100*8": the machines are the nodes
+        if f.nodes and fields.get("node_count") is None:
+            fields["node_count"] = f.nodes
     nodes = fields.get("node_count")
     if nodes and len(mentions) == 1 and mentions[0].count is None:
         mentions[0] = mentions[0].model_copy(update={"count": nodes * 8})
         notes.append(note("nodes_of_eight", nodes=nodes, count=nodes * 8))
+    elif (nodes and nodes > 1 and len(mentions) == 1 and mentions[0].count and not any(f.nodes for f in found)
+          and lex.per_node_words.search(low) and nodes * mentions[0].count <= 65536):
+        # "3 nodes, 8 GPUs per node", "单机16卡 * 4机": the count is per machine
+        per_node = mentions[0].count
+        mentions[0] = mentions[0].model_copy(update={"count": nodes * per_node})
+        notes.append(note("gpus_per_node", nodes=nodes, per_node=per_node, count=nodes * per_node))
     return mentions
 
 

@@ -13,10 +13,13 @@ The rules (each a kind of question, not a particular message):
 4. ``quote``: buy vs rent (break-even).
 5. ``recommend``: a recommendation asked for, or a budget given, without GPUs to compare.
 6. ``quote``: money asked about (price, cost, how much) for GPUs, instances or a run.
-7. ``spec_lookup``: a hardware fact asked (NVLink, P2P, specs, TFLOPS, bandwidth, "supports bf16/FA2")
-   of named GPUs with no model, or a ratio quoted ("30x faster").
-8. ``compare``: two GPUs joined ("A vs B", "A or B", "A/B", "also tried B"), a GPU after a relation
-   ("faster than B", "worth it over B", "替代 B"), or a comparison asked with two GPUs.
+7. ``compare``: two GPUs joined ("A vs B", "A or B", "A/B", "also tried B") or a GPU after a relation
+   ("faster than B", "worth it over B", "替代 B"), when no spec, support question or quoted ratio is asked
+   ("8xH100+nvlink is worse than 4xA100" compares; the NVLink named on the way is no spec question).
+8. ``spec_lookup``: a hardware fact asked (NVLink, P2P, specs, TFLOPS, bandwidth) of named GPUs with no
+   model, support of a named feature ("supports FA2") or of a precision on GPUs with no model
+   ("does the L20 support fp8"), or a ratio quoted ("30x faster"); then ``compare`` for the remaining
+   joined GPUs or a comparison asked with two GPUs.
 9. ``diagnose``: a pasted error with no model named.
 10. ``finetune`` / ``size_training`` / ``size_inference``: by the workload (fine-tuning words win; between
     training and serving words the first one mentioned wins).
@@ -51,6 +54,8 @@ class RouteInputs:
         error_paste: the message contains a pasted error or traceback.
         help_only: the message is only a help phrase.
         strong_recommend: a recommendation is asked in so many words ("recommend", "what should I buy").
+        explicit_spec: a spec is asked with a spec word that is not also a feature's name ("specs",
+            "bandwidth", "tflops"; not "nvlink" alone, which may just describe a setup).
     """
 
     low: str
@@ -59,6 +64,7 @@ class RouteInputs:
     error_paste: bool
     help_only: bool
     strong_recommend: bool
+    explicit_spec: bool = True
 
 
 @lru_cache(maxsize=4)
@@ -122,7 +128,12 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         return "quote"
     if joined and has_model and not query.claims:
         return "compare"
-    strong_spec = "spec" in asks or "support" in asks or query.claimed_ratio is not None
+    # "support" is a hardware question when a feature is named ("does the T4 support FA2"), or a precision of
+    # GPUs with no model ("does the L20 support fp8"); "this should work with 24gb" beside a model is not
+    supports = "support" in asks and bool(query.features or (query.precisions and not has_model))
+    if joined and query.claimed_ratio is None and not supports and not ("spec" in asks and x.explicit_spec):
+        return "compare"  # "8xH100+nvlink is worse than 4xA100": two GPUs compared, a feature named on the way
+    strong_spec = "spec" in asks or supports or query.claimed_ratio is not None
     if strong_spec and diagnosis != "feature_gate" and (not has_model or not query.workload):
         if gpus or query.features or query.claimed_ratio is not None:
             return "spec_lookup"

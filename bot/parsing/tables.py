@@ -146,6 +146,13 @@ class ParserTables:
     family_alias_map: dict[str, str] = field(default_factory=dict)
     family_alias_regex: re.Pattern[str] | None = None
     kb: KnowledgeBase | None = None
+    shape_by_id: dict[str, ModelShape] = field(default_factory=dict)
+
+    def shape_of(self, model_id: str) -> ModelShape | None:
+        """The :class:`ModelShape` of a model id, or ``None`` (a model without a family and size)."""
+        if not self.shape_by_id:
+            self.shape_by_id.update({s.id: s for shapes in self.shapes.values() for s in shapes})
+        return self.shape_by_id.get(model_id)
 
     def memory_of(self, gpu_id: str) -> float:
         """Marketed memory of a GPU, GB."""
