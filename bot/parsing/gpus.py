@@ -204,6 +204,7 @@ class _GpuScanner:
         self.tables = tables
         self.counts = _counts(lex)
         self.not_name_prefixes = lex.not_name_prefixes.pattern
+        self.percentiles = lex.percentiles  # "p99" is a latency percentile, not a Tesla P-series card
         self.words = _words(low, masked)
         self.reps = [_repair_word(w) for w, _, _ in self.words]
         self.fuzzy_budget = max_fuzzy  # bounds the work on a 40,000-character message
@@ -410,7 +411,7 @@ class _GpuScanner:
             next_i = None
             if word in VENDOR_WORDS:
                 next_i = self._fuzzy_or_unknown(i, vendor=True)
-            elif _GPU_SHAPED.match(word) and not _ACTIVE_PARAMS.match(word):
+            elif _GPU_SHAPED.match(word) and not _ACTIVE_PARAMS.match(word) and word not in self.percentiles:
                 next_i = self._fuzzy_or_unknown(i, vendor=False)
             i = next_i if next_i is not None else i + 1
         return self.found

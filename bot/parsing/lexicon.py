@@ -8,7 +8,8 @@ share one schema (:class:`LexiconFile`) and are merged, since users mix language
 Phrase matching rules (:class:`Phrases`): phrases are lower case; a space inside a phrase matches any run
 of spaces, hyphens and underscores, or none ("seq len" matches "seq_len", "seqlen", "seq-len"); a phrase
 that starts or ends with a Latin letter or digit only matches whole words; longer phrases win over
-shorter ones at the same position. Adding a word is a data change with a test, never a code change.
+shorter ones at the same position; a phrase is not matched inside an identifier ("q8" in "q8_0"). Adding a
+word is a data change with a test, never a code change.
 """
 
 from __future__ import annotations
@@ -236,7 +237,7 @@ def _phrase_regex(phrase: str, left_bound: bool = True) -> str:
     if left_bound and _ALNUM.match(phrase[:1].lower()):
         body = r"(?<![a-z0-9])" + body
     if _ALNUM.match(phrase[-1:].lower()):
-        body += r"(?![a-z0-9])"
+        body += r"(?![a-z0-9]|_[a-z0-9])"  # "q8" is not inside the identifier "q8_0"
     return body
 
 

@@ -51,11 +51,12 @@ _JOIN_GAP = re.compile(r"^[ \t\-_]{0,2}$")
 _LIST_GAP = re.compile(r"^(?:\s*(?:/|,|&|\+|and|or|vs\.?|versus|和|或|还是|、|以及|the|a|an|and the|or the|to)\s*)+$|^\s+$")
 #: Words after a model name that name a fine-tune or packaging of the same base model.
 _SUFFIX_WORDS = frozenset(
-    {"instruct", "chat", "it", "hf", "base", "gptq", "awq", "gguf", "ggml", "int4", "int8", "fp8", "fp16", "bf16",
+    {"instruct", "chat", "it", "hf", "base", "gptq", "awq", "gguf", "ggml", "int4", "int8", "fp8", "fp16", "bf16", "f16",
+     "fp32", "f32",
      "4bit", "8bit", "exl2", "pt", "sft", "dpo", "class", "model", "v1", "v2", "v0.1", "v0.2", "v0.3", "uncensored"}
 )
 _SUFFIX_PRECISION = {"gptq": "gptq", "awq": "awq", "int4": "int4", "int8": "int8", "fp8": "fp8", "fp16": "fp16",
-                     "bf16": "bf16", "4bit": "int4", "8bit": "int8"}
+                     "bf16": "bf16", "4bit": "int4", "8bit": "int8", "f16": "fp16", "fp32": "fp32", "f32": "fp32"}
 #: Words allowed between a family word and its size ("llama 3 instruct 70b" is rare, but
 #: "qwen2.5 coder 32b" is not): they must match the model's extras to choose it.
 _BETWEEN_WORDS = frozenset({"instruct", "chat", "base", "it", "hf", "model"})
@@ -234,6 +235,14 @@ class _ModelScanner:
                 return wider[0].id, True
         return None, False
 
+    def _only_model(self, family: str, version: str, extras: set[str]) -> str | None:
+        """The one model of ``family`` with ``version`` (when given) whose name has the ``extras`` words, or None."""
+        shapes = [s for s in self.tables.shapes.get(family, [])
+                  if (not version or s.version == version) and extras <= s.extras]
+        if not extras:
+            shapes = [s for s in shapes if not s.extras]  # "deepseek v3" is DeepSeek-V3, not a V3-based variant
+        return shapes[0].id if len(shapes) == 1 else None
+
     def _family_word(self, word: str) -> tuple[str, str] | None:
         """(family, version) a word spells: an exact family ("qwen2.5"), a synonym ("l2", "ds") or a
         misspelling of a family ("lama3.1", "qwne"), never a short common word."""
@@ -243,6 +252,8 @@ class _ModelScanner:
         family, version = head.group(1), head.group(2) or ""
         if family in self.tables.families:
             return family, version
+        if word in self.tables.gpu_keys:
+            return None  # "l4" (after the alias "l" of llama) and "l40s" are GPUs
         if family in self.synonyms and (version or family not in ("l",)):
             return self.synonyms[family], version
         if len(family) >= _FAMILY_FUZZY_MIN_LEN and word not in _SUFFIX_WORDS:
@@ -375,6 +386,8 @@ class _ModelScanner:
                 if size:
                     k = j + 1
                     break
+                if words[j][0] not in self.tables.extra_words and words[j][0] not in _BETWEEN_WORDS:
+                    break  # "l4 for mistral 7b": "for" names no model
                 extras.add(words[j][0])
             start, end = words[i][1], words[k - 1][2] if size else words[i][2]
             if size is None and i > 0 and _SPACE_GAP.match(self.low[words[i - 1][2]:words[i][1]]):
@@ -382,9 +395,25 @@ class _ModelScanner:
                 if size:
                     start = words[i - 1][1]
         if size is None:
+            named = extras - _BETWEEN_WORDS
+            last = max([i] + [j for j in range(i + 1, min(i + 5, len(words)))
+                              if words[j][0] in named or (j < k and _VERSION_WORD.match(words[j][0]))])
+            only = self._only_model(family, version, named) if (version or named) else None
+            if only is not None:  # "deepsek v3", "mistral nemo", "phi 4": the one model of that family so named
+                start, end = words[i][1], words[last][2]
+                written = self.written(start, end)
+                self.found.append(FoundModel(only, written, start, end, True,
+                                             notes=[note("assumed_model", model_name=self._display(only),
+                                                         written=written)]))
+                self.masked.add((start, end))
+                shape = self.tables.shape_of(only)
+                self.context = _Family(family, shape.version if shape else version, set(shape.extras) if shape else named,
+                                       end)
+                return last - i + 1
             self.family_only.append(self.written(words[i][1], words[i][2]))
-            self.context = _Family(family, version, extras - _BETWEEN_WORDS, words[i][2])
-            return 1
+            self.masked.add((words[i][1], words[last][2]))  # "gemma 2 is ...": the version is part of the name
+            self.context = _Family(family, version, named, words[last][2])
+            return last - i + 1
         written = self.written(start, end)
         approx = _APPROX.search(self.low[max(0, start - 12):start])
         model_id, assumed = (None, False) if approx else self._by_family(family, version, size, extras - _BETWEEN_WORDS)

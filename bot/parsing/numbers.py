@@ -116,4 +116,5 @@ def chinese_numerals_to_digits(text: str, lex: Lexicon) -> str:
 
 @lru_cache(maxsize=4)
 def _zh_pattern(chars: str, counters: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<!第)([{re.escape(chars)}]+)\s*(?={counters})")
+    # not after digits: "10万人民币" is 10 x 10^4 (a scale of the digits, read by the number scanner)
+    return re.compile(rf"(?<![第0-9.])([{re.escape(chars)}]+)\s*(?={counters})")

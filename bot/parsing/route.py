@@ -12,7 +12,8 @@ The rules (each a kind of question, not a particular message):
 3. ``spec_lookup``: a claim of the H100 article quoted or paraphrased (``Query.claims``).
 4. ``quote``: buy vs rent (break-even).
 5. ``recommend``: a recommendation asked for, or a budget given, without GPUs to compare.
-6. ``quote``: money asked about (price, cost, how much) for GPUs, instances or a run.
+6. ``quote``: money asked about (price, cost, how much) for GPUs, instances or a run; not what serving a
+   model costs, which the sizing answer prices (rule 10).
 7. ``compare``: two GPUs joined ("A vs B", "A or B", "A/B", "also tried B") or a GPU after a relation
    ("faster than B", "worth it over B", "替代 B"), when no spec, support question or quoted ratio is asked
    ("8xH100+nvlink is worse than 4xA100" compares; the NVLink named on the way is no spec question).
@@ -41,6 +42,9 @@ from bot.parsing.lexicon import Lexicon
 from bot.parsing.query import Query
 
 __all__ = ["RouteInputs", "find_workload", "route"]
+
+#: What is asked that only a sizing answer gives.
+_SIZING_ASKS = frozenset({"fit", "gpu_count", "users_served", "speed", "memory", "time"})
 
 
 @dataclass(frozen=True)
@@ -124,7 +128,11 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         return "recommend"
     pair, rel = _compare_patterns(lex.compare_connectors.pattern, lex.compare_relations.pattern)
     joined = bool(gpus and (pair.search(x.marked) or rel.search(x.marked)))
-    if "cost" in asks or ("cheapest" in asks and gpus and not has_model) or (query.quoted_prices and gpus):
+    # what serving a model costs needs the serving plan first: the sizing answer prices it ("monthly cost to
+    # serve llama 70b to 20 users"); a run (training, fine-tuning) or GPUs alone are priced by the quote
+    serving_cost = has_model and query.workload == "inference"
+    if not serving_cost and (
+            "cost" in asks or ("cheapest" in asks and gpus and not has_model) or (query.quoted_prices and gpus)):
         return "quote"
     if joined and has_model and not query.claims:
         return "compare"
@@ -133,7 +141,9 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     supports = "support" in asks and bool(query.features or (query.precisions and not has_model))
     if joined and query.claimed_ratio is None and not supports and not ("spec" in asks and x.explicit_spec):
         return "compare"  # "8xH100+nvlink is worse than 4xA100": two GPUs compared, a feature named on the way
-    strong_spec = "spec" in asks or supports or query.claimed_ratio is not None
+    # a kernel feature asked of a GPU with no sizing asked and no workload ("can a T4 do FA2 for llama 3 8b")
+    feature_question = bool(query.features) and not (asks & _SIZING_ASKS) and not query.workload
+    strong_spec = "spec" in asks or supports or feature_question or query.claimed_ratio is not None
     if strong_spec and diagnosis != "feature_gate" and (not has_model or not query.workload):
         if gpus or query.features or query.claimed_ratio is not None:
             return "spec_lookup"
@@ -150,7 +160,7 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     rental = query.duration_hours or query.providers or query.pricing
     if rental and gpus and not has_model:
         return "quote"
-    sizing = asks & {"fit", "gpu_count", "users_served", "speed", "memory", "time"}
+    sizing = asks & _SIZING_ASKS
     if (has_model or gpus) and (sizing or lex.weak_inference.search(x.low) or diagnosis == "oom"):
         return "size_inference"
     if "best" in asks or "cheapest" in asks:

@@ -126,6 +126,8 @@ class ParserTables:
         products: product key ("a100", "rtx-4090") -> GPU ids of its variants (memory, form factor).
         instance_families: instance family ("p5", "g5", "a3-highgpu") -> (GPU id, GPU count of its largest
             instance, provider, that instance's name), for families whose instances all carry one GPU type.
+        extra_words: every word a model id carries besides family, version and size ("coder", "nemo",
+            "distill"): words a user may put between a family and its size.
     """
 
     index: NameIndex
@@ -147,6 +149,7 @@ class ParserTables:
     family_alias_regex: re.Pattern[str] | None = None
     kb: KnowledgeBase | None = None
     shape_by_id: dict[str, ModelShape] = field(default_factory=dict)
+    extra_words: set[str] = field(default_factory=set)
 
     def shape_of(self, model_id: str) -> ModelShape | None:
         """The :class:`ModelShape` of a model id, or ``None`` (a model without a family and size)."""
@@ -265,6 +268,7 @@ def _build(kb: KnowledgeBase) -> ParserTables:
             tables.shapes.setdefault(shape.family, []).append(shape)
             for size in shape.sizes:
                 tables.sizes.setdefault(size, []).append(shape)
+            tables.extra_words.update(shape.extras)
         else:
             head = _FAMILY_HEAD.match(model.id.split("-")[0])
             if head:
