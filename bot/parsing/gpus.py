@@ -489,6 +489,10 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         if start in claimed or (end - 1) in claimed:
             continue
         memory = int(m.group("mem"))
+        variant = _other_variant(low, start, end, memory, named_gpus or [], tables, lex)
+        if variant is not None:  # "v100 32g or 16g": the same product in its other memory
+            out.append(variant)
+            continue
         if any(0.85 * gb <= memory <= gb * 1.02 for gb in named) or any(abs(memory - t) < 1 for t in totals):
             continue  # "A10 (16 * 23G)", "2x3060 12gb ... 24gb": the named GPUs' memory, as the user reads it
         before = low[max(0, start - 24):start]
@@ -522,6 +526,28 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         out.append(FoundGpu(gpu_id, text, start, end, span_start, end, count, True,
                             memory_gb=None if exact else float(memory), capacity_only=True, notes=notes))
     return out
+
+
+def _other_variant(low: str, start: int, end: int, memory: int, named: list[FoundGpu], tables: ParserTables,
+                   lex: Lexicon) -> FoundGpu | None:
+    """A memory size joined to a named GPU by a comparison connector ("a100 80g vs 40g", "v100 32g 还是 16g"):
+    that product's variant of this memory (or the same GPU with the stated memory when it has none)."""
+    gap = _connector_gap(lex.compare_connectors.pattern)
+    for f in named:
+        if f.id is None or f.span_end > start or not gap.fullmatch(low, f.span_end, start):
+            continue
+        variant = tables.memory_variant(f.id, memory)
+        gpu_id = variant or f.id
+        return FoundGpu(gpu_id, low[start:end], start, end, start, end,
+                        memory_gb=None if variant else float(memory),
+                        notes=[] if variant else [note("stated_memory", gpu_name=tables.index.display_name(
+                            "gpu", gpu_id), memory_gb=memory)])
+    return None
+
+
+@lru_cache(maxsize=4)
+def _connector_gap(connectors: str) -> re.Pattern[str]:
+    return re.compile(rf"\s*\)?\s*(?:{connectors}|,)\s*(?:an?\s+|the\s+)?")
 
 
 @lru_cache(maxsize=4)

@@ -312,6 +312,7 @@ class Lexicon:
 
     files: tuple[LexiconFile, ...]
     number_words: Phrases
+    count_words: Phrases
     scales: dict[str, float]
     scale_pattern: str
     zh_digits: dict[str, int]
@@ -434,6 +435,10 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
     return Lexicon(
         files=tuple(files),
         number_words=Phrases(merged_maps(lambda f: f.numbers.words)),
+        # number words that count a unit after them ("two users"); an article is no count ("a user asked"), nor
+        # a one-character Chinese prefix of a compound word ("单机" is a per-machine figure, "双卡" a GPU count)
+        count_words=Phrases({w: v for w, v in merged_maps(lambda f: f.numbers.words).items()
+                             if phrase_key(w) not in ("a", "an") and not (len(w) == 1 and not w.isascii())}),
         scales={phrase_key(k): v for k, v in scales.items()},
         scale_pattern=scale_phrases.pattern,
         zh_digits=merged_maps(lambda f: f.numbers.digits),

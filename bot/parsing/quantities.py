@@ -275,6 +275,10 @@ class _Scanner:
                 for m in _unit_pattern(self.num, units.pattern).finditer(self.low):
                     candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0), name,
                                        number_value(m, lex, binary_k=binary), m.start(), m.end()))
+                if name in _COUNT_FIELDS:  # "two users", "five nodes"
+                    for m in _word_unit_pattern(lex.count_words.pattern, units.pattern).finditer(self.low):
+                        candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0), name,
+                                           float(lex.count_words.value(m.group("word"))), m.start(), m.end()))
             if keys:
                 pattern = re.compile(rf"(?P<key>{keys.pattern})(?:[\s:=]*(?:{conn}))?[\s:=~(]*{self.num}")
                 for m in pattern.finditer(self.low):
@@ -333,6 +337,11 @@ def _any_unit(lex: Lexicon) -> re.Pattern[str]:
 @lru_cache(maxsize=4)
 def _unit_start(phrases: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"\s*-?\s*(?:" + "|".join(phrases) + ")")
+
+
+@lru_cache(maxsize=64)
+def _word_unit_pattern(words: str, units: str) -> re.Pattern[str]:
+    return re.compile(rf"(?P<word>{words})\s*(?P<unit>{units})")
 
 
 @lru_cache(maxsize=64)

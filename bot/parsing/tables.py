@@ -241,7 +241,11 @@ def _build(kb: KnowledgeBase) -> ParserTables:
             families.setdefault(family, []).append((row.gpu, row.gpu_count, row.provider, row.instance_type))
     for family, rows in families.items():
         if len({r[0] for r in rows}) == 1:
-            largest = max(rows, key=lambda r: r[1])
+            # the family's own provider: "g5" is AWS's, also listed by its regional variant "aws-china"
+            providers = {r[2] for r in rows}
+            parents = {p for p in providers if not any(p.startswith(o + "-") for o in providers if o != p)}
+            provider = min(parents, key=lambda p: (-sum(1 for r in rows if r[2] == p), p))
+            largest = max((r for r in rows if r[2] == provider), key=lambda r: r[1])
             # "p5" means the 8-GPU p5.48xlarge; "g5" (1, 4 or 8 GPUs) names the GPU but no count
             count = largest[1] if len({r[1] for r in rows}) <= 2 else None
             tables.instance_families[family] = (largest[0], count, largest[2], largest[3])
