@@ -500,7 +500,8 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         if requirement.search(before) or _RESULT.search(before) or (
                 not named_card and not_card.match(low[end:end + 20])):
             continue
-        lead = _CAPACITY_LEAD.search(low[max(0, start - 12):start])
+        lead = _CAPACITY_LEAD.search(low[max(0, start - 12):start]) or counts.before.search(
+            low[max(0, start - 16):start])  # "three 24 gb gpus": any count of the lexicon
         card = bool(m.group("card")) or named_card
         if not (card or lead) or not 4 <= memory <= 512:
             continue

@@ -56,7 +56,8 @@ _SUFFIX_WORDS = frozenset(
      "4bit", "8bit", "exl2", "pt", "sft", "dpo", "class", "model", "v1", "v2", "v0.1", "v0.2", "v0.3", "uncensored"}
 )
 _SUFFIX_PRECISION = {"gptq": "gptq", "awq": "awq", "int4": "int4", "int8": "int8", "fp8": "fp8", "fp16": "fp16",
-                     "bf16": "bf16", "4bit": "int4", "8bit": "int8", "f16": "fp16", "fp32": "fp32", "f32": "fp32"}
+                     "bf16": "bf16", "4bit": "int4", "8bit": "int8", "f16": "fp16", "fp32": "fp32", "f32": "fp32",
+                     "exl2": "exl2"}
 #: Words allowed between a family word and its size ("llama 3 instruct 70b" is rare, but
 #: "qwen2.5 coder 32b" is not): they must match the model's extras to choose it.
 _BETWEEN_WORDS = frozenset({"instruct", "chat", "base", "it", "hf", "model"})
