@@ -6,7 +6,8 @@ precisions, engines, fine-tuning methods, pricing models, follow-up openers and 
 share one schema (:class:`LexiconFile`) and are merged, since users mix languages in one message.
 
 Phrase matching rules (:class:`Phrases`): phrases are lower case; a space inside a phrase matches any run
-of spaces, hyphens and underscores, or none ("seq len" matches "seq_len", "seqlen", "seq-len"); a phrase
+of spaces, hyphens and underscores, or none ("seq len" matches "seq_len", "seqlen", "seq-len"); where a
+phrase changes between Chinese and Latin script, spaces may be there or not ("8比特" matches "8 比特"); a
 that starts or ends with a Latin letter or digit only matches whole words; longer phrases win over
 shorter ones at the same position; a phrase is not matched inside an identifier ("q8" in "q8_0"). Adding a
 word is a data change with a test, never a code change.
@@ -231,9 +232,21 @@ def phrase_key(text: str) -> str:
     return _SEP.sub("", text.lower())
 
 
+_SCRIPT_RUN = re.compile(r"[a-z0-9.%/$]+|[^a-z0-9.%/$]+")
+
+
+def _word_regex(word: str) -> str:
+    """A phrase word, with optional spaces where it changes script ("8比特", "kv缓存", "多少g的卡"): the text is
+    spaced at every CJK/Latin boundary before matching (:func:`bot.parsing.text.prepare_text`)."""
+    runs = _SCRIPT_RUN.findall(word)
+    if len(runs) == 1 or word.isascii():
+        return re.escape(word)
+    return r"\s*".join(re.escape(r) for r in runs)
+
+
 def _phrase_regex(phrase: str, left_bound: bool = True) -> str:
     words = [w for w in _SEP.split(phrase.strip().lower()) if w]
-    body = r"[\s_\-]*".join(re.escape(w) for w in words)
+    body = r"[\s_\-]*".join(_word_regex(w) for w in words)
     if left_bound and _ALNUM.match(phrase[:1].lower()):
         body = r"(?<![a-z0-9])" + body
     if _ALNUM.match(phrase[-1:].lower()):
