@@ -57,7 +57,7 @@ _SUFFIX_WORDS = frozenset(
 )
 _SUFFIX_PRECISION = {"gptq": "gptq", "awq": "awq", "int4": "int4", "int8": "int8", "fp8": "fp8", "fp16": "fp16",
                      "bf16": "bf16", "4bit": "int4", "8bit": "int8", "f16": "fp16", "fp32": "fp32", "f32": "fp32",
-                     "exl2": "exl2"}
+                     "exl2": "exl2", "q4": "int4", "q8": "int8"}
 #: Words allowed between a family word and its size ("llama 3 instruct 70b" is rare, but
 #: "qwen2.5 coder 32b" is not): they must match the model's extras to choose it.
 _BETWEEN_WORDS = frozenset({"instruct", "chat", "base", "it", "hf", "model"})

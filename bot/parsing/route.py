@@ -141,8 +141,10 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     supports = "support" in asks and bool(query.features or (query.precisions and not has_model))
     if joined and query.claimed_ratio is None and not supports and not ("spec" in asks and x.explicit_spec):
         return "compare"  # "8xH100+nvlink is worse than 4xA100": two GPUs compared, a feature named on the way
-    # a kernel feature asked of a GPU with no sizing asked and no workload ("can a T4 do FA2 for llama 3 8b")
-    feature_question = bool(query.features) and not (asks & _SIZING_ASKS) and not query.workload
+    # a kernel feature asked of a GPU with no sizing asked and no workload ("can a T4 do FA2 for llama 3 8b");
+    # a precision that is also a feature ("bf16") is the model's precision there, not a question
+    kernel_features = [f for f in query.features if lex.precisions.value(f) is None]
+    feature_question = bool(kernel_features and gpus) and not (asks & _SIZING_ASKS) and not query.workload
     strong_spec = "spec" in asks or supports or feature_question or query.claimed_ratio is not None
     if strong_spec and diagnosis != "feature_gate" and (not has_model or not query.workload):
         if gpus or query.features or query.claimed_ratio is not None:
