@@ -5,31 +5,35 @@ a marked copy of the text in which every GPU mention is ``§g`` (to see "A vs B"
 the parser's last step, so ``gpu-advisor parse`` shows the intent the answer will use, and
 :mod:`bot.advice` dispatches on ``Query.intent`` without deciding it again.
 
-The rules (each a kind of question, not a particular message):
+The rules (each a kind of question, not a particular message), in order:
 
 1. ``help``: empty, or only a help phrase, with nothing named.
 2. ``diagnose``: a pasted symptom that is not a sizing problem (garbage output, hangs, NCCL errors).
 3. ``spec_lookup``: a claim of the H100 article quoted or paraphrased (``Query.claims``).
-4. ``quote``: buy vs rent (break-even).
-5. ``recommend``: a recommendation asked for, or a budget given, without GPUs to compare.
-6. ``quote``: money asked about (price, cost, how much) for GPUs, instances or a run; not what serving a
-   model costs, which the sizing answer prices (rule 10).
+4. ``quote``: buy vs rent (break-even), or a purchase price given.
+5. ``recommend``: a recommendation asked in so many words, the largest model asked for, a budget or price
+   limit without GPUs (and no cost asked), or the cheapest option asked with no GPU or model named.
+6. ``quote``: money asked about (price, cost, how much), the cheapest of named GPUs, or prices quoted for
+   named GPUs; not what serving a model costs, which the sizing answer prices (rule 11).
 7. ``compare``: two GPUs joined ("A vs B", "A or B", "A/B", "also tried B") or a GPU after a relation
-   ("faster than B", "worth it over B", "替代 B"), when no spec, support question or quoted ratio is asked
-   ("8xH100+nvlink is worse than 4xA100" compares; the NVLink named on the way is no spec question).
-8. ``spec_lookup``: a hardware fact asked (NVLink, P2P, specs, TFLOPS, bandwidth) of named GPUs with no
-   model, support of a named feature ("supports FA2") or of a precision on GPUs with no model
-   ("does the L20 support fp8"), or a ratio quoted ("30x faster"); then ``compare`` for the remaining
-   joined GPUs or a comparison asked with two GPUs.
-9. ``diagnose``: a pasted error with no model named.
-10. ``finetune`` / ``size_training`` / ``size_inference``: by the workload (fine-tuning words win; between
+   ("faster than B", "worth it over B", "替代 B"): with a model always; without one when no spec word, support
+   question or quoted ratio is asked ("8xH100+nvlink is worse than 4xA100": the NVLink named on the way is no
+   spec question).
+8. ``spec_lookup``: a hardware fact asked (specs, TFLOPS, bandwidth, NVLink) of named GPUs, support of a named
+   feature ("supports FA2") or of a precision on GPUs with no model ("does the L20 support fp8"), a kernel
+   feature asked of a GPU with nothing to size ("can a T4 do FA2 for llama 3 8b"), or a ratio quoted ("30x
+   faster"), unless a model is named with a workload.
+9. ``compare``: the remaining joined GPUs, or a comparison asked with two GPUs named.
+10. ``spec_lookup``: a precision asked of named GPUs with no model ("can a V100 run bf16?").
+11. ``diagnose``: a pasted error with no model named.
+12. ``finetune`` / ``size_training`` / ``size_inference``: by the workload (fine-tuning words win; between
     training and serving words the first one mentioned wins).
-11. ``quote``: GPUs named with rental terms (a duration, provider or spot/reserved) and no model.
-12. ``size_inference``: a model or GPU with running words (run, fit, OOM, 跑, 够) or a sizing ask.
-13. ``recommend``: a weak recommendation ("best", "which gpu").
-14. ``spec_lookup``: memory or bandwidth of named GPUs with no model.
-15. By entities: a model -> ``size_inference``; two GPUs -> ``compare``; one -> ``spec_lookup``;
-    nothing -> ``unknown``.
+13. ``quote``: GPUs named with rental terms (a duration, provider or spot/reserved) and no model.
+14. ``size_inference``: a model or GPU with running words (run, fit, OOM, 跑, 够) or a sizing ask.
+15. ``recommend``: a weak recommendation ("best", "which gpu"), or the cheapest asked.
+16. ``spec_lookup``: memory, bandwidth or speed of named GPUs with no model.
+17. By entities: a model -> ``size_inference``; two GPUs -> ``compare``; one -> ``spec_lookup``; a diagnosis
+    -> ``diagnose``; nothing -> ``unknown``.
 """
 
 from __future__ import annotations
