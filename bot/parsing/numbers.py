@@ -21,8 +21,9 @@ MAX_DIGITS = 15
 
 _NUM_CORE = (r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d{1,6})?|\d{1,15}(?:\.\d{1,6})?|\.\d{1,6})"
              r"(?:e\+?(?P<exp>\d{1,2})(?![\d]))?")
-#: Characters that may not precede a number: it would be part of a word, an identifier or a version.
-_NUM_GUARD = r"(?<![a-z0-9_.,/#\\:$¥￥€])"
+#: Characters that may not precede a number: it would be part of a word, an identifier or a version; a comma
+#: only after a digit ("1,000" is read whole; "以内,20 个用户" after a full-width comma is a number).
+_NUM_GUARD = r"(?<![a-z0-9_./#\\:$¥￥€])(?<!\d,)"
 
 
 @lru_cache(maxsize=8)
