@@ -339,8 +339,8 @@ def _main_eval(entries: list[dict], kb: KnowledgeBase, path: Path) -> int:
             if good < total:
                 misses.append(f"{entry['id']} {aspect}: {detail}")
     elapsed = time.perf_counter() - started
-    languages = {"zh": sum(1 for e in entries if e["id"].startswith("z"))}
-    print(f"parse_eval on {path.name}: {len(entries)} questions ({languages['zh']} Chinese), "
+    chinese = sum(1 for e in entries if re.search(r"[\u4e00-\u9fff]", e.get("question") or ""))
+    print(f"parse_eval on {path.name}: {len(entries)} questions ({chinese} Chinese), "
           f"{elapsed * 1000:.0f} ms incl. scoring")
     for aspect in EVAL_ASPECTS:
         good, total = totals.get(aspect, [0, 0])

@@ -75,6 +75,7 @@ CASES: list[tuple[str, str, dict]] = [
      {"intent": "finetune", "gpus": [("a100-sxm-80gb", 4)]}),
     ("memory", "a box with 8x a800 40g for llama 3 70b",
      {"intent": "size_inference", "gpus": [("a800-pcie-40gb", 8)]}),
+    ("memory", "2*8*H100 80G for deepseek v3", {"gpus": [("h100-sxm-80gb", 16)], "node_count": 2}),
     # ------------------------------------------------------------------ the second GPU of a pair
     ("pair", "L40S 48GB vs RTX 6000 Ada 48GB for serving llama 3 8b",
      {"intent": "compare", "gpus": [("l40s-48gb", None), ("rtx-6000-ada-48gb", None)]}),
@@ -96,6 +97,7 @@ CASES: list[tuple[str, str, dict]] = [
     ("typo", "deepsek v3 on 8x h200", {"intent": "size_inference", "models": ["deepseek-v3"],
                                        "gpus": [("h200-sxm-141gb", 8)]}),
     ("typo", "llama 2 70b gptq on 2 3090s", {"models": ["llama-2-70b"], "precisions": ["gptq"]}),  # gptq is no family
+    ("typo", "llava 13b on a 4090", {"models": ["generic:13"]}),  # a changed letter is another name, not llama
     # ------------------------------------------------------------------ MoE sizes written "22b*8"
     ("moe", "mixtral 22b*8 in fp8 on h100s", {"intent": "size_inference", "models": ["mixtral-8x22b"]}),
     ("moe", "8*7b moe on two 3090s", {"models": ["mixtral-8x7b"], "gpus": [("rtx-3090-24gb", 2)]}),
@@ -274,6 +276,13 @@ def test_an_unknown_accelerator_is_not_a_model_size(kb):
     query = parse_question("qwen2.5 72b 在 4 张 910B 上能跑吗", kb)
     assert [m.id for m in query.models] == ["qwen2.5-72b"]
     assert query.gpus[0].id.startswith("ascend-910b") and query.gpus[0].count == 4
+
+
+def test_a_brand_word_before_another_product_code_is_that_product_unknown(kb):
+    """"Ascend" alone stands for the 910B; "Ascend 310P" is another card, reported unknown, never the 910B."""
+    query = parse_question("Ascend 310P 能跑 qwen2.5 7b 吗", kb)
+    assert query.gpus == []
+    assert [u.as_written for u in query.unknown_terms] == ["Ascend 310P"]
 
 
 def test_a_name_the_knowledge_base_lacks_is_reported_not_replaced(kb):

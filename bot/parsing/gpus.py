@@ -41,6 +41,9 @@ _TIGHT_GAP = re.compile(r"^\s?$")
 _GLUED_WORD = re.compile(r"^[a-z0-9]+x\d{1,2}$")
 _MEMORY_WORD = re.compile(r"^(\d{1,3})(?:g|gb|gib)$")
 _JOIN_GAP = re.compile(r"^[ \t\-_]{0,2}$")
+_CHAINED_COUNT = re.compile(r"(?<![\w.])(\d{1,3})\s*[x×*]\s*$")  # the "3*" of "3*8*A100"
+#: A product code after a brand word ("Ascend 310P", "Hopper H20"): the brand alone names another product.
+_MODEL_CODE = re.compile(r"^(?:\d{2,5}[a-z]{0,3}|[a-z]{1,2}\d{2,5}[a-z]{0,3})$")
 _MEMORY_GAP = re.compile(r"^[ \t(\-_]{0,3}$")
 #: Largest GPU count read from a question: the biggest published clusters (e.g. 16,384 H100s for
 #: Llama 3.1 405B) fit; anything larger is noise, not a count.
@@ -337,19 +340,26 @@ class _GpuScanner:
                                   memory_gb=memory_gb))
         written = self.written(start, self.words[i + n - 1][2])
         count = glued
+        nodes = None
         if count is None:
             before = self.counts.before.search(self.low[max(0, span_start - 24):span_start])
             if before and not self._follows_model_word(span_start - len(before.group(0))):
                 count = _count_value(before.group(1), self.counts)
                 if count is not None:
                     span_start -= len(before.group(0))
-        nodes = None
+                    outer = _CHAINED_COUNT.search(self.low[max(0, span_start - 12):span_start])
+                    if outer and count * int(outer.group(1)) <= MAX_GPU_COUNT:
+                        # "3*8*A100": three machines of eight
+                        nodes = int(outer.group(1))
+                        notes.append(note("gpus_per_node", nodes=nodes, per_node=count, count=nodes * count))
+                        count *= nodes
+                        span_start -= len(outer.group(0))
         after_count = self.counts.after.match(self.low[span_end:span_end + 16])
         per_unit = _count_value(after_count.group(1) or after_count.group(2), self.counts) if after_count else None
         if per_unit is not None and count is None:
             count = per_unit
             span_end += after_count.end()
-        elif per_unit is not None and after_count.group(1) and count * per_unit <= MAX_GPU_COUNT:
+        elif per_unit is not None and nodes is None and after_count.group(1) and count * per_unit <= MAX_GPU_COUNT:
             # a count on each side, "2台 H100*8", "2 x H100 x8": machines of that many GPUs each
             notes.append(note("gpus_per_node", nodes=count, per_node=per_unit, count=count * per_unit))
             nodes, count = count, count * per_unit
@@ -366,10 +376,13 @@ class _GpuScanner:
         before = self.low[max(0, pos - 12):pos].split()
         return bool(before) and before[-1] in {"llama", "qwen", "gemma", "phi", "mistral", "l", "version", "v"}
 
-    def _fuzzy_or_unknown(self, i: int, vendor: bool) -> int | None:
-        """Fuzzy-resolve a vendor window or a GPU-shaped word; report it unknown otherwise."""
+    def _fuzzy_or_unknown(self, i: int, vendor: bool, words: int | None = None) -> int | None:
+        """Fuzzy-resolve a vendor window or a GPU-shaped word (or the first ``words`` words); report it unknown
+        otherwise."""
         n = 1
-        if vendor:
+        if words is not None:
+            n = words
+        elif vendor:
             while (n < 4 and self._joinable(i + n - 1) and _VENDOR_TAIL.match(self.words[i + n][0])):
                 n += 1
             if n == 1 or not any(ch.isdigit() for w, _, _ in self.words[i:i + n] for ch in w):
@@ -391,6 +404,12 @@ class _GpuScanner:
                                    suggestions=self.tables.index.suggest("gpu", written)))
         return i + n
 
+    def _brand_then_code(self, i: int, n: int, key: str) -> bool:
+        """A name matched by a brand or series word alone ("ascend") followed by a product code that is not
+        part of it ("Ascend 310P"): the user named another product, which the brand's default is not."""
+        return (not any(c.isdigit() for c in key) and i + n < len(self.words) and self._joinable(i + n - 1)
+                and bool(_MODEL_CODE.match(self.words[i + n][0])) and self._exact_at(i + n) is None)
+
     def _negated(self, i: int) -> bool:
         """"pre-Hopper", "post-Volta": a name glued after such a prefix names no GPU."""
         start = self.words[i][1]
@@ -403,6 +422,10 @@ class _GpuScanner:
             exact = self._exact_at(i)
             if exact is not None and self._negated(i):
                 i += exact[0]
+                continue
+            if exact is not None and self._brand_then_code(i, exact[0], exact[2]):
+                next_i = self._fuzzy_or_unknown(i, vendor=True, words=exact[0] + 1)
+                i = next_i if next_i is not None else i + exact[0]
                 continue
             if exact is not None:
                 i = self._add(i, *exact)

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import OSA, Indel
 
 from bot.kb.index import repair_name
 from bot.notes import Note, note
@@ -82,6 +83,14 @@ _KV_HEADS = re.compile(
 #: ("lama" -> llama 88.9, "mistrl" -> mistral 92.3, "qwne" -> qwen 75): short and common words never are.
 _FAMILY_FUZZY_MIN_LEN = 4
 _FAMILY_FUZZY_CUTOFF = 75.0
+
+
+def _typo_of(word: str, family: str) -> bool:
+    """Whether ``word`` is ``family`` with one letter dropped or added ("lama", "mistrl", "gemm", "deepsek") or two
+    neighbours swapped ("qwne"). A changed letter is another name, not a typo ("llava" is not "llama")."""
+    if Indel.distance(word, family) == 1:
+        return True
+    return (len(word) == len(family) and OSA.distance(word, family) == 1 and sorted(word) == sorted(family))
 
 
 @dataclass
@@ -259,7 +268,7 @@ class _ModelScanner:
             return self.synonyms[family], version
         if len(family) >= _FAMILY_FUZZY_MIN_LEN and word not in _SUFFIX_WORDS:
             hit = process.extractOne(family, self.families, scorer=fuzz.ratio, score_cutoff=_FAMILY_FUZZY_CUTOFF)
-            if hit and hit[0][:1] == family[:1] and abs(len(hit[0]) - len(family)) <= 2:
+            if hit and hit[0][:1] == family[:1] and _typo_of(family, hit[0]):
                 return hit[0], version
         return None
 
