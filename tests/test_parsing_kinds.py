@@ -272,7 +272,7 @@ def test_at_least_five_questions_per_kind():
 
 
 def test_an_unknown_accelerator_is_not_a_model_size(kb):
-    """"910B" is an accelerator (Ascend 910B), not a 910-billion-parameter model."""
+    """"910B" names an Ascend card; it is never read as a model of 910 billion parameters."""
     query = parse_question("qwen2.5 72b 在 4 张 910B 上能跑吗", kb)
     assert [m.id for m in query.models] == ["qwen2.5-72b"]
     assert query.gpus[0].id.startswith("ascend-910b") and query.gpus[0].count == 4
