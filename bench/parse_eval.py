@@ -2,9 +2,17 @@
 
 Usage: python bench/parse_eval.py [FILE]   (default tests/data/questions-dev.yaml)
 
-Prints intent, GPU-set, GPU-count, model and precision accuracy, then every miss.
+Two label formats are read:
 
-Scoring rules (the labels describe the whole source thread, the parser sees one message):
+* the development set (``questions-dev.yaml``: ``entities`` describe the whole source thread) is scored by
+  :func:`score` (rules below): intent, GPU set, GPU count, model and precision accuracy;
+* the evaluation set (``questions-eval.yaml``: every entry lists ``gpus`` and ``models``, written down from the
+  question text alone) is scored by :func:`score_eval` (rules in its docstring): intent, GPUs, every model named,
+  several-models questions and capacity-only GPU figures, plus precisions and quantities.
+
+Prints the figures, then every miss.
+
+Development-set scoring rules (the labels describe the whole source thread, the parser sees one message):
 
 * intent: the label ``other`` accepts ``unknown``, ``diagnose`` or ``help``.
 * GPU set: each expected canonical name is mapped to a knowledge-base id ("(variant
@@ -39,6 +47,7 @@ from bot.kb.index import get_index  # noqa: E402
 from bot.kb.loader import KnowledgeBase, load_knowledge  # noqa: E402
 from bot.parsing import parse_question  # noqa: E402
 from bot.parsing.query import Query  # noqa: E402
+from bot.parsing.tables import product_key  # noqa: E402
 
 DEFAULT_FILE = ROOT / "tests" / "data" / "questions-dev.yaml"
 OTHER_OK = {"unknown", "diagnose", "help"}
@@ -191,10 +200,163 @@ def score(entry: dict, query: Query, kb: KnowledgeBase) -> dict[str, tuple[bool,
     return out
 
 
+# --------------------------------------------------------------------------- evaluation set (question text only)
+
+#: Relative difference within which a knowledge-base model's parameter count is "that size" (Qwen3-30B-A3B is
+#: 30.5B, Llama 1 "30B" is 32.5B).
+SIZE_TOLERANCE = 0.1
+EVAL_ASPECTS = ("intent", "gpus", "models", "several_models", "capacity_only", "model_recall", "precisions",
+                "quantities")
+
+
+def _gpu_matches(expected: dict, mention, kb: KnowledgeBase) -> bool:
+    """Whether a parsed :class:`GpuMention` is the expected GPU (see :func:`score_eval`)."""
+    if mention.id is None:
+        return False
+    memory = mention.memory_gb if mention.memory_gb is not None else kb.gpus[mention.id].memory_gb
+    if "capacity_gb" in expected:
+        if not mention.capacity_only or abs(memory - expected["capacity_gb"]) >= 1:
+            return False
+    elif mention.capacity_only:
+        return False
+    elif "id" in expected:
+        if mention.id != expected["id"]:
+            return False
+    elif product_key(mention.id) != expected["gpu"]:
+        return False
+    if expected.get("memory_gb") is not None and abs(memory - expected["memory_gb"]) >= 1:
+        return False
+    return expected.get("count") is None or mention.count == expected["count"]
+
+
+def _model_matches(expected: dict, mention, kb: KnowledgeBase) -> bool:
+    """Whether a parsed :class:`ModelMention` is the expected model (see :func:`score_eval`)."""
+    if "id" in expected:
+        return mention.id == expected["id"]
+    size = float(expected["size_b"])
+    if mention.id is None:
+        return mention.params_total_b is not None and abs(mention.params_total_b - size) < 0.05
+    if "family" not in expected:
+        return False  # a model known only by its size (or not in the knowledge base) is never replaced
+    model = kb.models[mention.id]
+    return (mention.id.split("-")[0].rstrip("0123456789.") == expected["family"]
+            and abs(model.params_total_b - size) <= SIZE_TOLERANCE * size)
+
+
+def _pair(expected: list[dict], parsed: list, match) -> tuple[list[dict], list]:
+    """Greedy one-to-one matching in order: (expected items not found, parsed items left over)."""
+    left = list(parsed)
+    missing = []
+    for item in expected:
+        hit = next((p for p in left if match(item, p)), None)
+        if hit is None:
+            missing.append(item)
+        else:
+            left.remove(hit)
+    return missing, left
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, float | int) and isinstance(b, float | int) and not isinstance(a, bool):
+        return abs(a - b) <= 0.01 * max(abs(a), abs(b), 1e-9)
+    return a == b
+
+
+def score_eval(entry: dict, query: Query, kb: KnowledgeBase) -> dict[str, tuple[int, int, str] | None]:
+    """Score one evaluation entry: per aspect (good, total, detail), or None when the aspect does not apply.
+
+    Rules (labels are what the question text names, see the header of ``questions-eval.yaml``):
+
+    * intent: equal to ``intent`` or to one of ``also_ok``; ``other`` accepts ``unknown``, ``diagnose``, ``help``.
+    * gpus (per question): the parsed GPUs and the expected ones pair up one to one, nothing missing and
+      nothing extra. A named GPU ``{gpu: product}`` matches a parsed GPU of that product (knowledge-base id
+      without memory and form factor) that is not capacity-only; ``{id}`` the exact variant;
+      ``{capacity_gb}`` a capacity-only GPU of that memory. ``memory_gb`` (the stated memory, else the
+      variant's) and ``count`` must agree when the label gives them.
+    * models (per question): the parsed models and the expected ones pair up one to one. ``{id}`` needs that
+      id; ``{family, size_b}`` a model of that family within 10% of the size, or a generic model of that
+      size; ``{size_b}`` a generic model of that size (a name the knowledge base lacks must not become
+      another model).
+    * several_models: the models score of the questions that name two or more models.
+    * capacity_only (per GPU named only by its memory): found as a capacity-only GPU with that memory and count.
+    * model_recall (per model named): found, whatever else was parsed.
+    * precisions (per question with labelled precisions): the parsed set equals the labelled set.
+    * quantities (per labelled field): the Query field equals the label (numbers within 1%).
+    """
+    out: dict[str, tuple[int, int, str] | None] = {}
+    ok_intents = {entry["intent"], *(entry.get("also_ok") or [])}
+    intent_ok = query.intent in ok_intents or ("other" in ok_intents and query.intent in OTHER_OK)
+    out["intent"] = (int(intent_ok), 1, f"{query.intent} (expected {'/'.join(sorted(ok_intents))})")
+
+    gpus = entry.get("gpus") or []
+    missing, extra = _pair(gpus, query.gpus, lambda e, m: _gpu_matches(e, m, kb))
+    parsed_gpus = [(m.id, m.count, m.memory_gb, "capacity" if m.capacity_only else "") for m in query.gpus]
+    out["gpus"] = (int(not missing and not extra), 1, f"parsed {parsed_gpus} missing {missing}")
+    capacity = [g for g in gpus if "capacity_gb" in g]
+    if capacity:
+        found = sum(1 for g in capacity if any(_gpu_matches(g, m, kb) for m in query.gpus))
+        out["capacity_only"] = (found, len(capacity), f"parsed {parsed_gpus} expected {capacity}")
+    else:
+        out["capacity_only"] = None
+
+    models = entry.get("models") or []
+    missing, extra = _pair(models, query.models, lambda e, m: _model_matches(e, m, kb))
+    parsed_models = [m.id or f"generic {m.params_total_b:g}B" if m.params_total_b else m.id or m.as_written
+                     for m in query.models]
+    detail = f"parsed {parsed_models} missing {missing}"
+    out["models"] = (int(not missing and not extra), 1, detail)
+    out["several_models"] = (int(not missing and not extra), 1, detail) if len(models) >= 2 else None
+    out["model_recall"] = (len(models) - len(missing), len(models), detail) if models else None
+
+    if entry.get("precisions"):
+        expected = sorted(set(entry["precisions"]))
+        got = sorted(set(query.precisions))
+        out["precisions"] = (int(got == expected), 1, f"parsed {got} expected {expected}")
+    else:
+        out["precisions"] = None
+    quantities = entry.get("quantities") or {}
+    if quantities:
+        wrong = {k: getattr(query, k) for k, v in quantities.items() if not _same(getattr(query, k), v)}
+        out["quantities"] = (len(quantities) - len(wrong), len(quantities), f"wrong {wrong} expected {quantities}")
+    else:
+        out["quantities"] = None
+    return out
+
+
+def _main_eval(entries: list[dict], kb: KnowledgeBase, path: Path) -> int:
+    totals: dict[str, list[int]] = {}
+    misses: list[str] = []
+    started = time.perf_counter()
+    for entry in entries:
+        query = parse_question(entry.get("question") or "", kb)
+        for aspect, result in score_eval(entry, query, kb).items():
+            if result is None:
+                continue
+            good, total, detail = result
+            t = totals.setdefault(aspect, [0, 0])
+            t[0] += good
+            t[1] += total
+            if good < total:
+                misses.append(f"{entry['id']} {aspect}: {detail}")
+    elapsed = time.perf_counter() - started
+    chinese = sum(1 for e in entries if re.search(r"[\u4e00-\u9fff]", e.get("question") or ""))
+    print(f"parse_eval on {path.name}: {len(entries)} questions ({chinese} Chinese), "
+          f"{elapsed * 1000:.0f} ms incl. scoring")
+    for aspect in EVAL_ASPECTS:
+        good, total = totals.get(aspect, [0, 0])
+        print(f"  {aspect:<15} {good:>3}/{total:<3} {100 * good / total if total else 0:5.1f}%")
+    print("misses:" if misses else "misses: none")
+    for line in misses:
+        print("  " + line)
+    return 0
+
+
 def main(argv: list[str]) -> int:
     path = Path(argv[1]) if len(argv) > 1 else DEFAULT_FILE
     entries = yaml.safe_load(path.read_text(encoding="utf-8"))
     kb = load_knowledge(ROOT / "knowledge")
+    if entries and "models" in entries[0]:
+        return _main_eval(entries, kb, path)
     totals: dict[str, list[int]] = {}
     misses: list[str] = []
     started = time.perf_counter()

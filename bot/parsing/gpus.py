@@ -35,11 +35,15 @@ from bot.parsing.text import SpanSet
 __all__ = ["FoundGpu", "scan_capacity_gpus", "scan_gpus", "scan_instances", "scan_standalone_counts"]
 
 _GLUED_SUFFIX = re.compile(r"^(.+?)x(\d{1,2})$")  # "a100x8"
+_GLUED_PREFIX = re.compile(r"^(\d{1,3})x([a-z0-9]+)$")  # "2x3090", "4xa100" (a count glued before a name)
 _DECIMAL_AFTER = re.compile(r"^[.,]\d")
 _TIGHT_GAP = re.compile(r"^\s?$")
 _GLUED_WORD = re.compile(r"^[a-z0-9]+x\d{1,2}$")
 _MEMORY_WORD = re.compile(r"^(\d{1,3})(?:g|gb|gib)$")
 _JOIN_GAP = re.compile(r"^[ \t\-_]{0,2}$")
+_CHAINED_COUNT = re.compile(r"(?<![\w.])(\d{1,3})\s*[x×*]\s*$")  # the "3*" of "3*8*A100"
+#: A product code after a brand word ("Ascend 310P", "Hopper H20"): the brand alone names another product.
+_MODEL_CODE = re.compile(r"^(?:\d{2,5}[a-z]{0,3}|[a-z]{1,2}\d{2,5}[a-z]{0,3})$")
 _MEMORY_GAP = re.compile(r"^[ \t(\-_]{0,3}$")
 #: Largest GPU count read from a question: the biggest published clusters (e.g. 16,384 H100s for
 #: Llama 3.1 405B) fit; anything larger is noise, not a count.
@@ -91,6 +95,7 @@ class FoundGpu:
         instance_type: the instance named, for a cloud instance type.
         memory_gb: the memory the text gives with the name, GB.
         capacity_only: named only by its memory.
+        nodes: machines the count was stated per ("2台 H100*8" -> 2, count 16).
         notes: what was assumed or corrected.
         suggestions: for unknown names, close knowledge-base names.
     """
@@ -107,6 +112,7 @@ class FoundGpu:
     instance_type: str | None = None
     memory_gb: float | None = None
     capacity_only: bool = False
+    nodes: int | None = None
     notes: list[Note] = field(default_factory=list)
     suggestions: list[str] = field(default_factory=list)
 
@@ -120,10 +126,11 @@ class _CountPatterns:
 
 
 @lru_cache(maxsize=4)
-def _count_patterns(words_pattern: str, counters: str, words_key: tuple) -> _CountPatterns:
+def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_counters: str = "(?!)") -> _CountPatterns:
     num = rf"\d{{1,5}}|{words_pattern}"
     cnt = rf"x|×|\*|-|{counters}"
-    before = re.compile(rf"(?<![a-z0-9.$])({num})\s*(?:{cnt})?\s*(?:of\s+)?(?:(?:nvidia|geforce|tesla|amd)\s+)?$")
+    before = re.compile(
+        rf"(?<![a-z0-9.$])({num})\s*(?:{cnt}|{name_counters})?\s*(?:of\s+)?(?:(?:nvidia|geforce|tesla|amd)\s+)?$")
     after = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,5}})(?![\d.])|(\d{{1,5}})\s*(?:{counters}))")
     standalone = re.compile(
         rf"(?<![a-z0-9.$])({num})\s*(?:x\s*)?(?:gpus?(?![\s-]*h(?:ou)?rs?\b)(?![a-z])|cards?\b|accelerators?\b|{counters})")
@@ -132,7 +139,8 @@ def _count_patterns(words_pattern: str, counters: str, words_key: tuple) -> _Cou
 
 def _counts(lex: Lexicon) -> _CountPatterns:
     counters = lex.quantity_units["gpu_count"].pattern
-    return _count_patterns(lex.number_words.pattern, counters, tuple(lex.number_words.values.items()))
+    return _count_patterns(lex.number_words.pattern, counters, tuple(lex.number_words.values.items()),
+                           lex.name_counters.pattern)
 
 
 def _count_value(word: str, patterns: _CountPatterns) -> int | None:
@@ -198,6 +206,8 @@ class _GpuScanner:
         self.written = written
         self.tables = tables
         self.counts = _counts(lex)
+        self.not_name_prefixes = lex.not_name_prefixes.pattern
+        self.percentiles = lex.percentiles  # "p99" is a latency percentile, not a Tesla P-series card
         self.words = _words(low, masked)
         self.reps = [_repair_word(w) for w, _, _ in self.words]
         self.fuzzy_budget = max_fuzzy  # bounds the work on a 40,000-character message
@@ -232,13 +242,18 @@ class _GpuScanner:
         glued = _GLUED_SUFFIX.match(key)
         if glued and glued.group(1) in keys:
             return keys[glued.group(1)], glued.group(1), int(glued.group(2)), None
+        glued = _GLUED_PREFIX.match(key)
+        if glued and glued.group(2) in keys and 0 < int(glued.group(1)) <= MAX_GPU_COUNT:
+            return keys[glued.group(2)], glued.group(2), int(glued.group(1)), None
         return None
 
     def _bare_number_ok(self, start: int, end: int, next_index: int) -> bool:
         """A GPU named only by digits ("4090") must not be a quantity ("4090 tokens", "$3090")."""
         before = self.low[start - 1] if start else " "
         after = self.low[end:end + 2]
-        if before in ".,:=$/#" or _DECIMAL_AFTER.match(after):
+        # "$3090", "v1.4090", "1,090": a number, not a GPU; a comma after a word ("推理时，4090") is punctuation
+        thousands = before == "," and start >= 2 and self.low[start - 2].isdigit()
+        if before in ".:=$/#" or thousands or _DECIMAL_AFTER.match(after):
             return False
         if next_index < len(self.words) and self.words[next_index][0] in _QUANTITY_UNITS:
             gap = self.low[end:self.words[next_index][1]]
@@ -258,9 +273,10 @@ class _GpuScanner:
         first = self.reps[i]
         split_letter = (len(first) == 1 and first in "ahlvtbpk" and i + 1 < len(self.words)
                         and self.reps[i + 1].isdigit() and self._joinable(i))
+        glued_prefix = _GLUED_PREFIX.match(first)
         if first not in self.tables.gpu_first_words and not split_letter and not (
                 first.endswith("s") and first[:-1] in self.tables.gpu_first_words):
-            if not _GLUED_WORD.match(first):
+            if not _GLUED_WORD.match(first) and not (glued_prefix and glued_prefix.group(2) in self.tables.gpu_first_words):
                 return None
         for n in range(self._run(i, self.tables.gpu_max_words + 1), 0, -1):
             if split_letter and n == 1:
@@ -324,23 +340,35 @@ class _GpuScanner:
                                   memory_gb=memory_gb))
         written = self.written(start, self.words[i + n - 1][2])
         count = glued
+        nodes = None
         if count is None:
             before = self.counts.before.search(self.low[max(0, span_start - 24):span_start])
             if before and not self._follows_model_word(span_start - len(before.group(0))):
                 count = _count_value(before.group(1), self.counts)
                 if count is not None:
                     span_start -= len(before.group(0))
-        if count is None:
-            after_count = self.counts.after.match(self.low[span_end:span_end + 16])
-            if after_count:
-                count = _count_value(after_count.group(1) or after_count.group(2), self.counts)
-                if count is not None:
-                    span_end += after_count.end()
+                    outer = _CHAINED_COUNT.search(self.low[max(0, span_start - 12):span_start])
+                    if outer and count * int(outer.group(1)) <= MAX_GPU_COUNT:
+                        # "3*8*A100": three machines of eight
+                        nodes = int(outer.group(1))
+                        notes.append(note("gpus_per_node", nodes=nodes, per_node=count, count=nodes * count))
+                        count *= nodes
+                        span_start -= len(outer.group(0))
+        after_count = self.counts.after.match(self.low[span_end:span_end + 16])
+        per_unit = _count_value(after_count.group(1) or after_count.group(2), self.counts) if after_count else None
+        if per_unit is not None and count is None:
+            count = per_unit
+            span_end += after_count.end()
+        elif per_unit is not None and nodes is None and after_count.group(1) and count * per_unit <= MAX_GPU_COUNT:
+            # a count on each side, "2台 H100*8", "2 x H100 x8": machines of that many GPUs each
+            notes.append(note("gpus_per_node", nodes=count, per_node=per_unit, count=count * per_unit))
+            nodes, count = count, count * per_unit
+            span_end += after_count.end()
         if assumed and memory_gb is None:
             notes.append(note("assumed_variant", gpu_name=self.tables.index.display_name("gpu", gpu_id),
                               written=written))
         self.found.append(FoundGpu(gpu_id, written, start, self.words[i + n - 1][2], span_start, span_end, count,
-                                   assumed and memory_gb is None, memory_gb=memory_gb, notes=notes))
+                                   assumed and memory_gb is None, memory_gb=memory_gb, nodes=nodes, notes=notes))
         return i + n
 
     def _follows_model_word(self, pos: int) -> bool:
@@ -348,10 +376,13 @@ class _GpuScanner:
         before = self.low[max(0, pos - 12):pos].split()
         return bool(before) and before[-1] in {"llama", "qwen", "gemma", "phi", "mistral", "l", "version", "v"}
 
-    def _fuzzy_or_unknown(self, i: int, vendor: bool) -> int | None:
-        """Fuzzy-resolve a vendor window or a GPU-shaped word; report it unknown otherwise."""
+    def _fuzzy_or_unknown(self, i: int, vendor: bool, words: int | None = None) -> int | None:
+        """Fuzzy-resolve a vendor window or a GPU-shaped word (or the first ``words`` words); report it unknown
+        otherwise."""
         n = 1
-        if vendor:
+        if words is not None:
+            n = words
+        elif vendor:
             while (n < 4 and self._joinable(i + n - 1) and _VENDOR_TAIL.match(self.words[i + n][0])):
                 n += 1
             if n == 1 or not any(ch.isdigit() for w, _, _ in self.words[i:i + n] for ch in w):
@@ -373,10 +404,29 @@ class _GpuScanner:
                                    suggestions=self.tables.index.suggest("gpu", written)))
         return i + n
 
+    def _brand_then_code(self, i: int, n: int, key: str) -> bool:
+        """A name matched by a brand or series word alone ("ascend") followed by a product code that is not
+        part of it ("Ascend 310P"): the user named another product, which the brand's default is not."""
+        return (not any(c.isdigit() for c in key) and i + n < len(self.words) and self._joinable(i + n - 1)
+                and bool(_MODEL_CODE.match(self.words[i + n][0])) and self._exact_at(i + n) is None)
+
+    def _negated(self, i: int) -> bool:
+        """"pre-Hopper", "post-Volta": a name glued after such a prefix names no GPU."""
+        start = self.words[i][1]
+        return start > 0 and self.low[start - 1] == "-" and bool(
+            re.search(rf"(?:{self.not_name_prefixes})$", self.low[max(0, start - 8):start - 1]))
+
     def scan(self) -> list[FoundGpu]:
         i = 0
         while i < len(self.words):
             exact = self._exact_at(i)
+            if exact is not None and self._negated(i):
+                i += exact[0]
+                continue
+            if exact is not None and self._brand_then_code(i, exact[0], exact[2]):
+                next_i = self._fuzzy_or_unknown(i, vendor=True, words=exact[0] + 1)
+                i = next_i if next_i is not None else i + exact[0]
+                continue
             if exact is not None:
                 i = self._add(i, *exact)
                 continue
@@ -384,7 +434,7 @@ class _GpuScanner:
             next_i = None
             if word in VENDOR_WORDS:
                 next_i = self._fuzzy_or_unknown(i, vendor=True)
-            elif _GPU_SHAPED.match(word) and not _ACTIVE_PARAMS.match(word):
+            elif _GPU_SHAPED.match(word) and not _ACTIVE_PARAMS.match(word) and word not in self.percentiles:
                 next_i = self._fuzzy_or_unknown(i, vendor=False)
             i = next_i if next_i is not None else i + 1
         return self.found
@@ -417,6 +467,8 @@ def scan_gpus(low: str, written, tables: ParserTables, masked: SpanSet, lex: Lex
 #: Words before a memory size that make it a card the user has or names ("my 16gb", "an 80g", "on a 24gb").
 _CAPACITY_LEAD = re.compile(
     r"(?:\b(?:a|an|my|our|one|single|the|this|that|each|per|on|in|with|into|two|dual|four|eight)\s+|(?:\d{1,4}|[单双])\s*(?:x|×|\*|张|块|个)\s*)$")
+#: The result of arithmetic ("7 x 4 x 4 = 112 GB"): a computed amount, not a card.
+_RESULT = re.compile(r"\d\s*[=≈]\s*$")
 _CLOUD = re.compile(r"\b(?:cloud|instance|rent|rented|renting|aws|gcp|azure|runpod|lambda)\b|云|租")
 
 
@@ -425,9 +477,16 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
     """GPUs named only by their memory ("my 16gb card", "two 48gb cards", "an 80g card", "8x 40g", "16G显存").
 
     A memory size is a GPU when a card word follows it (``memory.card_words`` in the lexicon: card, gpu,
-    vram, 显卡, 显存) or a count or article leads it ("two 48gb", "8x 40g", "an 80g"). The GPU is the most
-    rented knowledge-base GPU of exactly that memory (a consumer card first after "my"/"our"/"我的"); with
-    none of that memory, the nearest smaller one keeps the stated memory. A note names the choice.
+    vram, 显卡, 显存) or precedes it ("my card has 12GB", "显存48G"), or a count or article leads it ("two
+    48gb", "8x 40g", "an 80g"). It is not a GPU when a requirement word precedes it ("uses 20gb", "需要
+    80G": ``memory.requirement_words``) or a word after it says whose size it is ("the 140 gb model":
+    ``memory.not_card_after``), when it restates the memory of a GPU already named, alone or all of them
+    together ("2x3060 12gb ... 24gb vram"), or when, without a card word, no GPU has exactly that memory
+    ("fit it on 17gb").
+
+    The GPU is the most rented knowledge-base GPU of exactly that memory (a consumer card first after
+    "my"/"our"/"我的"); with none of that memory, the nearest smaller one keeps the stated memory. A note
+    names the choice.
 
     Args:
         low: the lower-cased message.
@@ -435,24 +494,39 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         tables: the knowledge base's parser tables.
         claimed: spans already used by names (a memory size next to a GPU name belongs to it).
         lex: the lexicon.
-        named_gpus: GPUs already found; a memory size close to one of theirs describes it.
+        named_gpus: GPUs already found; a memory size close to one of theirs (or their sum) describes them.
 
     Returns:
         :class:`FoundGpu` records with ``capacity_only`` set.
     """
     counts = _counts(lex)
     pattern = _capacity_pattern(lex.card_words.pattern)
+    card_before = _card_before_pattern(lex.card_words.pattern)
+    requirement = _ends_with(lex.memory_requirement_words.pattern, lex.approx_words.pattern)
+    not_card = _starts_with(lex.not_card_after.pattern)
     out: list[FoundGpu] = []
     named = [tables.memory_of(f.id) for f in named_gpus or [] if f.id]
+    totals = [tables.memory_of(f.id) * f.count for f in named_gpus or [] if f.id and f.count and f.count > 1]
     for m in pattern.finditer(low):
         start, end = m.start(), m.end()
         if start in claimed or (end - 1) in claimed:
             continue
         memory = int(m.group("mem"))
-        if any(0.85 * gb <= memory <= gb * 1.02 for gb in named):
-            continue  # "A10 (16 * 23G)": the memory of a GPU already named, as the user reads it
-        lead = _CAPACITY_LEAD.search(low[max(0, start - 12):start])
-        if not (m.group("card") or lead) or not 4 <= memory <= 512:
+        variant = _other_variant(low, start, end, memory, named_gpus or [], tables, lex)
+        if variant is not None:  # "v100 32g or 16g": the same product in its other memory
+            out.append(variant)
+            continue
+        if any(0.85 * gb <= memory <= gb * 1.02 for gb in named) or any(abs(memory - t) < 1 for t in totals):
+            continue  # "A10 (16 * 23G)", "2x3060 12gb ... 24gb": the named GPUs' memory, as the user reads it
+        before = low[max(0, start - 24):start]
+        named_card = bool(card_before.search(before))  # "my card has 12GB of RAM": the card's memory
+        if requirement.search(before) or _RESULT.search(before) or (
+                not named_card and not_card.match(low[end:end + 20])):
+            continue
+        lead = _CAPACITY_LEAD.search(low[max(0, start - 12):start]) or counts.before.search(
+            low[max(0, start - 16):start])  # "three 24 gb gpus": any count of the lexicon
+        card = bool(m.group("card")) or named_card
+        if not (card or lead) or not 4 <= memory <= 512:
             continue
         count = None
         span_start = start
@@ -467,7 +541,7 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         # a card named by its memory alone is most often one people own (a GeForce), unless a cloud is meant
         cloud = bool(_CLOUD.search(low))
         gpu_id, exact = tables.capacity_gpu(memory, prefer_consumer=not cloud)
-        if gpu_id is None:
+        if gpu_id is None or (not exact and not card):
             continue
         text = written(span_start, end)
         others = tables.same_memory(memory, exclude=gpu_id)[:3]
@@ -476,6 +550,47 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         out.append(FoundGpu(gpu_id, text, start, end, span_start, end, count, True,
                             memory_gb=None if exact else float(memory), capacity_only=True, notes=notes))
     return out
+
+
+def _other_variant(low: str, start: int, end: int, memory: int, named: list[FoundGpu], tables: ParserTables,
+                   lex: Lexicon) -> FoundGpu | None:
+    """A memory size joined to a named GPU by a comparison connector ("a100 80g vs 40g", "v100 32g 还是 16g"):
+    that product's variant of this memory (or the same GPU with the stated memory when it has none)."""
+    gap = _connector_gap(lex.compare_connectors.pattern)
+    for f in named:
+        if f.id is None or f.span_end > start or not gap.fullmatch(low, f.span_end, start):
+            continue
+        variant = tables.memory_variant(f.id, memory)
+        gpu_id = variant or f.id
+        return FoundGpu(gpu_id, low[start:end], start, end, start, end,
+                        memory_gb=None if variant else float(memory),
+                        notes=[] if variant else [note("stated_memory", gpu_name=tables.index.display_name(
+                            "gpu", gpu_id), memory_gb=memory)])
+    return None
+
+
+@lru_cache(maxsize=4)
+def _connector_gap(connectors: str) -> re.Pattern[str]:
+    return re.compile(rf"\s*\)?\s*(?:{connectors}|,)\s*(?:an?\s+|the\s+)?")
+
+
+@lru_cache(maxsize=4)
+def _card_before_pattern(card_words: str) -> re.Pattern[str]:
+    """A card word right before a memory size: "my card has 12GB", "显存48G", "vram: 16gb"."""
+    return re.compile(rf"(?:{card_words})\s*(?:has|with|of|is|:|=|有|为|是)?\s*(?:only\s+|about\s+|~\s*)?$")
+
+
+@lru_cache(maxsize=16)
+def _ends_with(*patterns: str) -> re.Pattern[str]:
+    """One of the first pattern's phrases at the end of a text, optionally followed by the second's."""
+    first, *rest = patterns
+    tail = "".join(rf"(?:\s*(?:{p}))?" for p in rest)
+    return re.compile(rf"(?:{first}){tail}\s*$")
+
+
+@lru_cache(maxsize=16)
+def _starts_with(pattern: str) -> re.Pattern[str]:
+    return re.compile(rf"\s*(?:of\s+)?(?:{pattern})")
 
 
 @lru_cache(maxsize=4)

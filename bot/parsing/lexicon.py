@@ -6,9 +6,11 @@ precisions, engines, fine-tuning methods, pricing models, follow-up openers and 
 share one schema (:class:`LexiconFile`) and are merged, since users mix languages in one message.
 
 Phrase matching rules (:class:`Phrases`): phrases are lower case; a space inside a phrase matches any run
-of spaces, hyphens and underscores, or none ("seq len" matches "seq_len", "seqlen", "seq-len"); a phrase
+of spaces, hyphens and underscores, or none ("seq len" matches "seq_len", "seqlen", "seq-len"); where a
+phrase changes between Chinese and Latin script, spaces may be there or not ("8比特" matches "8 比特"); a
 that starts or ends with a Latin letter or digit only matches whole words; longer phrases win over
-shorter ones at the same position. Adding a word is a data change with a test, never a code change.
+shorter ones at the same position; a phrase is not matched inside an identifier ("q8" in "q8_0"). Adding a
+word is a data change with a test, never a code change.
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ class _Vocab(BaseModel):
 
 class NumberVocab(_Vocab):
     """Number words and scales. ``digits``/``multipliers`` spell Chinese numerals, read only before a
-    ``counters`` word (so "三天" is 3 days while "统一" stays a word)."""
+    ``counters`` word (so "三天" is 3 days while "统一" stays a word). ``name_counters`` count a GPU only
+    right before its name ("4个80G A100": 个 counts anything, so it is no GPU-count unit elsewhere)."""
 
     words: dict[str, float] = Field(default_factory=dict)
     scales: dict[str, float] = Field(default_factory=dict)
@@ -54,6 +57,7 @@ class NumberVocab(_Vocab):
     multipliers: dict[str, int] = Field(default_factory=dict)
     half: list[str] = Field(default_factory=list)
     counters: list[str] = Field(default_factory=list)
+    name_counters: list[str] = Field(default_factory=list)
 
 
 class QuantityVocab(_Vocab):
@@ -108,8 +112,14 @@ class MoneyVocab(_Vocab):
 
 
 class MemoryVocab(_Vocab):
+    """Memory sizes. ``card_words`` after (or before) a size make it a GPU ("a 16gb card", "显存48G");
+    ``requirement_words`` before a size make it what something needs, not a card ("uses 20gb",
+    "requires 112 GB of VRAM"); ``not_card_after`` after a size say whose size it is ("the 140 gb model")."""
+
     units: list[str] = Field(default_factory=list)
     card_words: list[str] = Field(default_factory=list)
+    requirement_words: list[str] = Field(default_factory=list)
+    not_card_after: list[str] = Field(default_factory=list)
 
 
 class UnitList(_Vocab):
@@ -172,6 +182,8 @@ class LexiconFile(_Vocab):
     spec_fields: dict[str, list[str]] = Field(default_factory=dict)
     followup: FollowupVocab = Field(default_factory=FollowupVocab)
     help_phrases: list[str] = Field(default_factory=list)
+    per_node_words: list[str] = Field(default_factory=list)
+    not_name_prefixes: list[str] = Field(default_factory=list)
     number_connectors: list[str] = Field(default_factory=list)
     approx_words: list[str] = Field(default_factory=list)
     ignorable_number_contexts: IgnorableVocab = Field(default_factory=IgnorableVocab)
@@ -220,13 +232,25 @@ def phrase_key(text: str) -> str:
     return _SEP.sub("", text.lower())
 
 
+_SCRIPT_RUN = re.compile(r"[a-z0-9.%/$]+|[^a-z0-9.%/$]+")
+
+
+def _word_regex(word: str) -> str:
+    """A phrase word, with optional spaces where it changes script ("8比特", "kv缓存", "多少g的卡"): the text is
+    spaced at every CJK/Latin boundary before matching (:func:`bot.parsing.text.prepare_text`)."""
+    runs = _SCRIPT_RUN.findall(word)
+    if len(runs) == 1 or word.isascii():
+        return re.escape(word)
+    return r"\s*".join(re.escape(r) for r in runs)
+
+
 def _phrase_regex(phrase: str, left_bound: bool = True) -> str:
     words = [w for w in _SEP.split(phrase.strip().lower()) if w]
-    body = r"[\s_\-]*".join(re.escape(w) for w in words)
+    body = r"[\s_\-]*".join(_word_regex(w) for w in words)
     if left_bound and _ALNUM.match(phrase[:1].lower()):
         body = r"(?<![a-z0-9])" + body
     if _ALNUM.match(phrase[-1:].lower()):
-        body += r"(?![a-z0-9])"
+        body += r"(?![a-z0-9]|_[a-z0-9])"  # "q8" is not inside the identifier "q8_0"
     return body
 
 
@@ -301,6 +325,7 @@ class Lexicon:
 
     files: tuple[LexiconFile, ...]
     number_words: Phrases
+    count_words: Phrases
     scales: dict[str, float]
     scale_pattern: str
     zh_digits: dict[str, int]
@@ -331,6 +356,8 @@ class Lexicon:
     answer_currency: Phrases
     memory_units: Phrases
     card_words: Phrases
+    memory_requirement_words: Phrases
+    not_card_after: Phrases
     bandwidth_units: Phrases
     multiplier_units: Phrases
     percent_units: Phrases
@@ -360,6 +387,9 @@ class Lexicon:
     followup_openers: Phrases
     reset_words: Phrases
     help_phrases: Phrases
+    per_node_words: Phrases
+    not_name_prefixes: Phrases
+    name_counters: Phrases
     number_connectors: Phrases
     approx_words: Phrases
     ignorable_before: Phrases
@@ -418,6 +448,10 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
     return Lexicon(
         files=tuple(files),
         number_words=Phrases(merged_maps(lambda f: f.numbers.words)),
+        # number words that count a unit after them ("two users"); an article is no count ("a user asked"), nor
+        # a one-character Chinese prefix of a compound word ("单机" is a per-machine figure, "双卡" a GPU count)
+        count_words=Phrases({w: v for w, v in merged_maps(lambda f: f.numbers.words).items()
+                             if phrase_key(w) not in ("a", "an") and not (len(w) == 1 and not w.isascii())}),
         scales={phrase_key(k): v for k, v in scales.items()},
         scale_pattern=scale_phrases.pattern,
         zh_digits=merged_maps(lambda f: f.numbers.digits),
@@ -449,6 +483,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         answer_currency=Phrases(_inverse(groups(lambda f: f.money.answer_currency))),
         memory_units=Phrases(_flat(lists(lambda f: f.memory.units)), left_bound=False),
         card_words=Phrases(_flat(lists(lambda f: f.memory.card_words))),
+        memory_requirement_words=Phrases(_flat(lists(lambda f: f.memory.requirement_words))),
+        not_card_after=Phrases(_flat(lists(lambda f: f.memory.not_card_after))),
         bandwidth_units=Phrases(merged_maps(lambda f: f.bandwidth.units), left_bound=False),
         multiplier_units=Phrases(_flat(lists(lambda f: f.multipliers.units)), left_bound=False),
         percent_units=Phrases(_flat(lists(lambda f: f.percent.units)), left_bound=False),
@@ -478,6 +514,9 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         followup_openers=Phrases(_flat(lists(lambda f: f.followup.openers))),
         reset_words=Phrases(_flat(lists(lambda f: f.followup.reset))),
         help_phrases=Phrases(_flat(lists(lambda f: f.help_phrases))),
+        per_node_words=Phrases(_flat(lists(lambda f: f.per_node_words))),
+        not_name_prefixes=Phrases(_flat(lists(lambda f: f.not_name_prefixes))),
+        name_counters=Phrases(_flat(lists(lambda f: f.numbers.name_counters)), left_bound=False),
         number_connectors=Phrases(_flat(lists(lambda f: f.number_connectors))),
         approx_words=Phrases(_flat(lists(lambda f: f.approx_words))),
         ignorable_before=Phrases(_flat(lists(lambda f: f.ignorable_number_contexts.before))),

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import OSA, Indel
 
 from bot.kb.index import repair_name
 from bot.notes import Note, note
@@ -51,11 +52,13 @@ _JOIN_GAP = re.compile(r"^[ \t\-_]{0,2}$")
 _LIST_GAP = re.compile(r"^(?:\s*(?:/|,|&|\+|and|or|vs\.?|versus|和|或|还是|、|以及|the|a|an|and the|or the|to)\s*)+$|^\s+$")
 #: Words after a model name that name a fine-tune or packaging of the same base model.
 _SUFFIX_WORDS = frozenset(
-    {"instruct", "chat", "it", "hf", "base", "gptq", "awq", "gguf", "ggml", "int4", "int8", "fp8", "fp16", "bf16",
+    {"instruct", "chat", "it", "hf", "base", "gptq", "awq", "gguf", "ggml", "int4", "int8", "fp8", "fp16", "bf16", "f16",
+     "fp32", "f32",
      "4bit", "8bit", "exl2", "pt", "sft", "dpo", "class", "model", "v1", "v2", "v0.1", "v0.2", "v0.3", "uncensored"}
 )
 _SUFFIX_PRECISION = {"gptq": "gptq", "awq": "awq", "int4": "int4", "int8": "int8", "fp8": "fp8", "fp16": "fp16",
-                     "bf16": "bf16", "4bit": "int4", "8bit": "int8"}
+                     "bf16": "bf16", "4bit": "int4", "8bit": "int8", "f16": "fp16", "fp32": "fp32", "f32": "fp32",
+                     "exl2": "exl2", "q4": "int4", "q8": "int8"}
 #: Words allowed between a family word and its size ("llama 3 instruct 70b" is rare, but
 #: "qwen2.5 coder 32b" is not): they must match the model's extras to choose it.
 _BETWEEN_WORDS = frozenset({"instruct", "chat", "base", "it", "hf", "model"})
@@ -64,6 +67,9 @@ _GENERIC_SIZE = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)\s?(?:b\b|billion\b)(?:[\s-]*(?:params?|parameters?)\b)?"
     r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|examples|words|images|requests|docs|documents))"
 )
+#: A name glued to a size with no separator ("glm6b"); known families were resolved before.
+_GLUED_UNKNOWN = re.compile(r"(?<![\w.\-/:])([a-z]{2,})(\d+(?:\.\d+)?)b(?![\w.])"
+                            r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|images|requests))")
 _MOE_GENERIC = re.compile(
     r"(\d+(?:\.\d+)?)\s?b\b[^.;\n]{0,40}?(\d+(?:\.\d+)?)\s?b\s*(?:params?\s*)?(?:active|激活)"
 )
@@ -77,6 +83,14 @@ _KV_HEADS = re.compile(
 #: ("lama" -> llama 88.9, "mistrl" -> mistral 92.3, "qwne" -> qwen 75): short and common words never are.
 _FAMILY_FUZZY_MIN_LEN = 4
 _FAMILY_FUZZY_CUTOFF = 75.0
+
+
+def _typo_of(word: str, family: str) -> bool:
+    """Whether ``word`` is ``family`` with one letter dropped or added ("lama", "mistrl", "gemm", "deepsek") or two
+    neighbours swapped ("qwne"). A changed letter is another name, not a typo ("llava" is not "llama")."""
+    if Indel.distance(word, family) == 1:
+        return True
+    return (len(word) == len(family) and OSA.distance(word, family) == 1 and sorted(word) == sorted(family))
 
 
 @dataclass
@@ -164,7 +178,8 @@ class _ModelScanner:
                     self.tables.model_keys.get(repair_name(name)) if not size else None)
             assumed, notes = False, []
             if model_id is None and size is not None and head:
-                model_id, assumed = self._by_family(family, head.group(2) or "", size, set())
+                extras = {p for p in name.split("-")[1:] if not _VERSION_WORD.match(p)}
+                model_id, assumed = self._by_family(family, head.group(2) or "", size, extras)
                 if model_id:
                     notes.append(note("assumed_model", model_name=self._display(model_id), written=m.group(0)))
             if model_id is None:
@@ -224,7 +239,19 @@ class _ModelScanner:
             if candidates:
                 best = max(candidates, key=lambda s: s.order)
                 return best.id, (not version or len(candidates) > 1 or not exact)
+        if extras:  # "deepseek-r1:70b": the one model whose name extends the words given with that size
+            wider = [s for s in shapes if extras <= s.extras and (not version or s.version == version)]
+            if len(wider) == 1:
+                return wider[0].id, True
         return None, False
+
+    def _only_model(self, family: str, version: str, extras: set[str]) -> str | None:
+        """The one model of ``family`` with ``version`` (when given) whose name has the ``extras`` words, or None."""
+        shapes = [s for s in self.tables.shapes.get(family, [])
+                  if (not version or s.version == version) and extras <= s.extras]
+        if not extras:
+            shapes = [s for s in shapes if not s.extras]  # "deepseek v3" is DeepSeek-V3, not a V3-based variant
+        return shapes[0].id if len(shapes) == 1 else None
 
     def _family_word(self, word: str) -> tuple[str, str] | None:
         """(family, version) a word spells: an exact family ("qwen2.5"), a synonym ("l2", "ds") or a
@@ -235,11 +262,13 @@ class _ModelScanner:
         family, version = head.group(1), head.group(2) or ""
         if family in self.tables.families:
             return family, version
+        if word in self.tables.gpu_keys:
+            return None  # "l4" (after the alias "l" of llama) and "l40s" are GPUs
         if family in self.synonyms and (version or family not in ("l",)):
             return self.synonyms[family], version
-        if len(family) >= _FAMILY_FUZZY_MIN_LEN:
+        if len(family) >= _FAMILY_FUZZY_MIN_LEN and word not in _SUFFIX_WORDS:
             hit = process.extractOne(family, self.families, scorer=fuzz.ratio, score_cutoff=_FAMILY_FUZZY_CUTOFF)
-            if hit and hit[0][:1] == family[:1] and abs(len(hit[0]) - len(family)) <= 2:
+            if hit and hit[0][:1] == family[:1] and _typo_of(family, hit[0]):
                 return hit[0], version
         return None
 
@@ -282,12 +311,25 @@ class _ModelScanner:
                 n, model_id = hit
                 start, end = words[i][1], words[i + n - 1][2]
                 shape = next((s for ss in self.tables.shapes.values() for s in ss if s.id == model_id), None)
-                if (shape is not None and i + n < len(words) and _size_key(words[i + n][0]) in shape.sizes
-                        and _NEAR_GAP.match(self.low[end:words[i + n][1]])):
-                    end = words[i + n][2]  # "deepseek-r1 671b": the size restates the model's own
-                    n += 1
+                extended = None
+                if shape is not None and i + n < len(words) and _NEAR_GAP.match(self.low[end:words[i + n][1]]):
+                    size = _size_key(words[i + n][0])
+                    if size in shape.sizes:
+                        end = words[i + n][2]  # "deepseek-r1 671b": the size restates the model's own
+                        n += 1
+                    elif size and shape.extras and not any(_size_key(w) for w in reps[i:i + n]):
+                        # "deepseek-r1 70b": a model named without its size, then another size: the model
+                        # whose name extends it with that size (DeepSeek-R1-Distill-Llama-70B), if only one
+                        extended, _ = self._by_family(shape.family, shape.version, size, set(shape.extras))
+                        if extended is not None and extended != model_id:
+                            model_id, end = extended, words[i + n][2]
+                            n += 1
                 precision, end = self._suffixes(end)
-                self.found.append(FoundModel(model_id, self.written(start, end), start, end, precision=precision))
+                written = self.written(start, end)
+                self.found.append(FoundModel(model_id, written, start, end, variant_assumed=extended == model_id,
+                                             precision=precision,
+                                             notes=[note("assumed_model", model_name=self._display(model_id),
+                                                         written=written)] if extended == model_id else []))
                 self.masked.add((start, end))
                 shape = next((s for ss in self.tables.shapes.values() for s in ss if s.id == model_id), None)
                 if shape is not None:
@@ -354,6 +396,8 @@ class _ModelScanner:
                 if size:
                     k = j + 1
                     break
+                if words[j][0] not in self.tables.extra_words and words[j][0] not in _BETWEEN_WORDS:
+                    break  # "l4 for mistral 7b": "for" names no model
                 extras.add(words[j][0])
             start, end = words[i][1], words[k - 1][2] if size else words[i][2]
             if size is None and i > 0 and _SPACE_GAP.match(self.low[words[i - 1][2]:words[i][1]]):
@@ -361,12 +405,34 @@ class _ModelScanner:
                 if size:
                     start = words[i - 1][1]
         if size is None:
+            named = extras - _BETWEEN_WORDS
+            last = max([i] + [j for j in range(i + 1, min(i + 5, len(words)))
+                              if words[j][0] in named or (j < k and _VERSION_WORD.match(words[j][0]))])
+            only = self._only_model(family, version, named) if (version or named) else None
+            if only is not None:  # "deepsek v3", "mistral nemo", "phi 4": the one model of that family so named
+                start, end = words[i][1], words[last][2]
+                written = self.written(start, end)
+                self.found.append(FoundModel(only, written, start, end, True,
+                                             notes=[note("assumed_model", model_name=self._display(only),
+                                                         written=written)]))
+                self.masked.add((start, end))
+                shape = self.tables.shape_of(only)
+                self.context = _Family(family, shape.version if shape else version, set(shape.extras) if shape else named,
+                                       end)
+                return last - i + 1
             self.family_only.append(self.written(words[i][1], words[i][2]))
-            self.context = _Family(family, version, extras - _BETWEEN_WORDS, words[i][2])
-            return 1
+            self.masked.add((words[i][1], words[last][2]))  # "gemma 2 is ...": the version is part of the name
+            self.context = _Family(family, version, named, words[last][2])
+            return last - i + 1
         written = self.written(start, end)
         approx = _APPROX.search(self.low[max(0, start - 12):start])
         model_id, assumed = (None, False) if approx else self._by_family(family, version, size, extras - _BETWEEN_WORDS)
+        ctx = self.context
+        if not approx and not version and ctx is not None and ctx.family == family and ctx.version:
+            # "llama-2-70b ... llama-70B": a later mention without a version keeps the version named before
+            carried, _ = self._by_family(family, ctx.version, size, extras - _BETWEEN_WORDS)
+            if carried is not None:
+                model_id, assumed = carried, False
         if model_id is not None:
             notes = [note("assumed_model", model_name=self._display(model_id), written=written)] if assumed else []
             self.found.append(FoundModel(model_id, written, start, end, assumed, notes=notes))
@@ -387,6 +453,21 @@ class _ModelScanner:
         return bool(_NEAR_GAP.match(self.low[words[j - 1][2]:words[j][1]]))
 
     # ----------------------------------------------------------------- 6. generic sizes
+    def glued_unknown(self, gpu_keys: dict[str, str]) -> None:
+        """A name the knowledge base lacks glued to a size ("glm6b", "baichuan13b"): a generic model of that size,
+        reported as unknown (the size is never dropped, the name never replaced)."""
+        for m in _GLUED_UNKNOWN.finditer(self.low):
+            if self._is_masked(m.start()) or m.group(0) in gpu_keys or m.group(1) in _SUFFIX_WORDS:
+                continue
+            total = float(m.group(2))
+            if not 0 < total <= 5000:
+                continue
+            written = self.written(m.start(), m.end())
+            self.found.append(FoundModel(None, written, m.start(), m.end(), generic=True, params_total_b=total,
+                                         notes=[note("unknown_model_generic", written=written, size=f"{m.group(2)}B")],
+                                         unknown=written, suggestions=self.tables.index.suggest("model", written)))
+            self.masked.add(m.span())
+
     def generic(self, gpu_keys: dict[str, str]) -> None:
         moe = _MOE_GENERIC.search(self.low)
         active_spans = []
@@ -448,10 +529,39 @@ def scan_models(low: str, written, tables: ParserTables) -> tuple[list[FoundMode
     scanner.ollama()
     scanner.hf_repos()
     scanner.windows()
+    scanner.glued_unknown(tables.gpu_keys)
     scanner.generic(tables.gpu_keys)
     found = sorted(scanner.found, key=lambda f: f.start)
+    return _one_per_model(found, tables), scanner.masked, scanner.family_only
+
+
+def _restates(f: FoundModel, model_ids: set[str], tables: ParserTables) -> bool:
+    """A bare size equal to a named model's own size restates it ("deepseek-v3 ... 671b", "671B的 DeepSeek R1")."""
+    if f.id is not None or f.unknown or f.params_total_b is None:
+        return False
+    size = f"{f.params_total_b:g}b"
+    for model_id in model_ids:
+        total = tables.kb.models[model_id].params_total_b
+        shape = tables.shape_of(model_id)
+        if (shape is not None and size in shape.sizes) or abs(total - f.params_total_b) <= 0.02 * total:
+            return True
+    return False
+
+
+def _one_per_model(found: list[FoundModel], tables: ParserTables) -> list[FoundModel]:
+    """One mention per model: a knowledge-base model named twice, the same generic size named twice ("13B
+    ... 13B-4bits", an unknown name repeated), and a bare size restating a named model's size are one model."""
+    model_ids = {f.id for f in found if f.id is not None}
     unique: list[FoundModel] = []
     for f in found:
-        if f.id is None or all(u.id != f.id for u in unique):
+        if f.id is not None:
+            if all(u.id != f.id for u in unique):
+                unique.append(f)
+            continue
+        if _restates(f, model_ids, tables):
+            continue
+        same = next((u for u in unique if u.id is None and u.params_total_b == f.params_total_b
+                     and u.params_active_b == f.params_active_b), None)
+        if same is None:
             unique.append(f)
-    return unique, scanner.masked, scanner.family_only
+    return unique

@@ -21,8 +21,9 @@ MAX_DIGITS = 15
 
 _NUM_CORE = (r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d{1,6})?|\d{1,15}(?:\.\d{1,6})?|\.\d{1,6})"
              r"(?:e\+?(?P<exp>\d{1,2})(?![\d]))?")
-#: Characters that may not precede a number: it would be part of a word, an identifier or a version.
-_NUM_GUARD = r"(?<![a-z0-9_.,/#\\:$¥￥€])"
+#: Characters that may not precede a number: it would be part of a word, an identifier or a version; a comma
+#: only after a digit ("1,000" is read whole; "以内,20 个用户" after a full-width comma is a number).
+_NUM_GUARD = r"(?<![a-z0-9_./#\\:$¥￥€])(?<!\d,)"
 
 
 @lru_cache(maxsize=8)
@@ -116,4 +117,5 @@ def chinese_numerals_to_digits(text: str, lex: Lexicon) -> str:
 
 @lru_cache(maxsize=4)
 def _zh_pattern(chars: str, counters: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<!第)([{re.escape(chars)}]+)\s*(?={counters})")
+    # not after digits: "10万人民币" is 10 x 10^4 (a scale of the digits, read by the number scanner)
+    return re.compile(rf"(?<![第0-9.])([{re.escape(chars)}]+)\s*(?={counters})")

@@ -136,7 +136,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
                 vocab_spans.add(m.span())
     scan = scan_quantities(low, lex, SpanSet([*name_spans.spans(), *paste_spans.spans(), *vocab_spans.spans()]))
     fields = _quantity_fields(scan, notes)
-    precisions, kv_precision = _precisions(low, lex, vocab_spans)
+    precisions, kv_precision = _precisions(low, lex, vocab_spans, model_spans)
     models = _models(model_found, low, pasted, unknown, notes, vocab_spans)
     for m in models:
         if m.precision and m.precision not in precisions:
@@ -144,7 +144,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     precisions = _merge_precisions(precisions)
     if family_only and not models:
         notes.append(note("family_without_size", written=family_only[0]))
-    gpus = _merge_gpus(gpu_found, low, lex, fields, notes)
+    other_quantities = SpanSet([(f.start, f.end) for f in scan.found if f.field != "gpu_count"])
+    gpus = _merge_gpus(gpu_found, low, lex, fields, notes, other_quantities)
     diagnosis = find_diagnosis(low)
     if diagnosis and diagnosis.total_capacity_gib and not gpus:
         gpus.extend(_gpu_from_capacity(kb, tables, diagnosis.total_capacity_gib, notes))
@@ -205,6 +206,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         error_paste=error_paste,
         help_only=not _HELP_STRIP.sub("", low) or bool(lex.help_phrases.fullmatch(_HELP_STRIP.sub(" ", low).strip())),
         strong_recommend=_strong_recommend(low, lex),
+        explicit_spec=any("spec" in (lex.asks.value(m.group(0)) or []) and not lex.features.fullmatch(m.group(0))
+                          for m in lex.asks.finditer(low)),
     ), lex)
     return query.model_copy(update={"intent": intent})
 
@@ -303,12 +306,15 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note]) -> dict:
     return out
 
 
-def _precisions(low: str, lex: Lexicon, spans: SpanSet) -> tuple[list[str], str | None]:
-    """(weight precisions in order, KV-cache precision). A precision next to a KV-cache word is the KV's."""
+def _precisions(low: str, lex: Lexicon, spans: SpanSet, names: SpanSet | None = None) -> tuple[list[str], str | None]:
+    """(weight precisions in order, KV-cache precision). A precision next to a KV-cache word is the KV's; one
+    inside a model name ("llama3:70b-q8_0", "-AWQ") is the model's own, which the model mention carries."""
     kv = None
     hits: list[tuple[int, str]] = []
     kv_words = lex.kv_cache_words.pattern
     for m in lex.precisions.finditer(low):
+        if names is not None and m.start() in names:
+            continue
         value = lex.precisions.value(m.group(0))
         spans.add(m.span())
         before, after = low[max(0, m.start() - 22):m.start()], low[m.end():m.end() + 14]
@@ -363,9 +369,11 @@ def _models(found, low: str, pasted, unknown: list[UnknownTerm], notes: list[Not
     return models
 
 
-def _merge_gpus(found: list[FoundGpu], low: str, lex: Lexicon, fields: dict, notes: list[Note]) -> list[GpuMention]:
+def _merge_gpus(found: list[FoundGpu], low: str, lex: Lexicon, fields: dict, notes: list[Note],
+                quantities: SpanSet | None = None) -> list[GpuMention]:
     """One mention per GPU id (first count wins); a count stated apart ("6 gpus") goes to the only GPU
-    named without a count, or stays ``Query.gpu_count`` when no GPU type is named."""
+    named without a count, or stays ``Query.gpu_count`` when no GPU type is named. ``quantities`` are spans
+    other quantities read ("8 块钱" is money, not 8 cards)."""
     by_id: dict[str, GpuMention] = {}
     for f in found:
         if f.id is None:
@@ -387,7 +395,8 @@ def _merge_gpus(found: list[FoundGpu], low: str, lex: Lexicon, fields: dict, not
     mentions = list(by_id.values())
     standalone = fields.get("gpu_count")
     if standalone is None:
-        counts = scan_standalone_counts(low, SpanSet([(f.span_start, f.span_end) for f in found]), lex)
+        counts = scan_standalone_counts(low, SpanSet([*((f.span_start, f.span_end) for f in found),
+                                                      *(quantities.spans() if quantities else [])]), lex)
         standalone = counts[0] if counts else None
     if standalone is not None:
         without = [i for i, m in enumerate(mentions) if m.count is None]
@@ -396,10 +405,19 @@ def _merge_gpus(found: list[FoundGpu], low: str, lex: Lexicon, fields: dict, not
             fields.pop("gpu_count", None)
         elif not mentions:
             fields["gpu_count"] = standalone
+    for f in found:  # "2台 H100*8": the machines are the nodes
+        if f.nodes and fields.get("node_count") is None:
+            fields["node_count"] = f.nodes
     nodes = fields.get("node_count")
     if nodes and len(mentions) == 1 and mentions[0].count is None:
         mentions[0] = mentions[0].model_copy(update={"count": nodes * 8})
         notes.append(note("nodes_of_eight", nodes=nodes, count=nodes * 8))
+    elif (nodes and nodes > 1 and len(mentions) == 1 and mentions[0].count and not any(f.nodes for f in found)
+          and lex.per_node_words.search(low) and nodes * mentions[0].count <= 65536):
+        # "3 nodes, 8 GPUs per node", "单机16卡 * 4机": the count is per machine
+        per_node = mentions[0].count
+        mentions[0] = mentions[0].model_copy(update={"count": nodes * per_node})
+        notes.append(note("gpus_per_node", nodes=nodes, per_node=per_node, count=nodes * per_node))
     return mentions
 
 

@@ -121,8 +121,14 @@ class _Scanner:
                 amount = number_value(m, lex)
                 tail = self.low[end:end + 24]
                 period, per_gpu = None, False
+                lead = re.search(r"(?:" + lex.per_hour.pattern + r")\s*$", self.before(start, 14))
+                if lead and self.free(lead.start() + start - len(self.before(start, 14)), start):
+                    # "每小时 20 元", "每卡每小时 8 块钱", "hourly $3": the period said before the amount
+                    period = "hour"
+                    per_gpu = bool(lex.per_gpu_hour_marker.fullmatch(lead.group(0).strip()))
+                    start -= len(self.before(start, 14)) - lead.start()
                 for kind, phrases in (("kwh", lex.per_kwh), ("hour", lex.per_hour), ("month", lex.per_month)):
-                    pm = re.match(r"\s*(?:" + phrases.pattern + ")", tail)
+                    pm = re.match(r"\s*(?:" + phrases.pattern + ")", tail) if period is None else None
                     if pm:
                         period = kind
                         per_gpu = bool(lex.per_gpu_hour_marker.fullmatch(pm.group(0).strip())) or bool(
@@ -141,8 +147,11 @@ class _Scanner:
                         self.after(end, 24)):
                     role = "purchase" if period is None else "price"
                 elif period in ("hour", "month"):
-                    role = "limit" if re.search(lex.limit_words.pattern + r"\s*$", window) or (
+                    limit_after = re.match(r"\s*(?:" + lex.limit_words.pattern + ")", self.low[end:end + 8])
+                    role = "limit" if re.search(lex.limit_words.pattern + r"\s*$", window) or limit_after or (
                         lex.budget_words.search(window)) else "price"
+                    if limit_after:
+                        end += limit_after.end()
                 elif lex.budget_words.search(window) or re.search(lex.limit_words.pattern + r"\s*$", window):
                     role = "budget"
                 self.claim("money", {"amount": amount, "currency": currency or "usd", "period": period,
@@ -151,7 +160,10 @@ class _Scanner:
     def bare_budgets(self) -> None:
         """"budget 10k", "budget of 5000": a budget word before a number with no currency means USD."""
         pattern = re.compile(rf"(?:{self.lex.budget_words.pattern})\s*(?:of|is|=|:|~|around|about)?\s*{self.num}")
+        unit = _any_unit(self.lex)
         for m in pattern.finditer(self.low):
+            if unit.match(self.low, m.end()):
+                continue  # "i have 2 gpus", "spend 3 days": a count or a duration, not money
             if self.free(m.start("num"), m.end()):
                 self.claim("money", {"amount": number_value(m, self.lex), "currency": "usd", "period": None,
                                      "per_gpu": False, "role": "budget"}, m.start(), m.end())
@@ -180,13 +192,17 @@ class _Scanner:
         lex = self.lex
         key, unit = lex.latency_keys.pattern, lex.latency_units.pattern
         conn = lex.number_connectors.pattern
-        key_first = re.compile(rf"(?P<key>{key})(?:\s*(?:{key}))?(?:[\s:=]*(?:{conn}))*[\s:=]*{self.num}\s*(?P<unit>{unit})")
+        key_first = re.compile(
+            rf"(?P<key>{key})(?:\s*(?P<key2>{key}))?(?:[\s:=]*(?:{conn}))*[\s:=]*{self.num}\s*(?P<unit>{unit})")
         unit_first = re.compile(rf"{self.num}\s*(?P<unit>{unit})\s*(?:of\s+|的)?(?P<key>{key})")
         for pattern in (key_first, unit_first):
             for m in pattern.finditer(self.low):
                 if not self.free(m.start(), m.end()):
                     continue
                 kind = lex.latency_keys.value(m.group("key"))
+                second = m.groupdict().get("key2")
+                if second and kind == "latency_ms":  # "p95 ttft < 500ms": the percentile of a TTFT limit
+                    kind = lex.latency_keys.value(second) or kind
                 ms = number_value(m, lex) * float(lex.latency_units.value(m.group("unit")) or 1)
                 pct = None
                 for word in re.findall(r"p\d{2,3}|median", self.low[max(0, m.start() - 16):m.end()]):
@@ -259,6 +275,10 @@ class _Scanner:
                 for m in _unit_pattern(self.num, units.pattern).finditer(self.low):
                     candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0), name,
                                        number_value(m, lex, binary_k=binary), m.start(), m.end()))
+                if name in _COUNT_FIELDS:  # "two users", "five nodes"
+                    for m in _word_unit_pattern(lex.count_words.pattern, units.pattern).finditer(self.low):
+                        candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0), name,
+                                           float(lex.count_words.value(m.group("word"))), m.start(), m.end()))
             if keys:
                 pattern = re.compile(rf"(?P<key>{keys.pattern})(?:[\s:=]*(?:{conn}))?[\s:=~(]*{self.num}")
                 for m in pattern.finditer(self.low):
@@ -305,6 +325,23 @@ def _k_tokens(m: re.Match[str]) -> int:
     if m.group("k"):
         value *= 1024 if value in {1, 2, 4, 8, 16, 32, 64, 128} else 1000
     return int(value)
+
+
+def _any_unit(lex: Lexicon) -> re.Pattern[str]:
+    """Any unit phrase of a quantity that is not money, at the start of a text ("gpus", "days", "gb")."""
+    phrases = [*(p.pattern for p in lex.quantity_units.values() if p), lex.duration_units.pattern,
+               lex.memory_units.pattern, lex.rates.pattern, lex.percent_units.pattern, lex.multiplier_units.pattern]
+    return _unit_start(tuple(phrases))
+
+
+@lru_cache(maxsize=4)
+def _unit_start(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"\s*-?\s*(?:" + "|".join(phrases) + ")")
+
+
+@lru_cache(maxsize=64)
+def _word_unit_pattern(words: str, units: str) -> re.Pattern[str]:
+    return re.compile(rf"(?P<word>{words})\s*(?P<unit>{units})")
 
 
 @lru_cache(maxsize=64)

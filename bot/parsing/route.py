@@ -5,27 +5,35 @@ a marked copy of the text in which every GPU mention is ``§g`` (to see "A vs B"
 the parser's last step, so ``gpu-advisor parse`` shows the intent the answer will use, and
 :mod:`bot.advice` dispatches on ``Query.intent`` without deciding it again.
 
-The rules (each a kind of question, not a particular message):
+The rules (each a kind of question, not a particular message), in order:
 
 1. ``help``: empty, or only a help phrase, with nothing named.
 2. ``diagnose``: a pasted symptom that is not a sizing problem (garbage output, hangs, NCCL errors).
 3. ``spec_lookup``: a claim of the H100 article quoted or paraphrased (``Query.claims``).
-4. ``quote``: buy vs rent (break-even).
-5. ``recommend``: a recommendation asked for, or a budget given, without GPUs to compare.
-6. ``quote``: money asked about (price, cost, how much) for GPUs, instances or a run.
-7. ``spec_lookup``: a hardware fact asked (NVLink, P2P, specs, TFLOPS, bandwidth, "supports bf16/FA2")
-   of named GPUs with no model, or a ratio quoted ("30x faster").
-8. ``compare``: two GPUs joined ("A vs B", "A or B", "A/B", "also tried B"), a GPU after a relation
-   ("faster than B", "worth it over B", "替代 B"), or a comparison asked with two GPUs.
-9. ``diagnose``: a pasted error with no model named.
-10. ``finetune`` / ``size_training`` / ``size_inference``: by the workload (fine-tuning words win; between
+4. ``quote``: buy vs rent (break-even), or a purchase price given.
+5. ``recommend``: a recommendation asked in so many words, the largest model asked for, a budget or price
+   limit without GPUs (and no cost asked), or the cheapest option asked with no GPU or model named.
+6. ``quote``: money asked about (price, cost, how much), the cheapest of named GPUs, or prices quoted for
+   named GPUs; not what serving a model costs, which the sizing answer prices (rule 11).
+7. ``compare``: two GPUs joined ("A vs B", "A or B", "A/B", "also tried B") or a GPU after a relation
+   ("faster than B", "worth it over B", "替代 B"): with a model always; without one when no spec word, support
+   question or quoted ratio is asked ("8xH100+nvlink is worse than 4xA100": the NVLink named on the way is no
+   spec question).
+8. ``spec_lookup``: a hardware fact asked (specs, TFLOPS, bandwidth, NVLink) of named GPUs, support of a named
+   feature ("supports FA2") or of a precision on GPUs with no model ("does the L20 support fp8"), a kernel
+   feature asked of a GPU with nothing to size ("can a T4 do FA2 for llama 3 8b"), or a ratio quoted ("30x
+   faster"), unless a model is named with a workload.
+9. ``compare``: the remaining joined GPUs, or a comparison asked with two GPUs named.
+10. ``spec_lookup``: a precision asked of named GPUs with no model ("can a V100 run bf16?").
+11. ``diagnose``: a pasted error with no model named.
+12. ``finetune`` / ``size_training`` / ``size_inference``: by the workload (fine-tuning words win; between
     training and serving words the first one mentioned wins).
-11. ``quote``: GPUs named with rental terms (a duration, provider or spot/reserved) and no model.
-12. ``size_inference``: a model or GPU with running words (run, fit, OOM, 跑, 够) or a sizing ask.
-13. ``recommend``: a weak recommendation ("best", "which gpu").
-14. ``spec_lookup``: memory or bandwidth of named GPUs with no model.
-15. By entities: a model -> ``size_inference``; two GPUs -> ``compare``; one -> ``spec_lookup``;
-    nothing -> ``unknown``.
+13. ``quote``: GPUs named with rental terms (a duration, provider or spot/reserved) and no model.
+14. ``size_inference``: a model or GPU with running words (run, fit, OOM, 跑, 够) or a sizing ask.
+15. ``recommend``: a weak recommendation ("best", "which gpu"), or the cheapest asked.
+16. ``spec_lookup``: memory, bandwidth or speed of named GPUs with no model.
+17. By entities: a model -> ``size_inference``; two GPUs -> ``compare``; one -> ``spec_lookup``; a diagnosis
+    -> ``diagnose``; nothing -> ``unknown``.
 """
 
 from __future__ import annotations
@@ -39,6 +47,9 @@ from bot.parsing.query import Query
 
 __all__ = ["RouteInputs", "find_workload", "route"]
 
+#: What is asked that only a sizing answer gives.
+_SIZING_ASKS = frozenset({"fit", "gpu_count", "users_served", "speed", "memory", "time"})
+
 
 @dataclass(frozen=True)
 class RouteInputs:
@@ -51,6 +62,8 @@ class RouteInputs:
         error_paste: the message contains a pasted error or traceback.
         help_only: the message is only a help phrase.
         strong_recommend: a recommendation is asked in so many words ("recommend", "what should I buy").
+        explicit_spec: a spec is asked with a spec word that is not also a feature's name ("specs",
+            "bandwidth", "tflops"; not "nvlink" alone, which may just describe a setup).
     """
 
     low: str
@@ -59,6 +72,7 @@ class RouteInputs:
     error_paste: bool
     help_only: bool
     strong_recommend: bool
+    explicit_spec: bool = True
 
 
 @lru_cache(maxsize=4)
@@ -118,11 +132,24 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         return "recommend"
     pair, rel = _compare_patterns(lex.compare_connectors.pattern, lex.compare_relations.pattern)
     joined = bool(gpus and (pair.search(x.marked) or rel.search(x.marked)))
-    if "cost" in asks or ("cheapest" in asks and gpus and not has_model) or (query.quoted_prices and gpus):
+    # what serving a model costs needs the serving plan first: the sizing answer prices it ("monthly cost to
+    # serve llama 70b to 20 users"); a run (training, fine-tuning) or GPUs alone are priced by the quote
+    serving_cost = has_model and query.workload == "inference"
+    if not serving_cost and (
+            "cost" in asks or ("cheapest" in asks and gpus and not has_model) or (query.quoted_prices and gpus)):
         return "quote"
     if joined and has_model and not query.claims:
         return "compare"
-    strong_spec = "spec" in asks or "support" in asks or query.claimed_ratio is not None
+    # "support" is a hardware question when a feature is named ("does the T4 support FA2"), or a precision of
+    # GPUs with no model ("does the L20 support fp8"); "this should work with 24gb" beside a model is not
+    supports = "support" in asks and bool(query.features or (query.precisions and not has_model))
+    if joined and query.claimed_ratio is None and not supports and not ("spec" in asks and x.explicit_spec):
+        return "compare"  # "8xH100+nvlink is worse than 4xA100": two GPUs compared, a feature named on the way
+    # a kernel feature asked of a GPU with no sizing asked and no workload ("can a T4 do FA2 for llama 3 8b");
+    # a precision that is also a feature ("bf16") is the model's precision there, not a question
+    kernel_features = [f for f in query.features if lex.precisions.value(f) is None]
+    feature_question = bool(kernel_features and gpus) and not (asks & _SIZING_ASKS) and not query.workload
+    strong_spec = "spec" in asks or supports or feature_question or query.claimed_ratio is not None
     if strong_spec and diagnosis != "feature_gate" and (not has_model or not query.workload):
         if gpus or query.features or query.claimed_ratio is not None:
             return "spec_lookup"
@@ -139,7 +166,7 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     rental = query.duration_hours or query.providers or query.pricing
     if rental and gpus and not has_model:
         return "quote"
-    sizing = asks & {"fit", "gpu_count", "users_served", "speed", "memory", "time"}
+    sizing = asks & _SIZING_ASKS
     if (has_model or gpus) and (sizing or lex.weak_inference.search(x.low) or diagnosis == "oom"):
         return "size_inference"
     if "best" in asks or "cheapest" in asks:

@@ -126,6 +126,8 @@ class ParserTables:
         products: product key ("a100", "rtx-4090") -> GPU ids of its variants (memory, form factor).
         instance_families: instance family ("p5", "g5", "a3-highgpu") -> (GPU id, GPU count of its largest
             instance, provider, that instance's name), for families whose instances all carry one GPU type.
+        extra_words: every word a model id carries besides family, version and size ("coder", "nemo",
+            "distill"): words a user may put between a family and its size.
     """
 
     index: NameIndex
@@ -146,6 +148,14 @@ class ParserTables:
     family_alias_map: dict[str, str] = field(default_factory=dict)
     family_alias_regex: re.Pattern[str] | None = None
     kb: KnowledgeBase | None = None
+    shape_by_id: dict[str, ModelShape] = field(default_factory=dict)
+    extra_words: set[str] = field(default_factory=set)
+
+    def shape_of(self, model_id: str) -> ModelShape | None:
+        """The :class:`ModelShape` of a model id, or ``None`` (a model without a family and size)."""
+        if not self.shape_by_id:
+            self.shape_by_id.update({s.id: s for shapes in self.shapes.values() for s in shapes})
+        return self.shape_by_id.get(model_id)
 
     def memory_of(self, gpu_id: str) -> float:
         """Marketed memory of a GPU, GB."""
@@ -231,9 +241,11 @@ def _build(kb: KnowledgeBase) -> ParserTables:
             families.setdefault(family, []).append((row.gpu, row.gpu_count, row.provider, row.instance_type))
     for family, rows in families.items():
         if len({r[0] for r in rows}) == 1:
-            # the provider most of the family's rows come from (AWS over AWS China for "p5")
-            main = max({r[2] for r in rows}, key=lambda prov: sum(1 for r in rows if r[2] == prov))
-            largest = max((r for r in rows if r[2] == main), key=lambda r: r[1])
+            # the family's own provider: "g5" is AWS's, also listed by its regional variant "aws-china"
+            providers = {r[2] for r in rows}
+            parents = {p for p in providers if not any(p.startswith(o + "-") for o in providers if o != p)}
+            provider = min(parents, key=lambda p: (-sum(1 for r in rows if r[2] == p), p))
+            largest = max((r for r in rows if r[2] == provider), key=lambda r: r[1])
             # "p5" means the 8-GPU p5.48xlarge; "g5" (1, 4 or 8 GPUs) names the GPU but no count
             count = largest[1] if len({r[1] for r in rows}) <= 2 else None
             tables.instance_families[family] = (largest[0], count, largest[2], largest[3])
@@ -260,6 +272,7 @@ def _build(kb: KnowledgeBase) -> ParserTables:
             tables.shapes.setdefault(shape.family, []).append(shape)
             for size in shape.sizes:
                 tables.sizes.setdefault(size, []).append(shape)
+            tables.extra_words.update(shape.extras)
         else:
             head = _FAMILY_HEAD.match(model.id.split("-")[0])
             if head:
