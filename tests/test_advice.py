@@ -243,3 +243,15 @@ def test_an_unknown_gpu_is_answered_by_its_stated_memory_not_replaced(kb):
     assert not any(w.code == "unknown_term" for w in a.warnings)
     b = ask(kb, "price of an rtx 2060")
     assert b.headline.code == "unknown_gpu" and b.headline.params["suggestions"]
+
+
+def test_throughput_on_named_hardware_is_the_aggregate_at_capacity(kb):
+    # Throughput asked on fixed hardware: the most users the configuration serves at the 10 tokens/s floor
+    # (policy.yaml), and the tokens/s they get in all; each user's share is total / users >= the floor.
+    a = ask(kb, "mixtral 8x22b on 4x H100 throughput")
+    assert a.headline.code == "throughput_capacity"
+    o = a.options[a.recommendation]
+    assert o.gpu_count == 4 and o.max_users > 1
+    assert a.headline.params["total_tps"] == pytest.approx(o.throughput_tps)
+    assert a.headline.params["per_user_tps"] == pytest.approx(o.throughput_tps / o.max_users)
+    assert a.headline.params["per_user_tps"] >= 10.0

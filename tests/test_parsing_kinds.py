@@ -232,6 +232,28 @@ CASES: list[tuple[str, str, dict]] = [
     ("full", "qwen2.5 72b 满血版和 awq 版显存差多少", {"full_precision": True, "precisions": ["awq"]}),
     ("full", "满血 deepseek v3 用 A800 能跑吗", {"full_precision": True, "models": ["deepseek-v3"]}),
     ("full", "8 卡 H200 跑满血 deepseek r1 的速度", {"full_precision": True, "gpus": [("h200-sxm-141gb", 8)]}),
+    # ------------------------------------------------------------------ a name between a count and its unit
+    ("named_unit", "render 2500 flux.1 dev images overnight on an L40S",
+     {"images": 2500, "models": ["flux.1-dev"], "not_understood": []}),
+    ("named_unit", "we must embed 3 million e5-large-v2 passages, which gpu?",
+     {"documents": 3_000_000, "models": ["e5-large-v2"], "not_understood": []}),
+    ("named_unit", "40 sdxl pictures per minute possible on one 4090?",
+     {"images": 40, "models": ["stable-diffusion-xl-1.0-base"]}),
+    ("named_unit", "serving 300 mistral 7b users at 4k context",
+     {"concurrent_users": 300, "models": ["mistral-7b-v0.3"], "not_understood": []}),
+    ("named_unit", "fine-tune on 20k qwen2.5 7b chat examples with lora",
+     {"documents": 20_000, "models": ["qwen2.5-7b"]}),
+    # ------------------------------------------------------------------ throughput asked
+    ("throughput", "what aggregate throughput does 2x L40S give on llama 3 8b?",
+     {"asks_include": "throughput", "intent": "size_inference"}),
+    ("throughput", "peak throughput of qwen2.5 32b on one h100",
+     {"asks_include": "throughput"}),
+    ("throughput", "total tokens per second for mistral 7b on an a10g",
+     {"asks_include": "throughput"}),
+    ("throughput", "8 张 H20 跑 deepseek v3 的总吞吐能到多少",
+     {"asks_include": "throughput", "gpus": [("h20-96gb", 8)]}),
+    ("throughput", "单卡 4090 跑 qwen2.5 7b 最大吞吐是多少",
+     {"asks_include": "throughput", "gpus": [("rtx-4090-24gb", 1)]}),
 ]
 
 
@@ -268,7 +290,7 @@ def test_at_least_five_questions_per_kind():
     kinds: dict[str, int] = {}
     for kind, _, _ in CASES:
         kinds[kind] = kinds.get(kind, 0) + 1
-    assert len(kinds) == 24 and min(kinds.values()) >= 5, kinds
+    assert len(kinds) >= 26 and min(kinds.values()) >= 5, kinds
 
 
 def test_an_unknown_accelerator_is_not_a_model_size(kb):

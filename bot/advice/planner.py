@@ -297,7 +297,7 @@ def serving_load(ctx: Context) -> ServingLoad:
         out = q.output_tokens or int(efficiency_for(ctx.kb).c("default_output_tokens"))
         total = q.requests_per_s * out
         ctx.assume("rps_to_tps", requests_per_s=q.requests_per_s, output_tokens=out, target_tps=total)
-    if not given and not users and total is None and any(g.id for g in q.gpus) and "users_served" not in q.asks:
+    if not given and not users and total is None and any(g.id for g in q.gpus) and not {"users_served", "throughput"} & set(q.asks):
         # one user on hardware the user named: report its speed, do not fail it against a default floor
         per_user = 0.0
     elif not given:

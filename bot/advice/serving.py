@@ -57,7 +57,8 @@ def answer(ctx: Context) -> Answer:
     load = serving_load(ctx)
     _workload_notes(ctx, load)
     choices = candidate_gpus(ctx, "serving")
-    if "users_served" in q.asks and any(c.fixed for c in choices):
+    if any(c.fixed for c in choices) and ("users_served" in q.asks or (
+            "throughput" in q.asks and not load.users and load.total_tps is None)):
         return _users_served(ctx, models[0], choices, load)
     if len(models) > 1 or (len(q.precisions) > 1 and any(c.fixed for c in choices)):
         return _items(ctx, models, choices, load)
@@ -296,8 +297,12 @@ def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: Se
     if rec is not None:
         o = options[rec]
         _assumptions_of(ctx, model, o)
-        headline = note("users_served", config=config(o), model_name=model_label(model), max_users=o.max_users,
-                        per_user_tps=load.per_user_tps, context_tokens=workload_of(ctx, load).context_tokens,
+        code = "throughput_capacity" if "throughput" in ctx.query.asks and "users_served" not in ctx.query.asks \
+            else "users_served"
+        # each user's actual speed at that capacity (at least the floor; more when memory is the limit)
+        headline = note(code, config=config(o), model_name=model_label(model), max_users=o.max_users,
+                        per_user_tps=(o.throughput_tps / o.max_users) if o.throughput_tps and o.max_users
+                        else load.per_user_tps, context_tokens=workload_of(ctx, load).context_tokens,
                         kv_gb=o.kv_cache_gb, total_tps=o.throughput_tps, ttft_s=o.ttft_s)
     elif options:
         headline = note("users_served_none", config=config(options[0]), model_name=model_label(model),
@@ -308,7 +313,8 @@ def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: Se
     details = _details(ctx, model, load, options, rec)
     if not ctx.query.concurrent_users:
         details.insert(0, note("capacity_method", per_user_tps=load.per_user_tps))
-    return ctx.answer(title=note("title_users_served", model_name=model_label(model)), headline=headline, details=details,
+    title = "title_throughput" if headline.code == "throughput_capacity" else "title_users_served"
+    return ctx.answer(title=note(title, model_name=model_label(model)), headline=headline, details=details,
                       options=options, recommendation=rec, table=_table(options),
                       actions=next_actions(ctx, options[rec] if rec is not None else None))
 

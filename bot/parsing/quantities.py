@@ -279,6 +279,11 @@ class _Scanner:
                     for m in _word_unit_pattern(lex.count_words.pattern, units.pattern).finditer(self.low):
                         candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0), name,
                                            float(lex.count_words.value(m.group("word"))), m.start(), m.end()))
+                    # "10000 SDXL images", "5M bge-m3 embeddings": a model or GPU name between number and unit
+                    for m in _named_unit_pattern(self.num, units.pattern).finditer(self.low):
+                        if all(p in self.masked for p in range(m.start("name"), m.end("name"))):
+                            candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0), name,
+                                               number_value(m, lex), m.start(), m.end()))
             if keys:
                 pattern = re.compile(rf"(?P<key>{keys.pattern})(?:[\s:=]*(?:{conn}))?[\s:=~(]*{self.num}")
                 for m in pattern.finditer(self.low):
@@ -345,6 +350,12 @@ def _word_unit_pattern(words: str, units: str) -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=64)
+@lru_cache(maxsize=64)
+def _named_unit_pattern(num: str, units: str) -> re.Pattern[str]:
+    """A number, then up to 40 characters (a name, checked by the caller), then a unit."""
+    return re.compile(rf"{num}\s+(?P<name>[^\s\d][^,;!?\n]{{0,40}}?)\s+(?P<unit>{units})")
+
+
 def _unit_pattern(num: str, units: str) -> re.Pattern[str]:
     return re.compile(rf"{num}\s*(?:-\s*)?(?P<unit>{units})")
 

@@ -184,10 +184,11 @@ class ParserTables:
 
     def capacity_gpu(self, memory_gb: float, prefer_consumer: bool = False) -> tuple[str | None, bool]:
         """(GPU id, exact) standing for "a ``memory_gb`` GB card": the most rented GPU of that memory
-        (a consumer card first when ``prefer_consumer``); else the largest smaller one, not exact."""
+        (a consumer card first when ``prefer_consumer``; aftermarket boards such as a modified 48 GB 4090 only
+        when no stock card has that memory); else the largest smaller one, not exact."""
         same = self.same_memory(memory_gb)
-        if prefer_consumer:
-            same.sort(key=lambda g: self.kb.gpus[g].segment != "consumer")
+        same.sort(key=lambda g: (self.kb.gpus[g].aftermarket_of is not None,
+                                 prefer_consumer and self.kb.gpus[g].segment != "consumer"))
         if same:
             return same[0], True
         smaller = [g for g in self.kb.gpus.values() if g.memory_gb < memory_gb]
