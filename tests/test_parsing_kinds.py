@@ -254,6 +254,18 @@ CASES: list[tuple[str, str, dict]] = [
      {"asks_include": "throughput", "gpus": [("h20-96gb", 8)]}),
     ("throughput", "单卡 4090 跑 qwen2.5 7b 最大吞吐是多少",
      {"asks_include": "throughput", "gpus": [("rtx-4090-24gb", 1)]}),
+    # ------------------------------------------------------------------ numbers: whose unit, which scale
+    ("number_owner", "size it for 300 concurrent users at 16k ctx, mixtral 8x7b",
+     {"concurrent_users": 300, "context_tokens": 16384}),
+    ("number_owner", "p95 ttft should be under 800ms for qwen2.5 7b on l4", {"ttft_ms_max": 800.0}),
+    ("number_owner", "ok now make it 32 of them", {"gpu_count": 32}),
+    ("number_owner", "pretrain a 13b on 8T tokens within 45 days, how many h100s",
+     {"training_tokens": 8e12, "deadline_hours": 45 * 24}),
+    ("number_owner", "微调数据 5w条，每条平均2k token，qwen2.5 7b lora",
+     {"documents": 50_000, "tokens_per_item": 2000}),
+    ("number_owner", "上下文改成16k，并发还是30", {"context_tokens": 16384, "concurrent_users": 30}),
+    ("number_owner", "部门300人用，部署 qwen2.5 14b", {"concurrent_users": 300}),
+    ("number_owner", "这张卡功耗 450W，跑 qwen2.5 7b", {"power_watts": 450.0}),
 ]
 
 

@@ -48,11 +48,13 @@ class _Vocab(BaseModel):
 
 class NumberVocab(_Vocab):
     """Number words and scales. ``digits``/``multipliers`` spell Chinese numerals, read only before a
-    ``counters`` word (so "三天" is 3 days while "统一" stays a word). ``name_counters`` count a GPU only
+    ``counters`` word (so "三天" is 3 days while "统一" stays a word); ``counter_scales`` are scales only
+    there too ("1w条" = 10,000 rows, while "700w" stays watts). ``name_counters`` count a GPU only
     right before its name ("4个80G A100": 个 counts anything, so it is no GPU-count unit elsewhere)."""
 
     words: dict[str, float] = Field(default_factory=dict)
     scales: dict[str, float] = Field(default_factory=dict)
+    counter_scales: dict[str, float] = Field(default_factory=dict)
     digits: dict[str, int] = Field(default_factory=dict)
     multipliers: dict[str, int] = Field(default_factory=dict)
     half: list[str] = Field(default_factory=list)
@@ -412,6 +414,15 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
 
     scales = merged_maps(lambda f: f.numbers.scales)
     scale_phrases = Phrases(scales, left_bound=False)
+    counters = [c for f in files for c in f.numbers.counters]
+    counter_scales = merged_maps(lambda f: f.numbers.counter_scales)
+    scale_source = scale_phrases.pattern
+    if counter_scales and counters:
+        # scales that are one only before a counter ("1w条" = 10,000 rows; "700w" stays watts)
+        counter_alt = "|".join(re.escape(c) for c in sorted(counters, key=len, reverse=True))
+        scale_source = "(?:" + scale_source + "|(?:" + "|".join(
+            re.escape(k) for k in counter_scales) + rf")(?=\s?(?:{counter_alt})))"
+        scales = {**scales, **counter_scales}
     ask_map: dict[str, list[str]] = {}
     for f in files:
         for ask, phrases in f.asks.items():
@@ -453,7 +464,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         count_words=Phrases({w: v for w, v in merged_maps(lambda f: f.numbers.words).items()
                              if phrase_key(w) not in ("a", "an") and not (len(w) == 1 and not w.isascii())}),
         scales={phrase_key(k): v for k, v in scales.items()},
-        scale_pattern=scale_phrases.pattern,
+        scale_pattern=scale_source,
         zh_digits=merged_maps(lambda f: f.numbers.digits),
         zh_multipliers=merged_maps(lambda f: f.numbers.multipliers),
         zh_half=tuple(h for f in files for h in f.numbers.half),

@@ -258,6 +258,9 @@ class _Scanner:
             for m in _unit_pattern(self.num, phrases.pattern).finditer(self.low):
                 if not self.free(m.start(), m.end()):
                     continue
+                if m.group("unit") in lex.scales and re.match(lex.counter_pattern,
+                                                              self.low[m.end():m.end() + 6].lstrip()):
+                    continue  # "1w条": a scale before a counter ("1w" = 10,000), not a unit
                 value = number_value(m, lex)
                 if name in ("power_watts", "bandwidth_gb_s"):
                     value *= float(phrases.value(m.group("unit")) or 1)
@@ -268,6 +271,7 @@ class _Scanner:
         lex = self.lex
         candidates: list[tuple[int, int, str, float, int, int]] = []
         conn = lex.number_connectors.pattern
+        any_unit = _any_unit(lex)
         for name in (*_COUNT_FIELDS, *_TOKEN_FIELDS):
             units, keys = lex.quantity_units.get(name), lex.quantity_keys.get(name)
             binary = name in _BINARY_K_FIELDS
@@ -285,8 +289,16 @@ class _Scanner:
                             candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0), name,
                                                number_value(m, lex), m.start(), m.end()))
             if keys:
-                pattern = re.compile(rf"(?P<key>{keys.pattern})(?:[\s:=]*(?:{conn}))?[\s:=~(]*{self.num}")
+                # token quantities may repeat their unit after the number ("每条平均 1k token")
+                tail = r"(?:\s*(?:tokens?|tok|个token|个 token))?" if name in _TOKEN_FIELDS else ""
+                pattern = re.compile(rf"(?P<key>{keys.pattern})(?:[\s:=]*(?:{conn}))?[\s:=~(]*{self.num}{tail}")
                 for m in pattern.finditer(self.low):
+                    if units and _NUMBER_BEFORE.search(self.low[max(0, m.start() - 12):m.start()]) and \
+                            re.fullmatch(units.pattern, m.group("key")) and \
+                            any_unit.match(self.low[m.end():m.end() + 24].lstrip()):
+                        # "150 concurrent users at 8k context": the phrase is the unit of the number before it,
+                        # and the number after has its own unit
+                        continue
                     candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0) - 1, name,
                                        number_value(m, lex, binary_k=binary), m.start(), m.end()))
         candidates.sort(key=lambda c: (-c[0], -c[1], c[4]))
@@ -295,6 +307,8 @@ class _Scanner:
                 continue
             if name == "training_tokens" and value < 1e6:
                 continue
+            if name in ("input_tokens", "output_tokens", "context_tokens", "tokens_per_item") and value > 1e7:
+                continue  # "15T tokens in 30 days": no prompt or context is ten million tokens; a training size
             if name == "tokens_plain":
                 if value >= 1e6:
                     continue
@@ -321,6 +335,7 @@ class _Scanner:
 #: Ties between readings of the same length: the more specific field first.
 _PRIORITY = {"tokens_per_item": 5, "input_tokens": 4, "output_tokens": 4, "context_tokens": 3, "training_tokens": 2,
              "tokens_plain": 1, "concurrent_users": 3, "gpu_count": 2}
+_NUMBER_BEFORE = re.compile(r"\d(?:[\d,.]*\d)?\s*[kmbw万千亿]?\s*$")
 _RESOLUTION = re.compile(r"(?<![\w.])(\d{3,4})\s*[x×*]\s*(\d{3,4})(?![\w.])")
 _NUMK = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s*(?P<k>k)?")
 
