@@ -68,6 +68,10 @@ def answer(ctx: Context) -> Answer:
     return _serving(ctx, model, choices)
 
 
+#: Speeds within 2% are reported as the same (the estimates are not that precise).
+_SAME = 1.02
+
+
 def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     q = ctx.query
     load = serving_load(ctx)
@@ -97,23 +101,30 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
             if speed.gpu not in priced_gpus:
                 ctx.lack("no_price_for_gpu", gpu_name=speed.gpu_name, count=speed.gpu_count)
     if len(fits) >= 2:
-        fast = max(fits, key=lambda o: o.decode_tps)
-        slow = min(fits, key=lambda o: o.decode_tps)
+        ranked = sorted(fits, key=lambda o: -o.decode_tps)
+        fast, slow = ranked[0], ranked[-1]
         ga, gb = ctx.kb.gpus.get((fast.gpu or "").split("@")[0]), ctx.kb.gpus.get((slow.gpu or "").split("@")[0])
-        speed_line = note("compare_decode", fast=config(fast), slow=config(slow), ratio_x=fast.decode_tps / slow.decode_tps,
-                          fast_tps=fast.decode_tps, slow_tps=slow.decode_tps,
-                          same_count=fast.gpu_count == slow.gpu_count,
-                          bw_ratio_x=(ga.memory_bandwidth_gb_s / gb.memory_bandwidth_gb_s)
-                          if ga and gb and fast.gpu_count == slow.gpu_count and not (
-                              compute_bound.get(fast.gpu or "") or compute_bound.get(slow.gpu or "")) else None,
-                          # the slower side's compute explains the gap only when that side is compute-bound
-                          compute_bound_gpu=gb.name if gb and compute_bound.get(gb.id) else None,
-                          dense_tflops=(gb.dense_tflops.bf16 or gb.dense_tflops.fp16)
-                          if gb and compute_bound.get(gb.id) else None)
-        if ga and gb and fast.ttft_s and slow.ttft_s:
-            details.append(note("compare_prefill", fast=ga.name if slow.ttft_s > fast.ttft_s else gb.name,
-                                ratio_x=max(slow.ttft_s / fast.ttft_s, fast.ttft_s / slow.ttft_s),
-                                a_ttft_s=fast.ttft_s, b_ttft_s=slow.ttft_s))
+        if fast.decode_tps / slow.decode_tps < _SAME:
+            speed_line = note("compare_decode_equal", a=config(fast), b=config(slow), a_tps=fast.decode_tps,
+                              b_tps=slow.decode_tps,
+                              bw_ratio_x=(ga.memory_bandwidth_gb_s / gb.memory_bandwidth_gb_s) if ga and gb else None)
+        else:
+            speed_line = note("compare_decode", fast=config(fast), slow=config(slow),
+                              ratio_x=fast.decode_tps / slow.decode_tps,
+                              fast_tps=fast.decode_tps, slow_tps=slow.decode_tps,
+                              same_count=fast.gpu_count == slow.gpu_count,
+                              bw_ratio_x=(ga.memory_bandwidth_gb_s / gb.memory_bandwidth_gb_s)
+                              if ga and gb and fast.gpu_count == slow.gpu_count and not (
+                                  compute_bound.get(fast.gpu or "") or compute_bound.get(slow.gpu or "")) else None,
+                              # the slower side's compute explains the gap only when that side is compute-bound
+                              compute_bound_gpu=gb.name if gb and compute_bound.get(gb.id) else None,
+                              dense_tflops=(gb.dense_tflops.bf16 or gb.dense_tflops.fp16)
+                              if gb and compute_bound.get(gb.id) else None)
+        timed = sorted((o for o in fits if o.ttft_s), key=lambda o: o.ttft_s)
+        if len(timed) >= 2 and timed[-1].ttft_s / timed[0].ttft_s >= _SAME:
+            details.append(note("compare_prefill", fast=timed[0].gpu_name, slow=timed[-1].gpu_name,
+                                ratio_x=timed[-1].ttft_s / timed[0].ttft_s,
+                                a_ttft_s=timed[0].ttft_s, b_ttft_s=timed[-1].ttft_s))
         if "cheapest" not in q.asks or len(priced) < 2:
             headline = speed_line
         else:
@@ -124,8 +135,7 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         cost_line = note("compare_cost", cheap=config(cheap), dear=config(dear),
                          cheap_usd=cheap.cost_per_million_tokens_usd, dear_usd=dear.cost_per_million_tokens_usd,
                          ratio_x=dear.cost_per_million_tokens_usd / cheap.cost_per_million_tokens_usd,
-                         per_user_tps=load.per_user_tps if load.per_user_given
-                         else ctx.policy.serving.min_tokens_per_s_per_user.value)
+                         per_user_tps=load.capacity_tps)
         if headline is None:
             headline = cost_line
         else:
@@ -140,7 +150,7 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     options = speeds + [c for _, c in rows if c is not None and c.price is not None]
     for o in options[:4]:
         caveats(ctx, o, ctx.kb.gpus.get((o.gpu or "").split("@")[0]))
-    ctx.assume("compare_method", per_user_tps=load.per_user_tps)
+    ctx.assume("compare_method", per_user_tps=load.capacity_tps)
     table = Table(columns=["config", "fits", "gb_per_gpu", "ttft_s", "decode_tps", "max_users", "total_tps",
                            "usd_per_hour", "usd_per_m_tokens"],
                   rows=[[config(o), o.fits, o.memory_per_gpu_gb, o.ttft_s, o.decode_tps, o.users, o.throughput_tps,
@@ -154,8 +164,8 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
 def _cheapest_per_token(ctx: Context, model: Model, choice: GpuChoice, precisions, load: ServingLoad) -> Option | None:
     """The configuration of this GPU with the lowest $/1M tokens at full load (users at the per-user floor),
     among the formats that keep quality unless only 4-bit fits or the user asked for it."""
-    floor = load.per_user_tps if load.per_user_given else ctx.policy.serving.min_tokens_per_s_per_user.value
-    capacity_load = ServingLoad(**{**load.__dict__, "users": None, "total_tps": None, "per_user_tps": floor})
+    capacity_load = ServingLoad(**{**load.__dict__, "users": None, "total_tps": None,
+                                   "per_user_tps": load.capacity_tps})
     best = None
     for precision, _ in precisions:
         base = plan_serving(ctx, model, choice.gpu, precision, ServingLoad(**{**load.__dict__, "users": 1,

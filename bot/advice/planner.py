@@ -248,6 +248,14 @@ class ServingLoad:
     output_tokens: int | None
     kv_precision: str | None
     worst_case: bool = False
+    floor_tps: float = 0.0
+
+    @property
+    def capacity_tps(self) -> float:
+        """The per-user speed capacity and cost-at-full-load figures are stated at: the constraint when one
+        applies, else the policy floor (a single user on named hardware has no constraint, but "full load"
+        still means users at the floor)."""
+        return self.per_user_tps or self.floor_tps
 
 
 def workload_of(ctx: Context, load: ServingLoad) -> ServingWorkload:
@@ -309,7 +317,7 @@ def serving_load(ctx: Context) -> ServingLoad:
     return ServingLoad(users=users, per_user_tps=per_user, per_user_given=given, total_tps=total, ttft_s=ttft,
                        tpot_ms=q.tpot_ms_max, context_tokens=q.context_tokens, input_tokens=q.input_tokens,
                        output_tokens=q.output_tokens, kv_precision=q.kv_precision,
-                       worst_case=q.full_context_prompts)
+                       worst_case=q.full_context_prompts, floor_tps=floor)
 
 
 @dataclass

@@ -114,11 +114,11 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
     shown = options[:ctx.policy.serving.shown_options]
     for o in shown[:3]:
         caveats(ctx, o, ctx.kb.gpus.get((o.gpu or "").split("@")[0]))
-    ctx.assume("best_means_capacity", per_user_tps=load.per_user_tps)
+    ctx.assume("best_means_capacity", per_user_tps=load.capacity_tps)
     if shown:
         o = shown[0]
         headline = note("best_under_budget", config=config(o), model_name=model_label(model), limit_usd=limit,
-                        price_usd=o.price_per_hour_usd, max_users=o.max_users, per_user_tps=load.per_user_tps,
+                        price_usd=o.price_per_hour_usd, max_users=o.max_users, per_user_tps=load.capacity_tps,
                         decode_tps=o.decode_tps, provider=o.price.provider_name if o.price else None)
     else:
         cheapest = min(over, key=lambda o: o.price_per_hour_usd or 1e9) if over else None

@@ -176,7 +176,7 @@ def _alternatives(ctx: Context, model: Model, fixed: list[GpuChoice], load: Serv
 def _headline(ctx: Context, model: Model, load: ServingLoad, shown: list[Option], rec: int | None):
     q = ctx.query
     if not shown:
-        return note("serve_nothing", model_name=model_label(model), users=load.users or 1, per_user_tps=load.per_user_tps,
+        return note("serve_nothing", model_name=model_label(model), users=load.users or 1, per_user_tps=load.capacity_tps,
                     max_count=int(ctx.policy.serving.max_gpus.value))
     first = shown[0]
     fixed = any(g.id for g in q.gpus)
@@ -217,7 +217,7 @@ def _details(ctx: Context, model: Model, load: ServingLoad, shown: list[Option],
     if o is not None and o.max_users and (load.users or 1) < o.max_users and load.total_tps is None \
             and load.per_user_tps > 0:
         out.append(note("serve_capacity_line", config=config(o), max_users=o.max_users,
-                        per_user_tps=load.per_user_tps))
+                        per_user_tps=load.capacity_tps))
     for alt in (x for x in shown if x.changes):
         out.append(note("alternative_line", config=config(alt), changes=alt.changes, per_user_tps=alt.tps_per_user,
                         users=alt.users, price_usd=alt.price_per_hour_usd))
@@ -308,11 +308,11 @@ def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: Se
         headline = note("users_served_none", config=config(options[0]), model_name=model_label(model),
                         reason=options[0].rejection)
     else:
-        headline = note("serve_nothing", model_name=model_label(model), users=1, per_user_tps=load.per_user_tps,
+        headline = note("serve_nothing", model_name=model_label(model), users=1, per_user_tps=load.capacity_tps,
                         max_count=int(ctx.policy.serving.max_gpus.value))
     details = _details(ctx, model, load, options, rec)
     if not ctx.query.concurrent_users:
-        details.insert(0, note("capacity_method", per_user_tps=load.per_user_tps))
+        details.insert(0, note("capacity_method", per_user_tps=load.capacity_tps))
     title = "title_throughput" if headline.code == "throughput_capacity" else "title_users_served"
     return ctx.answer(title=note(title, model_name=model_label(model)), headline=headline, details=details,
                       options=options, recommendation=rec, table=_table(options),

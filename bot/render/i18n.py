@@ -199,11 +199,11 @@ class Renderer:
         if self.zh and x >= 1e4 and (tokens or x >= 1e5):
             for scale, unit in ((1e12, "万亿"), (1e8, "亿"), (1e4, "万")):
                 if x >= scale:
-                    return f"{x / scale:,.3g} {unit}"
+                    return f"{_sig3(x / scale)} {unit}"
         if tokens and x >= 1e6:
             for scale, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
                 if x >= scale:
-                    return f"{x / scale:,.3g}{unit}"
+                    return f"{_sig3(x / scale)}{unit}"
         return f"{x:,.0f}" if x == int(x) or x >= 100 else f"{x:,.1f}"
 
     def usd(self, x: float) -> str:
@@ -271,6 +271,13 @@ def _present(fragment: str, params: dict) -> bool:
 _SUFFIX_KINDS = (("_usd", "usd"), ("_gb", "gb"), ("_tps", "tps"), ("_ms", "ms"), ("_s", "s"), ("_x", "x"),
                  ("_pct", "pct"), ("_hours", "hours"), ("_tokens", "tokens"), ("_b", "b"), ("count", "int"),
                  ("users", "int"), ("_n", "int"))
+
+
+def _sig3(v: float) -> str:
+    """About three significant digits, never in exponent notation: 1,400 / 72.5 / 1.25."""
+    if v >= 100:
+        return f"{v:,.0f}"
+    return f"{v:.1f}".rstrip("0").rstrip(".") if v >= 10 else f"{v:.2f}".rstrip("0").rstrip(".")
 
 
 def _kind_of(name: str) -> str:
