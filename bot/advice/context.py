@@ -77,6 +77,35 @@ class Context:
         """The question was asked in Chinese."""
         return self.query.language == "zh"
 
+    def usd(self, money) -> float | None:
+        """A :class:`~bot.parsing.query.Money` in USD (CNY converted at the knowledge base's dated rate, stated
+        as an assumption); ``None`` for none or a currency without a rate."""
+        if money is None:
+            return None
+        if money.currency == "usd":
+            return money.amount
+        if money.currency == "cny":
+            from bot.pricing.currency import cny_per_usd
+
+            rate = cny_per_usd(self.kb)
+            if rate:
+                self.assume("cny_rate_used", rate=rate[0], rate_date=rate[1])
+                return money.amount / rate[0]
+        return None
+
+    def hourly_limit_usd(self) -> tuple[float, bool, str] | None:
+        """The most the user will pay per hour: ``(USD, per GPU-hour?, "limit" | "budget")``. A stated hourly
+        limit ("under $5/hr", "每卡每小时 8 块以内"), else a budget spread over a stated rental length ("$2,000
+        for a week", "每月预算 5 万": budget / hours). ``None`` when neither is given."""
+        q = self.query
+        if q.price_limit_per_hour is not None:
+            usd = self.usd(q.price_limit_per_hour)
+            return (usd, q.price_limit_per_gpu, "limit") if usd else None
+        if q.budget is not None and q.duration_hours:
+            usd = self.usd(q.budget)
+            return (usd / q.duration_hours, False, "budget") if usd else None
+        return None
+
     def assume(self, code: str, **params) -> None:
         """Record an assumption (once)."""
         n = note(code, **params)

@@ -126,7 +126,8 @@ def precisions_for(ctx: Context, model: Model, gpu: Gpu) -> list[tuple[str, bool
 
     The user's precisions are fixed and tried as given (an unsupported one is rejected by the plan, never
     swapped); "满血"/"full precision" fixes the model's released dtype; otherwise the policy's list
-    (``native``, ``fp8``, ``int4``), skipping formats the GPU cannot run natively.
+    (``native``, ``fp8``, ``int4``), with INT8 for FP8 on GPUs without FP8 and skipping formats the GPU cannot
+    run natively.
     """
     q = ctx.query
     native = model.native_precision or "fp16"
@@ -140,7 +141,10 @@ def precisions_for(ctx: Context, model: Model, gpu: Gpu) -> list[tuple[str, bool
         if name in ("bf16",) and not gpu.supports("bf16"):
             name = "fp16"
         if name == "fp8" and not gpu.supports("fp8"):
-            continue
+            # the 8-bit step before 4-bit on GPUs without FP8: INT8 (W8A8, vLLM/TensorRT-LLM on Ampere/Turing)
+            if not gpu.supports("int8"):
+                continue
+            name = "int8"
         if name not in [x for x, _ in out]:
             out.append((name, False))
     return out

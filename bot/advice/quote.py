@@ -93,6 +93,9 @@ def _hardware(ctx: Context) -> Answer:
         caveats(ctx, o)
     headline = _headline(ctx, headline_groups, hours)
     details = _cheapest_list_price(ctx, headline_groups) if "cheapest" in q.asks else []
+    limit = ctx.hourly_limit_usd()
+    if limit is not None and headline_groups:
+        headline, details = _against_limit(ctx, headline_groups, hours, limit, headline, details)
     table = Table(columns=["config", "provider", "instance", "pricing", "usd_per_hour", "usd_per_gpu_hour",
                            "total_usd", "as_of"],
                   rows=[[config(o, with_precision=False), o.price.provider_name, _instance_label(o), _pricing_label(o),
@@ -103,6 +106,35 @@ def _hardware(ctx: Context) -> Answer:
                       headline=headline, details=details, options=shown, recommendation=0 if shown else None,
                       table=table, actions=next_actions(ctx, None, precision_switch=False,
                                                         show_all=len(options) > len(shown)))
+
+
+def _against_limit(ctx: Context, groups, hours: float, limit: tuple[float, bool, str], headline, details):
+    """The headline when the user gave a budget or an hourly limit: the cheapest row that keeps it, or, when
+    none does, that it cannot be met, with the cheapest price and what the budget buys there."""
+    usd, per_gpu, kind = limit
+    _gpu, count, rows, _mention = groups[0]
+    asked = sorted((r for r in rows if not r.changes and r.price), key=lambda r: r.total_cost_usd or 0)
+    if not asked:
+        return headline, details
+
+    def hourly(r: Option) -> float:
+        return r.price.price_per_gpu_hour_usd if per_gpu else r.price.price_per_hour_usd
+
+    within = [r for r in asked if hourly(r) <= usd + 1e-9]
+    budget_usd = usd * hours if kind == "budget" else None
+    if within:
+        o = within[0]
+        return note("quote_within_limit", config=config(o, with_precision=False), hours=hours,
+                    total_usd=o.total_cost_usd, provider=o.price.provider_name, instance=o.price.instance_type,
+                    price_usd=o.price.price_per_hour_usd, budget_usd=budget_usd,
+                    limit_usd=usd if kind == "limit" else None, per_gpu=per_gpu,
+                    n_within=len(within), n_rows=len(asked)), details
+    o = asked[0]
+    return note("quote_over_limit", config=config(o, with_precision=False), hours=hours,
+                total_usd=o.total_cost_usd, provider=o.price.provider_name, instance=o.price.instance_type,
+                price_usd=o.price.price_per_hour_usd, budget_usd=budget_usd,
+                limit_usd=usd if kind == "limit" else None,
+                affordable_hours=(budget_usd / o.price.price_per_hour_usd) if budget_usd else None), details
 
 
 def _cheapest_list_price(ctx: Context, groups) -> list:

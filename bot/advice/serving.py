@@ -25,8 +25,10 @@ from bot.advice.planner import (
     ServingLoad,
     ServingPlan,
     candidate_gpus,
+    place,
     plan_serving,
     precisions_for,
+    price_of,
     serving_load,
     serving_option,
     workload_of,
@@ -73,6 +75,9 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
     for choice in choices:
         for precision, _fixed in precisions_for(ctx, model, choice.gpu):
             plans.append(plan_serving(ctx, model, choice.gpu, precision, load, count=choice.count))
+    limit = ctx.hourly_limit_usd()
+    if limit is not None:
+        _apply_limit(ctx, plans, limit)
     working = [p for p in plans if p.meets]
     options: list[Option] = []
     if fixed:
@@ -101,11 +106,58 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
             ctx.warn("quantization_quality", precision=shown[rec].precision, model_name=model_label(model))
     headline = _headline(ctx, model, load, shown, rec)
     details = _details(ctx, model, load, shown, rec)
+    if limit is not None and limit[2] == "budget" and "gpu_count" in ctx.query.asks and fixed:
+        # "how many X can my budget rent": the count the budget pays for, and what that many serve
+        affordable = _budget_buys(ctx, model, fixed[0], load, limit[0])
+        if affordable is not None:
+            details.insert(0, headline)
+            headline = affordable
     return ctx.answer(title=note("title_serving", model_name=model_label(model), users=load.users,
                                  total_tps=load.total_tps),
                       headline=headline, details=details, options=shown, recommendation=rec,
                       table=_table(shown), actions=next_actions(ctx, shown[rec] if rec is not None else None,
                                                                 show_all=len(options) > len(shown)))
+
+
+def _budget_buys(ctx: Context, model: Model, choice: GpuChoice, load: ServingLoad, hourly_usd: float):
+    """How many of ``choice``'s GPU a budget rents (the cheapest price per GPU-hour of one-GPU rentals, so
+    copies of the model can run as independent replicas), and how many users that many serve."""
+    one = price_of(ctx, place(ctx, choice.gpu, 1, 1))
+    if one is None or one.price_per_gpu_hour_usd <= 0:
+        return None
+    n = int(hourly_usd // one.price_per_gpu_hour_usd)
+    if n < 1:
+        return note("budget_buys_none", gpu_name=choice.gpu.name, price_usd=one.price_per_gpu_hour_usd,
+                    limit_usd=hourly_usd, provider=one.provider_name)
+    best = None
+    for precision, _ in precisions_for(ctx, model, choice.gpu):
+        plan = plan_serving(ctx, model, choice.gpu, precision,
+                            ServingLoad(**{**load.__dict__, "users": None, "total_tps": None,
+                                           "per_user_tps": load.capacity_tps}), count=n, objective="capacity")
+        if plan.capacity > 0 and (best is None or (quality_tier(plan.precision), -plan.capacity)
+                                  < (quality_tier(best.precision), -best.capacity)):
+            best = plan
+    return note("budget_buys", count=n, gpu_name=choice.gpu.name, price_usd=one.price_per_gpu_hour_usd,
+                provider=one.provider_name, limit_usd=hourly_usd, hours=ctx.query.duration_hours,
+                total_usd=n * one.price_per_gpu_hour_usd * (ctx.query.duration_hours or 1),
+                model_name=model_label(model), precision=best.precision if best else None,
+                max_users=best.capacity if best else None, per_user_tps=load.capacity_tps)
+
+
+def _apply_limit(ctx: Context, plans: list[ServingPlan], limit: tuple[float, bool, str]) -> None:
+    """Reject plans above the user's hourly limit (or budget / rental hours); unpriced plans cannot be shown
+    to keep it, so they are rejected too, saying why."""
+    usd, per_gpu, kind = limit
+    ctx.assume("hourly_limit_used", limit_usd=usd, per_gpu=per_gpu, from_budget=kind == "budget")
+    for p in plans:
+        if not p.meets:
+            continue
+        if p.placement is None:
+            p.meets, p.rejection = False, note("reject_unpriced_limit", limit_usd=usd)
+            continue
+        hourly = p.placement.price_per_hour_usd / (p.count if per_gpu else 1)
+        if hourly > usd + 1e-9:
+            p.meets, p.rejection = False, note("reject_over_limit", price_usd=hourly, limit_usd=usd)
 
 
 def _best(plans: list[ServingPlan]) -> ServingPlan | None:

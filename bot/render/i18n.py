@@ -9,6 +9,7 @@ A parameter is formatted by its name's unit suffix, so the same figure reads the
 * ``*_gb`` one decimal; ``*_tps`` tokens/s; ``*_s`` seconds; ``*_ms`` milliseconds; ``*_x`` a ratio;
   ``*_pct`` a percentage; ``*_hours`` a duration with its unit (days beyond 48 h); ``*_tokens`` a token
   count (``1.4T``, ``8,192``; ``1.4 万亿`` in Chinese); ``*_b`` billions of parameters;
+* ``{flag:?}`` inside ``[[...]]`` keeps the part when ``flag`` is set and renders nothing itself;
 * a dict with ``gpu_name`` is a configuration ("2x H100 SXM5 80GB, fp8"); a list is joined; ``True`` and
   ``False`` are the catalog's yes/no.
 
@@ -316,6 +317,8 @@ class _NoteFormatter(string.Formatter):
             if name is None:
                 continue
             value = kwargs.get(name)
+            if spec == "?":  # a flag: decides an optional [[...]] part, renders nothing
+                continue
             if spec.startswith("@"):
                 items = value if isinstance(value, (list, tuple)) else [value] if value else []
                 sep = self.r._catalog.list_separator if not spec.endswith("/") else " "
