@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from bot.advice.conversation import respond_to
-from bot.estimation import estimate_inference
+from bot.estimation import estimate_inference, serving_workload
 from bot.kb.loader import get_knowledge
 from bot.render.blockkit import render_message
 from bot.render.jsonout import render_json
@@ -69,6 +69,9 @@ def test_ask_and_estimate_agree(model_id, gpu_id):
     model, gpu = KB.models[model_id], KB.gpus[gpu_id]
     answer = respond_to(f"{model.name} in bf16 on one {gpu.name}, how fast?", kb=KB).answer
     o = answer.options[0]
-    e = estimate_inference(KB, model, gpu, count=1, precision=o.precision, batch_size=1, tensor_parallel=1)
-    assert o.decode_tps == e.decode_tokens_per_s_per_sequence
+    e = estimate_inference(KB, model, gpu, count=1, precision=o.precision, batch_size=1, tensor_parallel=1,
+                           **serving_workload(KB).estimate_kwargs())
     assert o.memory_per_gpu_gb == e.memory.per_gpu_gb
+    assert o.fits == e.fits
+    # speed is shown only for configurations that fit (a speed of what cannot run means nothing)
+    assert o.decode_tps == (e.decode_tokens_per_s_per_sequence if e.fits else None)

@@ -337,6 +337,7 @@ class ServingPlan:
         placement: how it is rented, or ``None``.
         meets: every target holds. rejection: why not, when it does not.
         fixed_count: the count was the user's.
+        dp_attention: attention runs data-parallel across the TP group (MLA models), experts spread over it.
     """
 
     gpu: Gpu
@@ -354,6 +355,7 @@ class ServingPlan:
     meets: bool = False
     rejection: Note | None = None
     fixed_count: bool = False
+    dp_attention: bool = False
 
     @property
     def count(self) -> int:
@@ -390,16 +392,18 @@ def _memo(ctx: Context) -> _Memo:
 
 
 def _estimate(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str, tp: int, pp: int, batch: int,
-              load: ServingLoad) -> InferenceEstimate | None:
+              load: ServingLoad, dp_attention: bool = False) -> InferenceEstimate | None:
     """One replica (tp x pp GPUs) at ``batch`` sequences; ``None`` when the estimator refuses the layout."""
     workload = workload_of(ctx, load)
-    key = (model.id, gpu.id, gpu.memory_gb, precision, engine, tp, pp, batch, load.kv_precision, workload)
+    key = (model.id, gpu.id, gpu.memory_gb, precision, engine, tp, pp, batch, load.kv_precision, workload,
+           dp_attention)
     memo = _memo(ctx).estimates
     if key not in memo:
         try:
             memo[key] = estimate_inference(
                 ctx.kb, model, gpu, count=tp * pp, precision=precision, kv_precision=load.kv_precision,
                 batch_size=batch, engine=engine, tensor_parallel=tp, pipeline_parallel=pp, replicas=1,
+                attention_data_parallel=dp_attention, expert_parallel=tp if dp_attention and model.is_moe else None,
                 **workload.estimate_kwargs())
         except (EstimationError, AdvisorError):
             memo[key] = None
@@ -431,9 +435,9 @@ def _canonical(ctx: Context, precision: str) -> str:
 
 
 def _capacity(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str, tp: int, pp: int,
-              load: ServingLoad) -> tuple[int, InferenceEstimate | None, Note | None]:
+              load: ServingLoad, dp_attention: bool = False) -> tuple[int, InferenceEstimate | None, Note | None]:
     """(most sequences one replica serves meeting the load's targets, its estimate there, why not at 1)."""
-    first = _estimate(ctx, model, gpu, precision, engine, tp, pp, 1, load)
+    first = _estimate(ctx, model, gpu, precision, engine, tp, pp, 1, load, dp_attention)
     if first is None:
         return 0, None, note("reject_layout", tp=tp, pp=pp)
     if _canonical(ctx, precision) != first.precision and (
@@ -448,7 +452,7 @@ def _capacity(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str,
     lo, best = 1, first
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        est = _estimate(ctx, model, gpu, precision, engine, tp, pp, mid, load)
+        est = _estimate(ctx, model, gpu, precision, engine, tp, pp, mid, load, dp_attention)
         if est is not None and _meets(est, mid, load) is None:
             lo, best = mid, est
         else:
@@ -458,7 +462,8 @@ def _capacity(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str,
 
 def _layouts(model: Model, gpu: Gpu, precision: str, engine: str, kb, count: int | None) -> list[tuple[int, int]]:
     """(TP, PP) replica shapes to try: TP 1, 2, 4, 8 dividing the heads whose weights can fit, then 8 x PP
-    stages; with a fixed count, only shapes that divide it. llama.cpp splits layers (pipeline) instead."""
+    stages (also when 8 GPUs hold the weights with little room left); with a fixed count, only shapes that
+    divide it. llama.cpp splits layers (pipeline) instead."""
     eff = efficiency_for(kb)
     try:
         fmt = eff.weight_format(precision)[1]
@@ -475,7 +480,10 @@ def _layouts(model: Model, gpu: Gpu, precision: str, engine: str, kb, count: int
     for tp in valid_tp_degrees(model):
         if weights_gb / tp < usable * 0.98 and (count is None or count % tp == 0):
             out.append((tp, 1))
-    if not out or (count is not None and count > 8):
+    # pipeline stages of 8 when nothing smaller holds the weights, and, when the weights fill most of an 8-GPU
+    # group, one larger group too: it leaves room for the KV cache of many users (DeepSeek on H20 nodes)
+    tight = bool(out) and out[-1][0] == 8 and weights_gb / 8 > usable * 0.5
+    if not out or tight or (count is not None and count > 8):
         for pp in range(2, _MAX_PIPELINE + 1):
             if 8 in valid_tp_degrees(model) and weights_gb / (8 * pp) < usable * 0.98 and (
                     count is None or count % (8 * pp) == 0):
@@ -510,15 +518,27 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
     users = load.users
     plans: list[ServingPlan] = []
     closest: ServingPlan | None = None
-    for tp, pp in _layouts(model, gpu, precision, engine, ctx.kb, count):
+    # MLA models under TP are also tried with attention data-parallel (each rank keeps only its own sequences'
+    # latent KV cache, attention weights copied to every rank, experts spread over the group), as SGLang
+    # (--enable-dp-attention) and vLLM (data-parallel attention with expert parallelism) deploy DeepSeek
+    shapes = [(tp, pp, adp) for tp, pp in _layouts(model, gpu, precision, engine, ctx.kb, count)
+              for adp in ((False, True) if model.is_mla and tp > 1 else (False,))]
+    for tp, pp, adp in shapes:
         group = tp * pp
-        cap, cap_est, why = _capacity(ctx, model, gpu, precision, engine, tp, pp, load)
-        plan = ServingPlan(gpu, model, precision, engine, tp, pp, fixed_count=count is not None)
+        cap, cap_est, why = _capacity(ctx, model, gpu, precision, engine, tp, pp, load, adp)
+        plan = ServingPlan(gpu, model, precision, engine, tp, pp, fixed_count=count is not None, dp_attention=adp)
         if count is not None:
             plan.replicas = max(1, count // group)
         if cap == 0:
             plan.est, plan.rejection = cap_est, why
             plan.users, plan.batch = users or 1, max(1, math.ceil((users or 1) / plan.replicas))
+            if why is not None and why.code == "reject_memory" and plan.batch > 1:
+                # not even one sequence fits: say what the asked load needs, not what one user needs
+                at_load = _estimate(ctx, model, gpu, precision, engine, tp, pp, plan.batch, load, adp)
+                if at_load is not None:
+                    plan.est = at_load
+                    plan.rejection = note("reject_memory", need_gb=at_load.memory.per_gpu_gb,
+                                          usable_gb=at_load.memory.usable_memory_gb)
             if cap_est is not None and (closest is None or _closer(plan, closest)):
                 closest = plan
             continue
@@ -542,7 +562,7 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
         else:
             plan.users = 1
         plan.capacity = cap * replicas
-        plan.est = _estimate(ctx, model, gpu, precision, engine, tp, pp, batch, load) or cap_est
+        plan.est = _estimate(ctx, model, gpu, precision, engine, tp, pp, batch, load, adp) or cap_est
         why = _meets(plan.est, batch, load) if plan.est is not None else note("reject_layout", tp=tp, pp=pp)
         if why is None and load.total_tps is not None and (plan.throughput_tps or 0) + 1e-6 < load.total_tps:
             why = note("reject_total", throughput_tps=plan.throughput_tps or 0, target_tps=load.total_tps)
@@ -608,6 +628,7 @@ def serving_option(ctx: Context, plan: ServingPlan, *, changes: list[str] | None
         m = est.memory
         opt.weights_gb, opt.kv_cache_gb, opt.overhead_gb = m.weights_gb, m.kv_cache_gb, m.overhead_gb
         opt.memory_total_gb, opt.memory_per_gpu_gb, opt.usable_gb = m.total_gb, m.per_gpu_gb, m.usable_memory_gb
+    if est is not None and est.fits:  # speed and cost of a configuration that does not fit mean nothing
         opt.ttft_s, opt.tpot_ms, opt.decode_tps = est.ttft_s, est.tpot_ms, est.decode_tokens_per_s_per_sequence
         opt.tps_per_user, opt.throughput_tps = plan.per_user_tps, throughput
         if plan.users > 1:  # a cost per token at one user describes an idle machine, not a price
