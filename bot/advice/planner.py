@@ -338,6 +338,7 @@ class ServingPlan:
         meets: every target holds. rejection: why not, when it does not.
         fixed_count: the count was the user's.
         dp_attention: attention runs data-parallel across the TP group (MLA models), experts spread over it.
+        whole_instance: why the count is the rented instance's size, when the plan grew to use every GPU paid for.
     """
 
     gpu: Gpu
@@ -356,6 +357,7 @@ class ServingPlan:
     rejection: Note | None = None
     fixed_count: bool = False
     dp_attention: bool = False
+    whole_instance: Note | None = None
 
     @property
     def count(self) -> int:
@@ -584,8 +586,9 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
             fuller = plan_serving(ctx, model, gpu, precision, load, count=best.placement.gpus_rented,
                                   objective=objective)
             if fuller.meets:
-                ctx.assume("uses_whole_instance", gpus=best.placement.gpus_rented,
-                           instance=best.placement.offer.instance_type)
+                # said only if this plan is the one recommended (see serving_option)
+                fuller.whole_instance = note("uses_whole_instance", gpus=best.placement.gpus_rented,
+                                             instance=best.placement.offer.instance_type)
                 return fuller
         return best
     if closest is None:
@@ -623,7 +626,9 @@ def serving_option(ctx: Context, plan: ServingPlan, *, changes: list[str] | None
                  else est.precision, kv_precision=est.kv_precision if est else None,
                  engine=plan.engine, tensor_parallel=plan.tp, pipeline_parallel=plan.pp, replicas=plan.replicas,
                  fits=est.fits if est else False, meets=plan.meets, users=plan.users,
-                 max_users=plan.capacity or None, price=price, changes=changes or [], rejection=plan.rejection)
+                 max_users=plan.capacity or None, price=price, changes=changes or [], rejection=plan.rejection,
+                 notes=[n for n in (plan.whole_instance,
+                                    note("dp_attention_used", tp=plan.tp) if plan.dp_attention else None) if n])
     if est is not None:
         m = est.memory
         opt.weights_gb, opt.kv_cache_gb, opt.overhead_gb = m.weights_gb, m.kv_cache_gb, m.overhead_gb

@@ -261,11 +261,13 @@ def _layout(o: Option) -> dict | None:
 def _details(ctx: Context, model: Model, load: ServingLoad, shown: list[Option], rec: int | None) -> list:
     out = []
     o = shown[rec] if rec is not None else (shown[0] if shown else None)
-    if o is not None and o.weights_gb is not None:
-        out.append(note("memory_breakdown", weights_gb=o.weights_gb, kv_gb=o.kv_cache_gb or 0.0,
-                        overhead_gb=o.overhead_gb or 0.0, total_gb=o.memory_total_gb, gpu_count=o.gpu_count,
-                        replicas=o.replicas or 1, per_gpu_gb=o.memory_per_gpu_gb, usable_gb=o.usable_gb,
-                        precision=o.precision, kv_precision=o.kv_precision))
+    # the memory line explains the headline: the user's own setup when it fails and an alternative is offered
+    m = shown[0] if shown and not shown[0].meets and not shown[0].changes else o
+    if m is not None and m.weights_gb is not None:
+        out.append(note("memory_breakdown", weights_gb=m.weights_gb, kv_gb=m.kv_cache_gb or 0.0,
+                        overhead_gb=m.overhead_gb or 0.0, total_gb=m.memory_total_gb, gpu_count=m.gpu_count,
+                        replicas=m.replicas or 1, per_gpu_gb=m.memory_per_gpu_gb, usable_gb=m.usable_gb,
+                        precision=m.precision, kv_precision=m.kv_precision))
     if o is not None and o.max_users and (load.users or 1) < o.max_users and load.total_tps is None \
             and load.per_user_tps > 0:
         out.append(note("serve_capacity_line", config=config(o), max_users=o.max_users,
@@ -312,6 +314,8 @@ def _workload_notes(ctx: Context, load: ServingLoad) -> None:
 def _assumptions_of(ctx: Context, model: Model, o: Option) -> None:
     """The assumptions of the recommended configuration's figures (engine, KV format, efficiencies)."""
     ctx.assume("engine_used", engine=o.engine, kv_precision=o.kv_precision)
+    for n in o.notes:  # the recommended configuration's own facts (the rented instance used whole, DP attention)
+        ctx.assume(n.code, **n.params)
     if o.gpu and o.gpu in ctx.kb.gpus:
         g = ctx.kb.gpus[o.gpu]
         ctx.assume("usable_memory", gpu_name=g.name, usable_gb=usable_memory_gb(efficiency_for(ctx.kb), g),
