@@ -125,7 +125,7 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
             details.append(note("compare_prefill", fast=timed[0].gpu_name, slow=timed[-1].gpu_name,
                                 ratio_x=timed[-1].ttft_s / timed[0].ttft_s,
                                 a_ttft_s=timed[0].ttft_s, b_ttft_s=timed[-1].ttft_s))
-        if "cheapest" not in q.asks or len(priced) < 2:
+        if not {"cheapest", "cost"} & set(q.asks) or len(priced) < 2:
             headline = speed_line
         else:
             details.insert(0, speed_line)

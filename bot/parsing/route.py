@@ -14,7 +14,8 @@ The rules (each a kind of question, not a particular message), in order:
 5. ``recommend``: a recommendation asked in so many words, the largest model asked for, a budget or price
    limit without GPUs (and no cost asked), or the cheapest option asked with no GPU or model named.
 6. ``quote``: money asked about (price, cost, how much), the cheapest of named GPUs, or prices quoted for
-   named GPUs; not what serving a model costs, which the sizing answer prices (rule 11).
+   named GPUs; not what serving a model costs, which the sizing answer prices (rule 11), nor GPUs compared
+   for a model, which the comparison prices (rule 7).
 7. ``compare``: two GPUs joined ("A vs B", "A or B", "A/B", "also tried B") or a GPU after a relation
    ("faster than B", "worth it over B", "替代 B"): with a model always; without one when no spec word, support
    question or quoted ratio is asked ("8xH100+nvlink is worse than 4xA100": the NVLink named on the way is no
@@ -135,6 +136,9 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     # what serving a model costs needs the serving plan first: the sizing answer prices it ("monthly cost to
     # serve llama 70b to 20 users"); a run (training, fine-tuning) or GPUs alone are priced by the quote
     serving_cost = has_model and query.workload == "inference"
+    if joined and has_model and not query.claims and "break_even" not in asks:
+        # GPUs compared for a model, whatever figure is asked of them (speed, cost per token, cost of a run)
+        return "compare"
     if not serving_cost and (
             "cost" in asks or ("cheapest" in asks and gpus and not has_model) or (query.quoted_prices and gpus)):
         return "quote"
