@@ -129,6 +129,11 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
             headline = speed_line
         else:
             details.insert(0, speed_line)
+    if load.users and len(fits) >= 2:
+        # a load was given: the comparison is what each GPU type needs to carry it, not single-stream speed
+        if headline is not None:
+            details.insert(0, headline)
+        headline = _load_line(ctx, model, speeds, load)
     if len(priced) >= 2:
         cheap, dear = min(priced, key=lambda o: o.cost_per_million_tokens_usd), max(
             priced, key=lambda o: o.cost_per_million_tokens_usd)
@@ -159,6 +164,22 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     return ctx.answer(title=note("title_compare", gpu_names=[c.gpu.name for c in choices], model_name=model_label(model)),
                       headline=headline, details=details, options=options, recommendation=rec, table=table,
                       actions=next_actions(ctx, options[rec] if rec is not None else None))
+
+
+def _load_line(ctx: Context, model: Model, speeds: list[Option], load: ServingLoad):
+    """What each GPU type needs to serve the users asked; the pick is the lowest price per hour when every
+    side is priced, else the fewest GPUs."""
+    meets = [s for s in speeds if s.meets]
+    items = [{"config": config(s), "per_user_tps": s.tps_per_user, "price_usd": s.price_per_hour_usd,
+              "meets": s.meets} for s in speeds]
+    pick, by = None, None
+    if meets:
+        if all(s.price_per_hour_usd for s in meets):
+            pick, by = min(meets, key=lambda s: s.price_per_hour_usd), "price"
+        else:
+            pick, by = min(meets, key=lambda s: (s.gpu_count or 0, -(s.tps_per_user or 0))), "gpus"
+    return note("compare_load", users=load.users, model_name=model_label(model), per_user_tps=load.capacity_tps,
+                items=items, pick=config(pick) if pick else None, by_price=by == "price", by_gpus=by == "gpus")
 
 
 def _cheapest_per_token(ctx: Context, model: Model, choice: GpuChoice, precisions, load: ServingLoad) -> Option | None:
