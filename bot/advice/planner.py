@@ -45,12 +45,13 @@ from bot.estimation import (
 from bot.kb.schema import Gpu, Model
 from bot.notes import Note, note
 from bot.parsing.query import GpuMention
-from bot.pricing.offers import Placement, best_placement
+from bot.pricing.offers import Offer, Placement, best_placement
 
 __all__ = [
     "GpuChoice",
     "ServingLoad",
     "excluded_providers",
+    "given_placement",
     "workload_of",
     "ServingPlan",
     "candidate_gpus",
@@ -175,6 +176,9 @@ def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None
     when they named them, every TP group in one instance (:func:`bot.pricing.offers.best_placement`);
     mainland-China clouds (``market: china_mainland``) only for questions in Chinese or naming them."""
     q = ctx.query
+    given = given_placement(ctx, gpu, count, group)
+    if given is not None:
+        return given
     pricing = pricing or (q.pricing[0] if q.pricing else "on_demand")
     providers = [provider] if provider else (q.providers or [None])
     term = {"1y": 12, "3y": 36}.get(q.commitment_term or "") if pricing == "commitment" else None
@@ -186,6 +190,28 @@ def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None
         if found is not None and (best is None or found.price_per_hour_usd < best.price_per_hour_usd):
             best = found
     return best
+
+
+def given_placement(ctx: Context, gpu: Gpu, count: int, group: int = 1) -> Placement | None:
+    """The user's own price ("at $2/hr per GPU", "按每卡每小时 15 块算") as a placement of ``count`` x ``gpu``,
+    or ``None`` when none was given or the question names other GPUs only. A price not marked per GPU is for
+    the GPUs the question names (their count, else ``count``)."""
+    q = ctx.query
+    if q.given_price_per_hour is None:
+        return None
+    named = [m for m in q.gpus if m.id]
+    if named and gpu.id.split("@")[0] not in {m.id for m in named}:
+        return None
+    usd = ctx.usd(q.given_price_per_hour)
+    if not usd or usd <= 0:
+        return None
+    asked = next((m.count for m in named if m.id == gpu.id.split("@")[0] and m.count), None) or q.gpu_count or count
+    per_gpu = usd if q.given_price_per_gpu else usd / asked
+    offer = Offer(provider="user", provider_name="given_price", instance_type=f"{count}x {gpu.name}", gpu=gpu.id,
+                  gpu_count=count, price_per_hour_usd=per_gpu * count,
+                  pricing_model=(q.pricing[0] if q.pricing else "on_demand"), as_of=ctx.today, source="the question")
+    return Placement(offer=offer, instances=1, gpus_needed=count, group=max(1, group), group_split=False,
+                     price_per_hour_usd=per_gpu * count, stale=False)
 
 
 def excluded_providers(ctx: Context) -> frozenset[str]:

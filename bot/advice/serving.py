@@ -106,7 +106,7 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
             ctx.warn("quantization_quality", precision=shown[rec].precision, model_name=model_label(model))
     headline = _headline(ctx, model, load, shown, rec)
     details = _details(ctx, model, load, shown, rec)
-    if limit is not None and limit[2] == "budget" and "gpu_count" in ctx.query.asks and fixed:
+    if limit is not None and "gpu_count" in ctx.query.asks and fixed:
         # "how many X can my budget rent": the count the budget pays for, and what that many serve
         affordable = _budget_buys(ctx, model, fixed[0], load, limit[0])
         if affordable is not None:

@@ -106,8 +106,10 @@ class MoneyVocab(_Vocab):
     currencies: dict[Literal["usd", "cny", "eur"], CurrencyVocab] = Field(default_factory=dict)
     per_hour: list[str] = Field(default_factory=list)
     per_gpu_hour_marker: list[str] = Field(default_factory=list)
+    per_gpu_after: list[str] = Field(default_factory=list)
     per_month: list[str] = Field(default_factory=list)
     limit_words: list[str] = Field(default_factory=list)
+    given_words: list[str] = Field(default_factory=list)
     budget_words: list[str] = Field(default_factory=list)
     purchase_words: list[str] = Field(default_factory=list)
     answer_currency: dict[Literal["usd", "cny"], list[str]] = Field(default_factory=dict)
@@ -353,6 +355,8 @@ class Lexicon:
     per_gpu_hour_marker: Phrases
     per_month: Phrases
     limit_words: Phrases
+    given_words: Phrases
+    per_gpu_after: Phrases
     budget_words: Phrases
     purchase_words: Phrases
     answer_currency: Phrases
@@ -489,6 +493,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         per_gpu_hour_marker=Phrases(_flat(lists(lambda f: f.money.per_gpu_hour_marker))),
         per_month=Phrases(_flat(lists(lambda f: f.money.per_month))),
         limit_words=Phrases(_flat(lists(lambda f: f.money.limit_words))),
+        given_words=Phrases(_flat(lists(lambda f: f.money.given_words))),
+        per_gpu_after=Phrases(_flat(lists(lambda f: f.money.per_gpu_after)), left_bound=False),
         budget_words=Phrases(_flat(lists(lambda f: f.money.budget_words))),
         purchase_words=Phrases(_flat(lists(lambda f: f.money.purchase_words))),
         answer_currency=Phrases(_inverse(groups(lambda f: f.money.answer_currency))),

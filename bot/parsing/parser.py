@@ -189,7 +189,9 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         gradient_checkpointing=True if lex.gradient_checkpointing.search(low) else None,
         features=lex.features.found(low),
         spec_fields=lex.spec_fields.found(low),
-        answer_currency=next(iter(lex.answer_currency.found(low)), None),
+        # the currency asked for, else the one the user's own amounts are in ("按每卡每小时 15 块算" -> CNY)
+        answer_currency=next(iter(lex.answer_currency.found(low)), None) or (
+            "cny" if any(f.value["currency"] == "cny" for f in scan.all("money")) else None),
         claims=[c.id for c in match_claims(kb, cleaned)],
         diagnosis=diagnosis,
         config_error=pasted.error if pasted is not None and pasted.entry is None else None,
@@ -274,7 +276,12 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note]) -> dict:
             out.setdefault("electricity_per_kwh", money)
         elif v["period"] == "month":
             out.setdefault("price_limit_per_hour", Money(amount=v["amount"] / 730, currency=v["currency"]))
+            out.setdefault("duration_hours", 730.0)  # a monthly amount prices a month of rental
             notes.append(note("monthly_limit_per_hour", amount=v["amount"], currency=v["currency"]))
+        elif v["period"] == "hour" and v["role"] == "given":
+            out.setdefault("given_price_per_hour", money)
+            out.setdefault("given_price_per_gpu", v["per_gpu"])
+            quoted.append(money)
         elif v["period"] == "hour":
             hourly.append((v["role"] == "limit", money, v["per_gpu"]))
         elif v["role"] == "budget" or "budget" not in out:

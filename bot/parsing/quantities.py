@@ -121,6 +121,10 @@ class _Scanner:
                 amount = number_value(m, lex)
                 tail = self.low[end:end + 24]
                 period, per_gpu = None, False
+                lead_month = re.search(r"(?:" + lex.per_month.pattern + r")\s*(?:" + lex.budget_words.pattern +
+                                       r")?\s*$", self.before(start, 14))
+                if lead_month and self.free(lead_month.start() + start - len(self.before(start, 14)), start):
+                    period = "month"  # "每个月预算 5 万", "monthly budget $3k": the period said before the amount
                 lead = re.search(r"(?:" + lex.per_hour.pattern + r")\s*$", self.before(start, 14))
                 if lead and self.free(lead.start() + start - len(self.before(start, 14)), start):
                     # "每小时 20 元", "每卡每小时 8 块钱", "hourly $3": the period said before the amount
@@ -134,6 +138,10 @@ class _Scanner:
                         per_gpu = bool(lex.per_gpu_hour_marker.fullmatch(pm.group(0).strip())) or bool(
                             re.match(r"\s*(?:" + lex.per_gpu_hour_marker.pattern + ")", tail))
                         end += pm.end()
+                        after = re.match(r"\s*(?:" + lex.per_gpu_after.pattern + ")", self.low[end:end + 14])
+                        if kind == "hour" and after:
+                            per_gpu = True
+                            end += after.end()
                         break
                 prev = next((f for f in reversed(self.out.found) if f.field == "money"), None)
                 if period is None and prev is not None and prev.value["period"] and re.fullmatch(
@@ -150,6 +158,9 @@ class _Scanner:
                     limit_after = re.match(r"\s*(?:" + lex.limit_words.pattern + ")", self.low[end:end + 8])
                     role = "limit" if re.search(lex.limit_words.pattern + r"\s*$", window) or limit_after or (
                         lex.budget_words.search(window)) else "price"
+                    if role == "price" and period == "hour" and re.search(
+                            r"(?:" + lex.given_words.pattern + r")[^$¥€。，,;:：]{0,16}$", window):
+                        role = "given"  # "at $2/hr", "按每卡每小时 15 块算": the price to compute with
                     if limit_after:
                         end += limit_after.end()
                 elif lex.budget_words.search(window) or re.search(lex.limit_words.pattern + r"\s*$", window):

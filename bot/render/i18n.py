@@ -158,7 +158,7 @@ class Renderer:
             if name == "method":
                 return self.word(f"method:{value}")
             return self.word(value) if name in ("pricing_model", "verdict", "workload", "intent", "changes",
-                                                "alternative") else value
+                                                "alternative", "provider", "provider_name") else value
         if not isinstance(value, (int, float)) or (isinstance(value, float) and not math.isfinite(value)):
             return self.word("na")
         kind = _kind_of(name)

@@ -1,0 +1,91 @@
+"""Money the user states (a budget, an hourly limit, a price to compute with) and loads in comparisons.
+
+Prices come from knowledge/prices/*.yaml with their as_of dates; the CNY rate is
+knowledge/prices/common/exchange_rates.yaml (6.8012 CNY per USD, 2026-05-08).
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+
+import pytest
+
+from bot.advice.advise import advise
+from bot.parsing.parser import parse_question
+
+TODAY = date(2026, 12, 1)
+CNY_PER_USD = 6.8012
+
+
+def ask(kb, text: str):
+    return advise(parse_question(text, kb), kb, today=TODAY)
+
+
+def test_a_budget_that_cannot_be_met_says_no_and_what_it_buys(kb):
+    # Cheapest 8x H100 SXM row: Vast.ai 8x-H100_SXM-32-65536 at $17.07/h (undated catalog). A week = 168 h:
+    # 168 x 17.07 = $2,867.76 > $2,000; $2,000 / $17.07 = 117.2 h.
+    a = ask(kb, "we need eight h100s for one week and have a budget of $2000, which cloud?")
+    assert a.headline.code == "quote_over_limit"
+    assert a.headline.params["total_usd"] == pytest.approx(168 * 17.07)
+    assert a.headline.params["affordable_hours"] == pytest.approx(2000 / 17.07)
+
+
+def test_a_budget_that_holds_names_the_cheapest_row_within_it(kb):
+    a = ask(kb, "8 h100 gpus for a week, budget is $6000")
+    assert a.headline.code == "quote_within_limit"
+    assert a.headline.params["total_usd"] <= 6000
+
+
+def test_a_monthly_budget_answers_how_many_gpus_it_rents(kb):
+    # ¥50,000 a month = 50,000 / 6.8012 / 730 h = $10.07/h; the cheapest one-GPU A100 80GB rental is RunPod
+    # 1x_A100-80GB-SXM_SECURE at $1.89/h: floor(10.07 / 1.89) = 5 GPUs.
+    a = ask(kb, "每个月预算5万人民币，能租几张A100 80G部署qwen2.5 32b？")
+    assert a.headline.code == "budget_buys"
+    assert a.headline.params["count"] == math.floor(50_000 / CNY_PER_USD / 730 / 1.89)
+    assert a.headline.params["max_users"] > 0
+
+
+def test_a_price_the_user_gives_is_used_for_the_cost(kb):
+    # 15 CNY per GPU-hour = 15 / 6.8012 = $2.2055 per GPU-hour; the run's cost is GPU-hours x that price.
+    a = ask(kb, "从零预训练 3B 模型，200B token，32 张 H800 要多久，成本多少（按每卡每小时15元算）")
+    o = a.options[a.recommendation]
+    assert o.price.provider == "user"
+    assert o.price.price_per_gpu_hour_usd == pytest.approx(15 / CNY_PER_USD)
+    assert o.total_cost_usd == pytest.approx(o.gpu_hours * 15 / CNY_PER_USD)
+    assert a.query.answer_currency == "cny"
+
+
+def test_an_hourly_price_after_at_is_the_price_not_a_limit(kb):
+    q = parse_question("fine-tune llama 3 8b with lora on 4 a100s at $1.60/hr each, how much for 50M tokens", kb)
+    assert q.given_price_per_hour.amount == 1.60 and q.given_price_per_gpu
+    assert q.price_limit_per_hour is None
+
+
+def test_a_comparison_with_a_load_compares_what_each_needs(kb):
+    a = ask(kb, "for 40 concurrent users of llama 3.1 70b, l40s or h100?")
+    assert a.intent == "compare" and a.headline.code == "compare_load"
+    items = a.headline.params["items"]
+    assert {i["config"]["gpu_name"] for i in items} == {"L40S", "H100 SXM5 80GB"}
+    # each side meets the load at the floor, and the pick is the cheaper per hour of the sides that meet it
+    meets = [o for o in a.options if o.meets and o.users == 40]
+    cheapest = min(meets, key=lambda o: o.price_per_hour_usd)
+    assert a.headline.params["pick"]["gpu_name"] == cheapest.gpu_name
+
+
+def test_gpus_compared_for_a_model_with_cost_asked_is_a_comparison(kb):
+    a = ask(kb, "a100 vs l40s vs h100 for mistral 7b, what's the cost per 1M tokens?")
+    assert a.intent == "compare"
+    assert a.headline.code == "compare_cost"
+
+
+def test_a_fixed_node_too_small_for_the_load_reports_the_memory_of_that_load(kb):
+    # DeepSeek-V3 MLA KV per token: (kv_lora_rank 512 + rope 64) x 61 layers x 2 bytes = 70,272 bytes; 400 users
+    # x 16,384 tokens = 460.5 GB of KV cache + 671 GB of FP8 weights = 1,131.5 GB over 8 GPUs = 141 GB each at
+    # least, well above an H100's 85 GB usable.
+    a = ask(kb, "deepseek v3 in fp8 on one 8x h100 node for 400 users at 16k context?")
+    assert a.headline.code.startswith("serve_fixed_fails") or not a.options[0].meets
+    o = a.options[0]
+    assert o.gpu_count == 8 and not o.fits
+    assert o.memory_per_gpu_gb >= (671 + 400 * 16_384 * 70_272 / 1e9) / 8
+    assert o.decode_tps is None and o.cost_per_million_tokens_usd is None
