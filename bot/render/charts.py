@@ -9,11 +9,14 @@ language, through the message catalogs (``chart_*`` codes in ``bot/render/messag
 The kinds, in the order they are tried (:data:`CHART_KINDS`):
 
 * ``quote``: price per hour per offer (provider and pricing model, with each price's ``as_of`` date).
-* ``memory`` (when the question asks about memory or fit): a stacked bar per option (weights, KV cache,
-  overhead and activations, per GPU) against the GPU's usable memory; for a memory summary without options,
-  the memory of one copy of the model per precision, from the answer's table.
-* ``run`` (training and fine-tuning): wall-clock days against total cost, one point per configuration,
-  points of the same GPU type and precision joined in order of GPU count.
+* ``memory`` (when the question asks about memory or fit, or an option does not fit): a stacked bar per
+  option (weights, KV cache, overhead and activations, per GPU) against the GPU's usable memory; for a
+  memory summary without options, the memory of one copy of the model per precision, from the answer's table.
+
+A chart needs two points or offers at least (one says no more than the headline); a memory chart needs one
+bar (its capacity line is the news).
+* ``run`` (training and fine-tuning): wall-clock days against total cost, one point per configuration
+  (GPU type and count), coloured by GPU type.
 * ``serving`` (serving and comparisons): tokens/s per user against cost per 1M output tokens.
 
 Options without the plotted figures (no price, no cost per token at this load) are named in a footnote. The
@@ -97,8 +100,7 @@ class Series:
         name: its legend entry ("weights", "on-demand", a GPU name).
         style: ``point`` (scatter), ``bar`` (stacked in series order), ``limit`` (a capacity marker per bar).
         marks: its marks.
-        colour: a :data:`PALETTE` colour. marker: a matplotlib marker for points.
-        joined: points are joined by a line in ``x`` order (runs of one GPU type at several counts).
+        colour: a :data:`PALETTE` colour. marker: a matplotlib marker for points (shapes differ with colours).
     """
 
     name: str
@@ -106,7 +108,6 @@ class Series:
     marks: tuple[Mark, ...]
     colour: str = PALETTE[0]
     marker: str = "o"
-    joined: bool = False
 
 
 @dataclass(frozen=True)
@@ -666,18 +667,21 @@ def _draw_points(fig, ax, chart: Chart, r: Renderer, rect: tuple) -> None:
             if m.recommended:
                 ax.scatter([m.x], [m.y], s=480, marker="*", color=s.colour, edgecolor="black", linewidth=1.0,
                            zorder=4)
-    for axis, log, kind in ((ax.xaxis, chart.x_log, chart.x_kind), (ax.yaxis, chart.y_log, chart.y_kind)):
+    marks = chart.marks("point")
+    for axis, log, kind, values in ((ax.xaxis, chart.x_log, chart.x_kind, [m.x for m in marks]),
+                                    (ax.yaxis, chart.y_log, chart.y_kind, [m.y for m in marks])):
+        which = "x" if axis is ax.xaxis else "y"
         if log:
-            (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log")
-            axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+            (ax.set_xscale if which == "x" else ax.set_yscale)("log")
+        lo, hi = _pad_limits(ax, values, log, which, from_zero=which == "y")
+        if log:  # 1-2-5 ticks over a decade or so, 1-3 over three, powers of ten beyond
+            decades = math.log10(hi / lo)
+            axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0) if decades <= 1.6 else (1.0, 3.0)
+                                              if decades <= 3.2 else (1.0,)))
         axis.set_major_formatter(_formatter(kind, chart.currency, r))
         axis.set_minor_formatter(NullFormatter())
-    marks = chart.marks("point")
-    _pad_limits(ax, [m.x for m in marks], chart.x_log, "x", from_zero=False)
-    _pad_limits(ax, [m.y for m in marks], chart.y_log, "y", from_zero=True)
-    if chart.hint:
-        ax.text(0.99, 0.99, chart.hint, transform=ax.transAxes, ha="right", va="top", fontsize=9,
-                color="#555555", style="italic")
+    if chart.hint:  # under the title, above the plot: clear of the points and of a long title
+        ax.set_title(chart.hint, loc="right", fontsize=9, color="#555555", style="italic")
     fig.canvas.draw()
     fig.set_layout_engine("none")  # freeze the layout: labels are placed in display coordinates
     if _place_labels(fig, ax, marks, [m.label for m in marks]):
@@ -698,20 +702,22 @@ def _draw_points(fig, ax, chart: Chart, r: Renderer, rect: tuple) -> None:
     _place_labels(fig, ax, marks, [number[id(m)] for m in marks], force=True)
 
 
-def _pad_limits(ax, values: list[float], log: bool, which: str, from_zero: bool) -> None:
-    """Room around the points for their labels: 15% of the span each side (a factor on log axes); a lone
-    value gets +-50% around it. ``from_zero``: a linear axis of non-negative values starts at 0."""
+def _pad_limits(ax, values: list[float], log: bool, which: str, from_zero: bool) -> tuple[float, float]:
+    """Room around the points for their labels: 15% of the span each side (a factor on log axes).
+    ``from_zero``: a linear axis of non-negative values starts at 0. Returns the limits set."""
     lo, hi = min(values), max(values)
     setter = ax.set_xlim if which == "x" else ax.set_ylim
     if log:
         f = (hi / lo) ** 0.15 if hi > lo else 2.0
         setter(lo / f, hi * f)
-        return
+        return lo / f, hi * f
     span = hi - lo if hi > lo else max(abs(hi), 1.0)
-    a, b = lo - 0.15 * span, hi + 0.15 * span
+    a = lo - 0.15 * span
     if lo >= 0 and (from_zero or a < 0):
         a = 0.0
+    b = hi + 0.15 * (hi - a if a < lo - 0.15 * span else span)
     setter(a, b)
+    return a, b
 
 
 def _place_labels(fig, ax, marks: list[Mark], texts: list[str], force: bool = False) -> bool:
