@@ -165,6 +165,18 @@ def test_quote_chart_shows_each_offers_price_and_date(kb):
     _render_checked(chart)
 
 
+def test_money_is_charted_in_rmb_when_asked(kb):
+    a = _answer(kb, "rent 8x H100 for 3 days, quote in RMB")
+    assert a.query.answer_currency == "cny" and a.cny_per_usd
+    chart = chart_for(a, "en")
+    assert chart is not None and chart.kind == "quote" and chart.currency == "cny"
+    marks = sorted(chart.marks("bar"), key=lambda m: m.x)
+    # the same offers at the answer's dated rate (knowledge/prices/common/exchange_rates.yaml)
+    assert [m.y for m in marks] == [o.price.price_per_hour_usd * a.cny_per_usd for o in a.options]
+    assert chart.y_label == "price per hour (¥/h)"
+    assert all(m.text.startswith("¥") for m in marks)
+
+
 def test_run_chart_plots_days_against_total_cost(kb):
     a = _answer(kb, "train llama 3 8b on 1T tokens")
     chart = chart_for(a, "en")

@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 import io
 import math
+import threading
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -64,6 +65,9 @@ _FOOTNOTE_NAMES = 4
 _ALT_TEXT_MAX = 1000
 #: An axis whose values span more than this ratio is drawn on a log scale.
 _LOG_RATIO = 8.0
+
+#: matplotlib's rcParams are global: one chart is drawn at a time (Slack listeners run in threads).
+_RENDER_LOCK = threading.Lock()
 
 #: Families tried first for Chinese text (then any installed font that has the glyphs).
 _CJK_FAMILIES = ("Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans SC", "WenQuanYi Micro Hei",
@@ -129,7 +133,7 @@ class Chart:
         currency: ``usd`` or ``cny`` (values already converted at the answer's dated rate).
         footnote: what is not plotted and why, or ``""``.
         alt_text: the chart's result in words in the user's language, ending with the answer's headline.
-        hint: a short note drawn in a corner ("better: faster and cheaper"), or ``""``.
+        hint: which way is better ("better: right (faster) and down (cheaper)"), drawn above the plot, or ``""``.
     """
 
     kind: ChartKind
@@ -532,7 +536,7 @@ def cjk_font() -> str | None:
     candidates = sorted(fonts, key=lambda f: rank.get(f.name, len(rank)))
     checked: set[str] = set()
     for f in candidates:
-        if f.fname in checked or "Mono" in f.name or "Serif" in f.name and f.name not in rank:
+        if f.fname in checked or "Mono" in f.name or ("Serif" in f.name and f.name not in rank):
             continue
         checked.add(f.fname)
         try:
@@ -554,7 +558,8 @@ def render_png(chart: Chart) -> bytes:
     no other label or point and stays inside the axes; when some label finds no such place, the points are
     numbered (in the answer's option order, as its table) and a key beside the plot names them. Bars are
     horizontal (long labels read on the left), the first option at the top, with value labels at their ends.
-    Text is drawn as is (no TeX: ``$`` is a dollar sign).
+    Text is drawn as is (no TeX: ``$`` is a dollar sign). Thread-safe: drawings are serialised, since the
+    font settings are matplotlib's global rcParams (a drawing takes 0.1-0.3 s).
 
     Args:
         chart: what to draw (:func:`chart_for`).
@@ -569,7 +574,7 @@ def render_png(chart: Chart) -> bytes:
     family = [cjk_font() or "DejaVu Sans", "DejaVu Sans"] if chart.language == "zh" else ["DejaVu Sans"]
     rc = {"font.family": "sans-serif", "font.sans-serif": family, "font.size": 12, "axes.labelsize": 12, "axes.spines.top": False, "axes.spines.right": False, "text.parse_math": False,
           "axes.unicode_minus": False}
-    with matplotlib.rc_context(rc):
+    with _RENDER_LOCK, matplotlib.rc_context(rc):
         fig = Figure(figsize=FIGURE_SIZE_IN, dpi=DPI, layout="constrained")
         FigureCanvasAgg(fig)  # the Agg backend, without pyplot's global state
         ax = fig.add_subplot()
