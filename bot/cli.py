@@ -407,14 +407,39 @@ def _render(answer, args: argparse.Namespace, *, one_line: bool) -> str:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    """``ask "QUESTION" [--json | --blocks]``; ``ask -`` answers one question per input line."""
+    """``ask "QUESTION" [--json | --blocks] [--chart PNG]``; ``ask -`` answers one question per input line."""
     from bot.advice.conversation import respond_to
 
+    chart_path = getattr(args, "chart", None)
+    if chart_path and args.question == "-":
+        print("error: --chart draws the answer to one question, not to standard input (-)", file=sys.stderr)
+        return 2
     kb = get_knowledge()
     _use_stored_catalog()
     for text in _lines(args.question):
         turn = respond_to(text, None, kb=kb)
         print(_render(turn.answer, args, one_line=args.question == "-"))
+        if chart_path:
+            return _write_chart(turn.answer, chart_path)
+    return 0
+
+
+def _write_chart(answer, path: str) -> int:
+    """``ask ... --chart out.png``: the answer's chart as a PNG (:mod:`bot.render.charts`); says on stderr
+    what was written, or that the answer has no chart (exit 0). An unwritable path exits 1."""
+    from bot.render.charts import chart_for, render_png
+
+    chart = chart_for(answer, answer.query.language)
+    if chart is None:
+        print("no chart for this answer: nothing written", file=sys.stderr)
+        return 0
+    png = render_png(chart)
+    try:
+        Path(path).write_bytes(png)
+    except OSError as exc:
+        print(f"error: cannot write the chart to {path}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(f"{chart.kind} chart written to {path} ({len(png):,} bytes)", file=sys.stderr)
     return 0
 
 
@@ -764,6 +789,9 @@ def build_parser(*, extra: bool = True) -> argparse.ArgumentParser:
         fmt.add_argument("--blocks", action="store_true", help="the Slack Block Kit message")
         p.add_argument("--verbose", "-v", action="store_true",
                        help="every table row, assumption and source (default: the result in 20 lines or fewer)")
+        if name == "ask":
+            p.add_argument("--chart", metavar="PNG", default=None,
+                           help="also draw the answer's chart (serving, memory, price or run) to this PNG file")
         p.set_defaults(func=func)
 
     _add_prices(sub)
