@@ -255,3 +255,15 @@ def test_throughput_on_named_hardware_is_the_aggregate_at_capacity(kb):
     assert a.headline.params["total_tps"] == pytest.approx(o.throughput_tps)
     assert a.headline.params["per_user_tps"] == pytest.approx(o.throughput_tps / o.max_users)
     assert a.headline.params["per_user_tps"] >= 10.0
+
+
+def test_a_training_run_that_misses_the_deadline_says_no_first(kb):
+    # 6 x 70e9 x 15e12 = 6.3e24 FLOPs (6ND, Kaplan et al. 2020); on 512 H100s the run takes over a year, far
+    # beyond 30 days; the tokens trainable in 30 days scale with time: 15T x 720 h / (run hours).
+    a = ask(kb, "pretraining a 70b on 15T tokens with 512 h100s within 30 days, possible?")
+    assert a.headline.code == "training_misses_deadline"
+    p = a.headline.params
+    assert p["deadline_hours"] == 720
+    assert p["tokens_in_deadline_tokens"] == pytest.approx(15e12 * 720 / p["wall_hours"])
+    alt = next(o for o in a.options if "count" in o.changes)
+    assert alt.wall_clock_hours <= 720 and alt.gpu_count > 512

@@ -94,3 +94,14 @@ def test_a_chinese_answer_has_no_english_sentence(kb, question):
         leftover = _ALLOWED.sub(" ", line)
         words = re.findall(r"[A-Za-z]{3,}", leftover)
         assert len(words) < 3, (line, words)
+
+
+def test_optional_parts_are_not_nested():
+    # [[ ... ]] parts are resolved one level deep (bot/render/i18n.py): a nested one would print its brackets
+    import re
+
+    from bot.render.i18n import renderer_for
+    for lang in ("en", "zh"):
+        catalog = renderer_for(lang)._catalog
+        nested = [code for code, text in catalog.messages.items() if re.search(r"\[\[(?:(?!\]\]).)*\[\[", text)]
+        assert nested == [], (lang, nested)

@@ -7,11 +7,13 @@ configuration gets through in the user's time when that is asked; the GPU count 
 
 from __future__ import annotations
 
+import math
+
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.options import caveats, config, next_actions, variant_notes
-from bot.advice.planner import candidate_gpus
+from bot.advice.planner import candidate_gpus, plan_training, training_option
 from bot.advice.runs import training_runs, training_table, training_tokens
 from bot.kb.schema import Model
 from bot.notes import note
@@ -36,9 +38,40 @@ def answer(ctx: Context) -> Answer:
              "time = FLOPs / (GPUs x dense peak x MFU)")
     if "tokens_in_time" in q.asks and q.duration_hours and q.gpus:
         return _tokens_in_time(ctx, model)
+    if q.duration_hours and not q.deadline_hours and q.training_tokens:
+        # "300B tokens, can it finish in half a month": with the tokens given, a length of time is the deadline
+        q = ctx.query = q.model_copy(update={"deadline_hours": q.duration_hours})
+        ctx.assume("duration_as_deadline", deadline_hours=q.deadline_hours)
     tokens = training_tokens(ctx, model)
     options = training_runs(ctx, model, tokens)
+    if q.deadline_hours:
+        options += _to_meet_deadline(ctx, model, tokens, options)
     return _answer(ctx, model, tokens, options)
+
+
+def _to_meet_deadline(ctx: Context, model: Model, tokens: float, options: list[Option]) -> list[Option]:
+    """For each run with the user's GPU count that misses the user's deadline: the count that meets it (training
+    time scales close to 1/GPUs at a fixed global batch; rounded up to whole 8-GPU nodes), labelled as a change."""
+    q = ctx.query
+    out = []
+    for o in options:
+        if o.changes or not o.fits or not o.wall_clock_hours or o.wall_clock_hours <= q.deadline_hours:
+            continue
+        if not any(c.fixed and c.count and c.gpu.id == o.gpu for c in candidate_gpus(ctx, "training")):
+            continue
+        gpu = ctx.kb.gpus[o.gpu]
+        need = math.ceil(o.gpu_count * o.wall_clock_hours / q.deadline_hours)
+        need = need if need <= 8 else 8 * math.ceil(need / 8)
+        est, placement, why = plan_training(ctx, model, gpu, need, tokens, o.precision or "bf16")
+        if est is not None and est.wall_clock_hours and est.wall_clock_hours > q.deadline_hours:
+            # communication grows with the count: one more step of nodes
+            need += 8
+            est, placement, why = plan_training(ctx, model, gpu, need, tokens, o.precision or "bf16")
+        if est is not None:
+            alt = training_option(ctx, model, gpu, est, placement, why)
+            alt.changes = ["count"]
+            out.append(alt)
+    return out
 
 
 def _answer(ctx: Context, model: Model, tokens: float, options: list[Option]) -> Answer:
@@ -46,6 +79,10 @@ def _answer(ctx: Context, model: Model, tokens: float, options: list[Option]) ->
     for o in options[:3]:
         caveats(ctx, o)
     o = options[rec] if rec is not None else (options[0] if options else None)
+    deadline = ctx.query.deadline_hours
+    # the user's own run (GPUs and count as asked) when it misses the deadline they gave: that is the answer
+    missed = next((x for x in options if not x.changes and x.fits and deadline and x.wall_clock_hours
+                   and x.wall_clock_hours > deadline * 1.0001 and ctx.query.gpus), None)
     if o is None:
         headline = note("training_nothing", model_name=model_label(model))
     elif o.gpu_hours is None:
@@ -54,6 +91,14 @@ def _answer(ctx: Context, model: Model, tokens: float, options: list[Option]) ->
     elif not o.fits:
         headline = note("training_does_not_fit", config=config(o), model_name=model_label(model), mem_gb=o.memory_per_gpu_gb,
                         usable_gb=o.usable_gb)
+    elif missed is not None:
+        alt = next((x for x in options if "count" in x.changes and x.wall_clock_hours
+                    and x.wall_clock_hours <= ctx.query.deadline_hours), None)
+        headline = note("training_misses_deadline", config=config(missed), model_name=model_label(model),
+                        tokens_tokens=tokens, wall_hours=missed.wall_clock_hours,
+                        deadline_hours=ctx.query.deadline_hours,
+                        tokens_in_deadline_tokens=tokens * ctx.query.deadline_hours / missed.wall_clock_hours,
+                        needed=config(alt) if alt else None, needed_usd=alt.total_cost_usd if alt else None)
     elif "gpu_count" in ctx.query.asks and not ctx.query.gpus:
         headline = note("training_count", config=config(o), model_name=model_label(model), tokens_tokens=tokens,
                         wall_hours=o.wall_clock_hours, gpu_hours=o.gpu_hours, total_usd=o.total_cost_usd)
