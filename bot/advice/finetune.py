@@ -40,6 +40,11 @@ def answer(ctx: Context) -> Answer:
     fixed = [c for c in choices if c.fixed]
     if fixed and q.method and options and not any(o.fits for o in options):
         options += finetune_alternatives(ctx, model, tokens, options[0], fixed[0])
+    if q.deadline_hours:
+        for o in options:  # a setup that fits but finishes after the user's deadline does not answer them
+            if o.fits and o.wall_clock_hours and o.wall_clock_hours > q.deadline_hours * 1.0001:
+                o.meets = False
+                o.rejection = note("reject_deadline", hours=o.wall_clock_hours, deadline_hours=q.deadline_hours)
     rec = _pick(options)
     for o in options[:3]:
         caveats(ctx, o)
@@ -63,7 +68,13 @@ def answer(ctx: Context) -> Answer:
                         tokens_tokens=tokens)
     for alt in (x for x in options if x.changes):
         details.append(note("alternative_finetune", config=config(alt), changes=alt.changes,
-                            mem_gb=alt.memory_per_gpu_gb, usable_gb=alt.usable_gb))
+                            mem_gb=alt.memory_per_gpu_gb, usable_gb=alt.usable_gb, wall_hours=alt.wall_clock_hours,
+                            late=alt.meets is False and alt.fits))
+    if q.deadline_hours and options:
+        in_time = [x for x in options if x.fits and x.meets is not False]
+        details.insert(0, note("finetune_deadline", deadline_hours=q.deadline_hours, config=config(in_time[0]),
+                               wall_hours=in_time[0].wall_clock_hours) if in_time else
+                       note("finetune_deadline_none", deadline_hours=q.deadline_hours))
     if q.diagnosis is not None and q.diagnosis.kind == "oom":
         details += [note("oom_fix_training_1"), note("oom_fix_training_2"), note("oom_fix_training_3")]
     return ctx.answer(title=note("title_finetune", model_name=model_label(model)), headline=headline, details=details,
@@ -95,7 +106,8 @@ def _memory_headline(ctx: Context, model: Model, o: Option):
 
 def _pick(options: list[Option]) -> int | None:
     """The recommended setup: fits; cheapest when priced, then fewest GPUs, then the lightest method."""
-    fitting = [i for i, o in enumerate(options) if o.fits and not o.changes]
+    fitting = [i for i, o in enumerate(options) if o.fits and o.meets is not False and not o.changes]
+    fitting = fitting or [i for i, o in enumerate(options) if o.fits and o.meets is not False]
     fitting = fitting or [i for i, o in enumerate(options) if o.fits]
     if not fitting:
         return None

@@ -52,6 +52,7 @@ __all__ = [
     "ServingLoad",
     "excluded_providers",
     "given_placement",
+    "group_cap",
     "workload_of",
     "ServingPlan",
     "candidate_gpus",
@@ -190,6 +191,14 @@ def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None
         if found is not None and (best is None or found.price_per_hour_usd < best.price_per_hour_usd):
             best = found
     return best
+
+
+def group_cap(ctx: Context, gpu: Gpu) -> int:
+    """The most GPUs one tensor-parallel, pipeline or sharded job is planned on: consumer cards stay within one
+    machine (policy ``limits.consumer_group_max_gpus``); other GPUs are not capped here."""
+    if gpu.segment == "consumer":
+        return int(ctx.policy.limits.consumer_group_max_gpus.value)
+    return 1 << 30
 
 
 def given_placement(ctx: Context, gpu: Gpu, count: int, group: int = 1) -> Placement | None:
@@ -488,10 +497,16 @@ def _capacity(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str,
     return lo, best, None
 
 
-def _layouts(model: Model, gpu: Gpu, precision: str, engine: str, kb, count: int | None) -> list[tuple[int, int]]:
+def _layouts(model: Model, gpu: Gpu, precision: str, engine: str, kb, count: int | None,
+             cap: int = 1 << 30) -> list[tuple[int, int]]:
     """(TP, PP) replica shapes to try: TP 1, 2, 4, 8 dividing the heads whose weights can fit, then 8 x PP
     stages (also when 8 GPUs hold the weights with little room left); with a fixed count, only shapes that
-    divide it. llama.cpp splits layers (pipeline) instead."""
+    divide it; never more than ``cap`` GPUs in one replica (:func:`group_cap`). llama.cpp splits layers
+    (pipeline) instead."""
+    return [(tp, pp) for tp, pp in _layout_shapes(model, gpu, precision, engine, kb, count) if tp * pp <= cap]
+
+
+def _layout_shapes(model: Model, gpu: Gpu, precision: str, engine: str, kb, count: int | None) -> list[tuple[int, int]]:
     eff = efficiency_for(kb)
     try:
         fmt = eff.weight_format(precision)[1]
@@ -549,7 +564,7 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
     # MLA models under TP are also tried with attention data-parallel (each rank keeps only its own sequences'
     # latent KV cache, attention weights copied to every rank, experts spread over the group), as SGLang
     # (--enable-dp-attention) and vLLM (data-parallel attention with expert parallelism) deploy DeepSeek
-    shapes = [(tp, pp, adp) for tp, pp in _layouts(model, gpu, precision, engine, ctx.kb, count)
+    shapes = [(tp, pp, adp) for tp, pp in _layouts(model, gpu, precision, engine, ctx.kb, count, group_cap(ctx, gpu))
               for adp in ((False, True) if model.is_mla and tp > 1 else (False,))]
     for tp, pp, adp in shapes:
         group = tp * pp
@@ -618,8 +633,10 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
                 return fuller
         return best
     if closest is None:
-        closest = ServingPlan(gpu, model, precision, engine, rejection=note("reject_layout", tp=1, pp=1),
-                              fixed_count=count is not None)
+        cap = group_cap(ctx, gpu)
+        why = note("reject_group_cap", max_gpus=cap, gpu_name=gpu.name) if not shapes and cap < (1 << 30) else \
+            note("reject_layout", tp=1, pp=1)
+        closest = ServingPlan(gpu, model, precision, engine, rejection=why, fixed_count=count is not None)
     if closest.est is not None:
         closest.placement = place(ctx, gpu, closest.count, closest.tp * closest.pp)
     return closest
@@ -725,8 +742,9 @@ def plan_finetune(ctx: Context, model: Model, gpu: Gpu, count: int | None, metho
     checkpointing the user named is always used. Returns the last setup tried when none fits, ``None`` when
     the estimator refuses the model."""
     q = ctx.query
-    counts = [count] if count else list(ctx.policy.finetune.counts if method == "full" else
-                                        [c for c in ctx.policy.finetune.counts if c <= 8])
+    cap = group_cap(ctx, gpu)
+    counts = [count] if count else [c for c in ctx.policy.finetune.counts if c <= (cap if method == "full" else
+                                                                                   min(8, cap))]
     last = None
     for n in counts:
         setups = [(False, "auto"), (True, "auto")]
@@ -763,8 +781,9 @@ def finetune_option(ctx: Context, model: Model, gpu: Gpu, est: FinetuneEstimate,
                  memory_per_gpu_gb=est.memory_per_gpu_gb, usable_gb=usable, tokens=est.tokens,
                  gpu_hours=est.gpu_hours, wall_clock_hours=est.wall_clock_hours, mfu=est.mfu, sharding=est.sharding,
                  price=price, changes=changes or [])
-    if not est.fits:
+    if not est.fits:  # the time and cost of a setup that does not fit mean nothing
         opt.rejection = note("reject_memory", need_gb=est.memory_per_gpu_gb, usable_gb=usable)
+        opt.gpu_hours = opt.wall_clock_hours = None
     if est.gpu_hours and price:
         opt.total_cost_usd = est.gpu_hours * price.price_per_hour_usd / est.gpu_count
     if any(a.startswith("activations: full recompute") for a in est.assumptions):

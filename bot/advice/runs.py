@@ -16,6 +16,7 @@ from bot.advice.planner import (
     GpuChoice,
     candidate_gpus,
     finetune_option,
+    group_cap,
     plan_finetune,
     plan_training,
     training_option,
@@ -84,7 +85,7 @@ def training_runs(ctx: Context, model: Model, tokens: float, choices: list[GpuCh
             continue
         smallest = in_time = None
         last = None
-        for n in ctx.policy.training.counts:
+        for n in (c for c in ctx.policy.training.counts if c <= group_cap(ctx, choice.gpu)):
             est, placement, why = plan_training(ctx, model, choice.gpu, n, tokens, precision)
             if est is None:
                 break

@@ -457,6 +457,13 @@ class NonLlmPolicy(_Strict):
     candidate_gpus_zh: list[str] = Field(default_factory=list)
 
 
+class LimitsPolicy(_Strict):
+    """Hardware shapes the planner does not propose: ``consumer_group_max_gpus`` caps the GPUs of one
+    tensor-parallel, pipeline or sharded (ZeRO/FSDP) job on consumer cards (no NVLink, no InfiniBand)."""
+
+    consumer_group_max_gpus: Sourced
+
+
 class QuotePolicy(_Strict):
     """Quote defaults: hours priced when none are given, hours in a month."""
 
@@ -489,6 +496,7 @@ class Policy(_Strict):
     training: TrainingPolicy
     finetune: FinetunePolicy
     non_llm: NonLlmPolicy
+    limits: LimitsPolicy
     quote: QuotePolicy
     memory: MemoryPolicy
     break_even: BreakEvenPolicy
