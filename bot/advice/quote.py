@@ -83,6 +83,8 @@ def _hardware(ctx: Context) -> Answer:
         if not (mention.count or q.gpu_count):
             ctx.assume("count_assumed_one", gpu_name=gpu.name)
         rows = _rows(ctx, gpu, count, mention, pricings, hours)
+        if q.providers and any(not r.changes for r in rows):
+            rows = [r for r in rows if not r.changes]  # the providers named, and only them, when they have it
         if "cheapest" in q.asks:
             # "cheapest": the lowest total first, marketplace and undated rows included (their caveats are said)
             rows.sort(key=lambda o: (bool(o.changes), o.total_cost_usd if o.total_cost_usd is not None else 1e18))
@@ -248,7 +250,11 @@ def _headline(ctx: Context, groups, hours: float):
     rows = [r for r in groups[0][2] if not r.changes]
     if len(q.providers) >= 2 or (q.pricing and len({r.price.pricing_model for r in rows}) > 1):
         items = [{"provider": r.price.provider_name, "pricing_model": _pricing_label(r), "price_usd":
-                  r.price.price_per_hour_usd, "per_gpu_usd": r.price.price_per_gpu_hour_usd} for r in rows[:6]]
+                  r.price.price_per_hour_usd, "per_gpu_usd": r.price.price_per_gpu_hour_usd,
+                  "total_usd": r.total_cost_usd} for r in rows[:6]]
+        if q.duration_hours:  # a length was asked: the totals lead ("yearly cost", "for a month")
+            return note("quote_providers_total", config=config(firsts[0], with_precision=False), items=items,
+                        hours=hours)
         return note("quote_providers", config=config(firsts[0], with_precision=False), items=items, hours=hours)
     o = firsts[0]
     return note("quote_one", config=config(o, with_precision=False), hours=hours, total_usd=o.total_cost_usd,

@@ -444,6 +444,7 @@ def _providers(low: str, tables: ParserTables, lex: Lexicon, gpus: list[FoundGpu
     words = [(m.group(0), m.start(), m.end()) for m in _PROVIDER_WORD.finditer(low)]
     keys = tables.provider_keys
     found: list[tuple[int, str]] = []
+    pending: list[tuple[int, int, str]] = []  # common-word aliases without a cue: kept if listed with providers
     i = 0
     while i < len(words):
         hit = None
@@ -460,6 +461,8 @@ def _providers(low: str, tables: ParserTables, lex: Lexicon, gpus: list[FoundGpu
                 cue_before = re.search(rf"(?:{lex.provider_cue_before.pattern})\s*$", before)
                 cue_after = re.match(rf"\s*(?:{lex.provider_cue_after.pattern})", after)
                 if words[i][0] == "do" or not (cue_before or cue_after):
+                    if words[i][0] != "do":
+                        pending.append((words[i][1], words[i][2], provider))
                     continue
             hit = (n, provider)
             break
@@ -470,6 +473,16 @@ def _providers(low: str, tables: ParserTables, lex: Lexicon, gpus: list[FoundGpu
             i += n
         else:
             i += 1
+    # "aws, gcp, lambda and runpod": a common word in a list of providers is one too
+    for start, end, provider in pending:
+        for other, _ in list(found):
+            lo, hi = (end, other) if other > start else (other, start)
+            between = low[lo:hi]
+            if abs(other - start) < 40 and re.fullmatch(r"[a-z0-9. ]*?(?:\s*(?:,|/|&|and|or|vs\.?|versus|、|和|或)\s*)",
+                                                         between[-12:] if other < start else between[:12]):
+                found.append((start, provider))
+                spans.add((start, end))
+                break
     for f in gpus:
         if f.provider:
             found.append((f.start, f.provider))
