@@ -60,7 +60,7 @@ def answer(ctx: Context) -> Answer:
     _workload_notes(ctx, load)
     choices = candidate_gpus(ctx, "serving")
     if any(c.fixed for c in choices) and ("users_served" in q.asks or (
-            "throughput" in q.asks and not load.users and load.total_tps is None)):
+            {"throughput", "request_rate"} & set(q.asks) and not load.users and load.total_tps is None)):
         return _users_served(ctx, models[0], choices, load)
     if len(models) > 1 or (len(q.precisions) > 1 and any(c.fixed for c in choices)):
         return _items(ctx, models, choices, load)
@@ -106,6 +106,18 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
             ctx.warn("quantization_quality", precision=shown[rec].precision, model_name=model_label(model))
     headline = _headline(ctx, model, load, shown, rec)
     details = _details(ctx, model, load, shown, rec)
+    q = ctx.query
+    if rec is not None and fixed and "fit" in q.asks and not q.precisions and headline.code in ("fit_yes", "serve_one"):
+        # "does it fit" with no format named: the model as released first; a quantized fit comes second
+        o = shown[rec]
+        native = next((p for p in plans if p.gpu.id == o.gpu and p.count == o.gpu_count
+                       and p.precision == precisions_for(ctx, model, p.gpu)[0][0]), None)
+        if native is not None and native.precision != o.precision and not native.meets and native.est is not None:
+            details.insert(0, headline)
+            headline = note("fit_only_quantized", config=config(o, with_precision=False),
+                            model_name=model_label(model), native=native.precision,
+                            need_gb=native.est.memory.per_gpu_gb, usable_gb=native.est.memory.usable_memory_gb,
+                            precision=o.precision, mem_gb=o.memory_per_gpu_gb)
     if limit is not None and "gpu_count" in ctx.query.asks and fixed:
         # "how many X can my budget rent": the count the budget pays for, and what that many serve
         affordable = _budget_buys(ctx, model, fixed[0], load, limit[0])
@@ -353,12 +365,14 @@ def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: Se
     if rec is not None:
         o = options[rec]
         _assumptions_of(ctx, model, o)
-        code = "throughput_capacity" if "throughput" in ctx.query.asks and "users_served" not in ctx.query.asks \
-            else "users_served"
+        code = "throughput_capacity" if {"throughput", "request_rate"} & set(ctx.query.asks) and \
+            "users_served" not in ctx.query.asks else "users_served"
+        wl = workload_of(ctx, load)
+        rps = o.throughput_tps / wl.output_tokens if "request_rate" in ctx.query.asks and o.throughput_tps else None
         # each user's actual speed at that capacity (at least the floor; more when memory is the limit)
         headline = note(code, config=config(o), model_name=model_label(model), max_users=o.max_users,
                         per_user_tps=(o.throughput_tps / o.max_users) if o.throughput_tps and o.max_users
-                        else load.per_user_tps, context_tokens=workload_of(ctx, load).context_tokens,
+                        else load.per_user_tps, requests_per_second=rps, output_tokens=wl.output_tokens if rps else None, context_tokens=workload_of(ctx, load).context_tokens,
                         kv_gb=o.kv_cache_gb, total_tps=o.throughput_tps, ttft_s=o.ttft_s)
     elif options:
         headline = note("users_served_none", config=config(options[0]), model_name=model_label(model),

@@ -33,14 +33,14 @@ Intent = Literal[
 
 #: The quantity asked for. ``fit``: yes/no and the memory that decides it; ``gpu_count``: how many GPUs;
 #: ``users_served``: concurrent users a configuration serves; ``throughput``: the most tokens/s it delivers in
-#: all (at its user capacity); ``speed``: tokens/s, TTFT; ``time``: wall
+#: all (at its user capacity); ``request_rate``: requests per second it serves; ``speed``: tokens/s, TTFT; ``time``: wall
 #: clock of a run; ``tokens_in_time``: tokens a run gets through in a given time; ``cost``: money for the
 #: stated duration or run; ``cheapest``: the lowest-cost option; ``best``: the best option (under a
 #: budget when one is given); ``memory``: memory needed; ``comparison``: several items compared;
 #: ``spec``: a hardware fact; ``support``: whether a GPU supports a format or kernel; ``break_even``: buy vs rent; ``largest_model``: biggest model that fits;
 #: ``help``: what the bot does.
 Ask = Literal["fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "cost", "cheapest", "best",
-              "memory", "comparison", "spec", "support", "break_even", "largest_model", "help", "throughput"]
+              "memory", "comparison", "spec", "support", "break_even", "largest_model", "help", "throughput", "request_rate"]
 
 
 class _Record(BaseModel):
