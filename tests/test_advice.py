@@ -267,3 +267,18 @@ def test_a_training_run_that_misses_the_deadline_says_no_first(kb):
     assert p["tokens_in_deadline_tokens"] == pytest.approx(15e12 * 720 / p["wall_hours"])
     alt = next(o for o in a.options if "count" in o.changes)
     assert alt.wall_clock_hours <= 720 and alt.gpu_count > 512
+
+
+def test_the_largest_model_a_training_budget_buys(kb):
+    # $300k at Lambda's H100 SXM rate $3.99/GPU-h (prices/lambda.yaml, 8x NVIDIA H100 SXM $31.92/h) = 75,188
+    # GPU-hours; C = GPU-h x 3600 x 989e12 x MFU x goodput (efficiency.yaml); N = sqrt(C / (6 x 20)) (Chinchilla).
+    from bot.estimation import efficiency_for
+    a = ask(kb, "largest model we could pretrain compute-optimally on h100s with a $300k budget")
+    assert a.headline.code == "largest_trainable"
+    p = a.headline.params
+    assert p["gpu_hours"] == pytest.approx(300_000 / 3.99)
+    eff = efficiency_for(kb)
+    mfu, _ = eff.training_mfu_for(kb.gpus["h100-sxm-80gb"], "bf16")
+    c = 300_000 / 3.99 * 3600 * 989e12 * mfu * eff.c("training_goodput")
+    assert p["params_b"] == pytest.approx((c / 120) ** 0.5 / 1e9)
+    assert p["tokens_tokens"] == pytest.approx(20 * p["params_b"] * 1e9)

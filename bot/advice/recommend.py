@@ -33,6 +33,7 @@ from bot.advice.runs import (
     training_table,
     training_tokens,
 )
+from bot.advice.training import largest_trainable
 from bot.estimation import efficiency_for, estimate_inference
 from bot.kb.schema import Gpu, Model
 from bot.notes import note
@@ -64,6 +65,8 @@ def answer(ctx: Context) -> Answer:
     if every and all(m.kind != "llm" for m in every):
         return answer_non_llm(ctx, every[0])
     models = [m for m in every if m.kind == "llm"]
+    if not models and q.budget is not None and q.workload == "training":
+        return largest_trainable(ctx)
     limit, per_gpu = _limit_usd(ctx)
     if models and q.budget is not None and (q.workload in ("training", "finetune") or q.method):
         return _run_in_budget(ctx, models[0])

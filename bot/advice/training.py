@@ -13,8 +13,9 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.options import caveats, config, next_actions, variant_notes
-from bot.advice.planner import candidate_gpus, plan_training, training_option
+from bot.advice.planner import candidate_gpus, place, plan_training, price_of, training_option
 from bot.advice.runs import training_runs, training_table, training_tokens
+from bot.estimation import efficiency_for
 from bot.kb.schema import Model
 from bot.notes import note
 
@@ -172,3 +173,49 @@ def _tokens_in_time(ctx: Context, model: Model) -> Answer:
     return ctx.answer(title=note("title_training", model_name=model_label(model)), headline=headline, details=details,
                       options=options, recommendation=0 if o.fits else None, table=table,
                       actions=next_actions(ctx, o, precision_switch=False))
+
+
+def largest_trainable(ctx: Context) -> Answer:
+    """The largest compute-optimal model a budget trains ("biggest model I can pretrain with $500k of H100s").
+
+    Per GPU type (the ones named, else the policy's training GPUs): GPU-hours = budget / price per GPU-hour
+    (an 8-GPU node's rate); compute C = GPU-hours x 3,600 x dense bf16 peak x training MFU x goodput
+    (efficiency.yaml); Chinchilla-optimal N = sqrt(C / (6 x r)) parameters on D = r x N tokens, r = the policy's
+    tokens per parameter (Hoffmann et al. 2022: C = 6ND, D = 20N).
+
+    Returns:
+        :class:`Answer` headed ``largest_trainable`` for the GPU type giving the largest model.
+    """
+    q = ctx.query
+    eff = efficiency_for(ctx.kb)
+    budget = ctx.usd(q.budget)
+    r = ctx.policy.training.chinchilla_tokens_per_param.value
+    rows: list[dict] = []
+    for choice in candidate_gpus(ctx, "training"):
+        gpu = choice.gpu
+        peak = gpu.dense_tflops.bf16 or gpu.dense_tflops.fp16
+        price = price_of(ctx, place(ctx, gpu, choice.count or 8, min(choice.count or 8, 8)))
+        if not budget or not peak or price is None:
+            continue
+        mfu, _ = eff.training_mfu_for(gpu, "bf16")
+        gpu_hours = budget / price.price_per_gpu_hour_usd
+        flops = gpu_hours * 3600 * peak * 1e12 * mfu * eff.c("training_goodput")
+        params = math.sqrt(flops / (6 * r))
+        rows.append({"gpu": gpu, "price": price, "gpu_hours": gpu_hours, "flops": flops, "params": params,
+                     "tokens": r * params, "mfu": mfu})
+    if not rows:
+        return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_budget_and_gpu"),
+                          examples=["largest model we can pretrain for $200k on H100s"])
+    rows.sort(key=lambda x: -x["params"])
+    b = rows[0]
+    ctx.assume("chinchilla_budget_method", per_param=r, goodput_pct=eff.c("training_goodput") * 100)
+    ctx.cite("Hoffmann et al. 2022, arXiv:2203.15556 (compute-optimal: C = 6ND, D ~ 20N)")
+    headline = note("largest_trainable", budget_usd=budget, gpu_name=b["gpu"].name,
+                    price_usd=b["price"].price_per_gpu_hour_usd, provider=b["price"].provider_name,
+                    gpu_hours=b["gpu_hours"], flops_e=f"{b['flops']:.2e}", mfu_pct=b["mfu"] * 100,
+                    params_b=b["params"] / 1e9, tokens_tokens=b["tokens"])
+    table = Table(columns=["gpu", "usd_per_gpu_hour", "gpu_hours", "params_b", "tokens"],
+                  rows=[[x["gpu"].name, x["price"].price_per_gpu_hour_usd, x["gpu_hours"], x["params"] / 1e9,
+                         x["tokens"]] for x in rows])
+    return ctx.answer(title=note("title_largest_trainable"), headline=headline, table=table,
+                      actions=next_actions(ctx, None, precision_switch=False))

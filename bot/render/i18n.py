@@ -190,7 +190,7 @@ class Renderer:
         if kind == "tokens":
             return self.count(x, tokens=True)
         if kind == "b":
-            return f"{x:g}B" if x >= 1 else f"{x * 1000:g}M"
+            return f"{_sig3(x)}B" if x >= 1 else f"{_sig3(x * 1000)}M"
         if kind == "int":
             return self.count(x)
         return f"{x:,.0f}" if abs(x) >= 100 else f"{x:,.2f}".rstrip("0").rstrip(".")
