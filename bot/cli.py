@@ -450,7 +450,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
     kb = get_knowledge()
     _use_stored_catalog()
     previous = None
-    print("GPU Advisor chat. Ask a question; follow-ups keep the context; 'reset' starts over, 'quit' exits.")
+    print("GPU Advisor chat. Ask a question; follow-ups keep the context; 'reset' starts over, 'quit' exits.\n"
+          "GPU Advisor 对话：直接提问，追问会沿用上文；输入 reset 重新开始，quit 退出。")
     while True:
         try:
             text = input("> ")

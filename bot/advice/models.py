@@ -46,6 +46,11 @@ def resolve_models(ctx: Context) -> list[Model]:
         model = resolve_model(ctx, mention)
         if model is not None and all(m.id != model.id for m in out):
             out.append(model)
+    context = ctx.query.context_tokens
+    for model in out:  # a context beyond what the model was trained for is said, not silently sized
+        if context and model.max_position_embeddings and context > model.max_position_embeddings:
+            ctx.warn("context_over_max", context_tokens=context, max_tokens=model.max_position_embeddings,
+                     model_name=model_label(model))
     return out
 
 

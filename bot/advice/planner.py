@@ -729,6 +729,9 @@ def training_option(ctx: Context, model: Model, gpu: Gpu, est: TrainingEstimate 
         opt.tensor_parallel, opt.pipeline_parallel = est.tensor_parallel, est.pipeline_stages
         if est.gpu_hours and price:
             opt.total_cost_usd = est.gpu_hours * price.price_per_hour_usd / est.gpu_count
+        # what turns 6ND into the wall clock shown: attention FLOPs on top, and time lost to restarts
+        opt.notes.append(note("training_factors", attention_pct=est.attention_flops / est.flops * 100,
+                              goodput_pct=est.goodput * 100))
     return opt
 
 

@@ -111,6 +111,8 @@ def _answer(ctx: Context, model: Model, tokens: float, options: list[Option]) ->
     details = _comparison(ctx, options)
     if o is not None and o.mfu:
         ctx.assume("training_mfu", mfu_pct=o.mfu * 100, sharding=o.sharding)
+        for n in o.notes:
+            ctx.assume(n.code, **n.params)
     return ctx.answer(title=note("title_training", model_name=model_label(model)), headline=headline, details=details,
                       options=options, recommendation=rec, table=training_table(options),
                       actions=next_actions(ctx, o, precision_switch=False))
