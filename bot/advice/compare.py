@@ -120,6 +120,10 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
                               compute_bound_gpu=gb.name if gb and compute_bound.get(gb.id) else None,
                               dense_tflops=(gb.dense_tflops.bf16 or gb.dense_tflops.fp16)
                               if gb and compute_bound.get(gb.id) else None)
+        if fast.gpu_count != slow.gpu_count and ga and gb:
+            # unequal counts (each holds the model on the fewest it needs): per GPU the picture can flip
+            details.append(note("compare_counts_differ", a=ga.name, a_count=fast.gpu_count, b=gb.name,
+                                b_count=slow.gpu_count, bw_ratio_x=ga.memory_bandwidth_gb_s / gb.memory_bandwidth_gb_s))
         timed = sorted((o for o in fits if o.ttft_s), key=lambda o: o.ttft_s)
         if len(timed) >= 2 and timed[-1].ttft_s / timed[0].ttft_s >= _SAME:
             details.append(note("compare_prefill", fast=timed[0].gpu_name, slow=timed[-1].gpu_name,

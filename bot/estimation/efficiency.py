@@ -410,7 +410,8 @@ class EfficiencyTable(_Strict):
         return self._mfu(self.training_mfu, gpu, compute)
 
     def interconnect_class(self, gpu: Gpu, tp: int = 2) -> str:
-        """``nvlink`` (NVLink/Infinity Fabric listed), ``no_p2p`` (consumer card without NVLink) or ``pcie``.
+        """``nvlink`` (NVLink, Infinity Fabric or another vendor's device link such as Ascend HCCS), ``no_p2p``
+        (consumer card without NVLink) or ``pcie``.
 
         An NVLink *bridge* on PCIe cards (RTX 3090, A40, RTX A6000, H100 PCIe) joins two cards only, so
         tensor parallelism over more than two of them runs over PCIe."""
@@ -418,6 +419,8 @@ class EfficiencyTable(_Strict):
             return "nvlink"
         if gpu.nvlink_gb_s:
             return "pcie"
+        if gpu.peer_link is not None:
+            return "nvlink"  # a vendor device link (HCCS, MLU-Link, MTLink): the NVLink-class parameters apply
         if gpu.segment == "consumer":
             return "no_p2p"
         if gpu.vendor == "AMD" and gpu.segment == "datacenter":
@@ -430,8 +433,9 @@ class EfficiencyTable(_Strict):
         cls = "infiniband" if group > gpus_per_node else self.interconnect_class(gpu, group)
         ic = self.interconnects[cls]
         bw = ic.bandwidth_gb_s
-        if cls == "nvlink" and gpu.nvlink_gb_s and ic.bandwidth_fraction:
-            bw = gpu.nvlink_gb_s / 2 * ic.bandwidth_fraction
+        link_gb_s = gpu.nvlink_gb_s or (gpu.peer_link.gb_s if gpu.peer_link is not None else None)
+        if cls == "nvlink" and link_gb_s and ic.bandwidth_fraction:
+            bw = link_gb_s / 2 * ic.bandwidth_fraction
         elif cls == "pcie" and gpu.pcie_gen:
             bw = ic.bandwidth_gb_s * 2 ** (gpu.pcie_gen - 4)  # PCIe bandwidth doubles per generation
         return cls, ic, bw

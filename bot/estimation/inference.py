@@ -755,7 +755,8 @@ def estimate_inference_for(
     icls = None
     if ev.tp > 1:
         icls, ic, bw = eff.interconnect(gpu, ev.tp, node)
-        link = {"nvlink": "Infinity Fabric" if gpu.vendor == "AMD" else "NVLink", "pcie": "PCIe peer-to-peer",
+        link = {"nvlink": gpu.peer_link.name if gpu.peer_link is not None else
+                "Infinity Fabric" if gpu.vendor == "AMD" else "NVLink", "pcie": "PCIe peer-to-peer",
                 "no_p2p": "PCIe without P2P (through host memory)", "infiniband": "InfiniBand between nodes"}[icls]
         lat = ic.allreduce_latency_us + ic.allreduce_latency_per_doubling_us * math.log2(ev.tp)
         assumptions.append(f"TP {ev.tp}: two all-reduces per layer over {link}, {lat:.0f} us each + bytes / "
