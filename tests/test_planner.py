@@ -129,3 +129,12 @@ def test_paid_idle_gpus_are_used(kb):
 ])
 def test_per_user_floor(kb, text, floor):
     assert serving_load(_ctx(kb, text)).per_user_tps == floor
+
+
+def test_a_stated_memory_variant_is_planned_with_that_memory(kb):
+    # "H20 141G": the 141 GB H20 (not the 96 GB datasheet card): usable = 141 x 2^30 / 1e9 x 0.99
+    # (efficiency.yaml usable_memory_fraction_hbm) = 149.9 GB per GPU.
+    choices = candidate_gpus(_ctx(kb, "8卡H20 141G跑deepseek r1够不够"), "serving")
+    assert choices[0].gpu.memory_gb == 141 and choices[0].count == 8
+    est = estimate_inference(kb, "deepseek-r1", choices[0].gpu, count=8, precision="fp8", tensor_parallel=8)
+    assert est.memory.usable_memory_gb == pytest.approx(141 * 2**30 / 1e9 * 0.99)

@@ -101,7 +101,7 @@ def resolve_gpu(ctx: Context, mention: GpuMention) -> Gpu:
     gpu = ctx.kb.gpus[mention.id]
     if mention.memory_gb and abs(mention.memory_gb - gpu.memory_gb) >= 1:
         ctx.assume("stated_memory_used", gpu_name=gpu.name, memory_gb=mention.memory_gb)
-        return gpu.model_copy(update={"id": f"{gpu.id}@{mention.memory_gb:g}gb",
+        return gpu.model_copy(update={"id": f"{gpu.id}@{mention.memory_gb:g}gb", "memory_gb": mention.memory_gb,
                                       "name": f"{gpu.name.rsplit(' ', 1)[0]} {mention.memory_gb:g}GB"})
     return gpu
 
