@@ -13,9 +13,11 @@ import jsonschema
 import pytest
 from slack_sdk.signature import SignatureVerifier
 
+from bot.kb.loader import get_knowledge
 from bot.settings import Settings
 from bot.slack.app import build_app
 from bot.slack.runner import start_http_server
+from bot.slack.workers import AnswerPool
 from bot.storage.store import Store
 from tests.conftest import REPO
 from tests.slack.mock_web_api import TEAM_ID, MockSlack, start_mock_slack
@@ -70,13 +72,22 @@ class RunningApp:
         return self.post(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded")
 
 
+@pytest.fixture(scope="session")
+def answer_pool():
+    """Two answer worker processes with the real seam, shared by the tests (they take a second to start)."""
+    pool = AnswerPool(workers=2, queue=32, timeout_s=20, knowledge=get_knowledge())
+    pool.warm_up()
+    yield pool
+    pool.close()
+
+
 @pytest.fixture
-def running_app(tmp_path):
+def running_app(tmp_path, answer_pool):
     mock = start_mock_slack()
     settings = Settings(slack_bot_token="xoxb-test-token", slack_signing_secret=SIGNING_SECRET,
                         slack_api_url=mock.url)
     store = Store(f"sqlite:///{tmp_path / 'state.db'}")
-    app = build_app(settings, store)
+    app = build_app(settings, store, answers=answer_pool)
     server, _thread = start_http_server(app, store, host="127.0.0.1", port=0)
     yield RunningApp(f"http://127.0.0.1:{server.server_port}", mock, store)
     server.shutdown()

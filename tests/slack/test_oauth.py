@@ -39,13 +39,13 @@ def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str
 
 
 @pytest.fixture
-def oauth_app(pg_schema, mock_slack):
+def oauth_app(pg_schema, mock_slack, answer_pool):
     settings = Settings(slack_signing_secret=SIGNING_SECRET, slack_api_url=mock_slack.url, slack_client_id=CLIENT_ID,
                         slack_client_secret=CLIENT_SECRET, slack_state_secret=STATE_SECRET)
     check_settings(settings, "http")
     store = Store(engine=pg_schema.engine)
     oauth_settings = build_oauth_settings(settings, store.engine)
-    app = build_app(settings, store, oauth_settings=oauth_settings)
+    app = build_app(settings, store, oauth_settings=oauth_settings, answers=answer_pool)
     server, _ = start_http_server(app, store, host="127.0.0.1", port=0)
     running = RunningApp(f"http://127.0.0.1:{server.server_port}", mock_slack, store)
     yield running, oauth_settings, pg_schema
