@@ -75,7 +75,7 @@ _STRING_KEYS = ("type", "subtype", "token", "team_id", "enterprise_id", "api_app
                 "callback_id", "action_id", "ts", "thread_ts", "event_ts", "bot_id", "tab", "user_team", "value")
 #: Keys whose value must be an object when present (Bolt calls ``.get`` on them).
 _OBJECT_KEYS = ("event", "view", "message", "previous_message", "container", "item", "assistant_thread",
-                "function_data", "state")
+                "function_data", "state", "workflow_step")
 #: Keys that are an id string or an object with an ``id`` (``team``, ``user``, ``channel``).
 _REF_KEYS = ("team", "user", "channel", "enterprise")
 #: Keys whose value must be a list of objects.
@@ -112,7 +112,9 @@ def check_envelope(body: dict[str, Any]) -> str | None:
     ``previous_message``, ``item``, ``view``, ``container``, each ``authorizations`` entry and
     each action), then the rules of the payload type: an ``event_callback`` has an ``event``
     object with a ``type``; a ``block_actions`` payload has at least one action, each with an
-    ``action_id``; a ``url_verification`` has a ``challenge``.
+    ``action_id``; a ``url_verification`` has a ``challenge``; a view payload's view has a
+    ``type`` and ``callback_id``. These are the fields Bolt's matchers index without checking
+    (``slack_bolt.request.payload_utils``, ``slack_bolt.listener_matcher.builtins``).
 
     Returns:
         A phrase naming the field (``"actions must not be empty"``), or ``None``.
@@ -143,6 +145,10 @@ def check_envelope(body: dict[str, Any]) -> str | None:
     if kind == "block_actions" and "actions" not in body:
         return "block_actions needs actions"
     view = body.get("view")
-    if isinstance(view, dict) and view.get("callback_id") is not None and not isinstance(view["callback_id"], str):
-        return "view.callback_id must be a string"
+    if isinstance(view, dict) and "callback_id" in view and kind in ("view_submission", "view_closed") and (
+            not isinstance(view.get("type"), str) or not isinstance(view.get("callback_id"), str)):
+        return "a view payload needs a view type and callback_id"
+    if (isinstance(event, dict) and event.get("type") == "workflow_step_execute" and "workflow_step" in event
+            and not isinstance(event.get("callback_id"), str)):
+        return "workflow_step_execute needs a callback_id"
     return None
