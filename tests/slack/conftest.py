@@ -6,6 +6,7 @@ import json
 import time
 import urllib.error
 import urllib.request
+from contextlib import contextmanager
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -81,18 +82,28 @@ def answer_pool():
     pool.close()
 
 
-@pytest.fixture
-def running_app(tmp_path, answer_pool):
+@contextmanager
+def serve_app(tmp_path, pool: AnswerPool, **build_kw):
+    """The real app on a free loopback port, answering through ``pool``, posting to a fresh mock Web API."""
     mock = start_mock_slack()
     settings = Settings(slack_bot_token="xoxb-test-token", slack_signing_secret=SIGNING_SECRET,
                         slack_api_url=mock.url)
     store = Store(f"sqlite:///{tmp_path / 'state.db'}")
-    app = build_app(settings, store, answers=answer_pool)
-    server, _thread = start_http_server(app, store, host="127.0.0.1", port=0)
-    yield RunningApp(f"http://127.0.0.1:{server.server_port}", mock, store)
-    server.shutdown()
-    server.server_close()
-    mock.server.shutdown()
+    app = build_app(settings, store, answers=pool, **build_kw)
+    server, _thread = start_http_server(app, store, host="127.0.0.1", port=0, **{
+        k: v for k, v in build_kw.items() if k in ("kb_provider", "metrics")})
+    try:
+        yield RunningApp(f"http://127.0.0.1:{server.server_port}", mock, store)
+    finally:
+        server.shutdown()
+        server.server_close()
+        mock.server.shutdown()
+
+
+@pytest.fixture
+def running_app(tmp_path, answer_pool):
+    with serve_app(tmp_path, answer_pool) as running:
+        yield running
 
 
 @pytest.fixture
