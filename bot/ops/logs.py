@@ -133,7 +133,7 @@ def _sanitized(record: logging.LogRecord) -> logging.LogRecord:
         for key in list(copy.__dict__):
             if key not in _STANDARD_ATTRS:
                 delattr(copy, key)
-        copy.source = f"{record.module}.py:{record.lineno}"
+        copy.source = f"{'/'.join(record.pathname.replace(chr(92), '/').split('/')[-3:])}:{record.lineno}"
     elif not isinstance(copy.msg, str):
         copy.msg = str(copy.msg)
     copy.exc_text = None

@@ -46,7 +46,7 @@ from bot.kb.loader import KnowledgeBase, get_knowledge
 from bot.ops.logs import describe_exception
 from bot.ops.metrics import Metrics, RequestRecord, get_metrics, report_request
 from bot.settings import Settings
-from bot.slack.answering import AnswerRequest, Reply
+from bot.slack.answering import AnswerFunction, AnswerRequest, Reply, answer_message
 from bot.slack.home import home_view
 from bot.slack.workers import AnswerFailure, AnswerPool, new_ref
 from bot.storage.store import Store
@@ -81,11 +81,18 @@ def make_client(settings: Settings, token: str | None = None) -> WebClient:
     )
 
 
-def answer_pool_from_settings(settings: Settings, kb: KnowledgeBase | None = None) -> AnswerPool:
-    """The :class:`AnswerPool` that ``GPU_ADVISOR_ANSWER_*``, ``LOG_LEVEL`` and ``LOG_FORMAT`` describe."""
+def answer_pool_from_settings(settings: Settings, kb: KnowledgeBase | None = None,
+                              answer_fn: AnswerFunction | None = None) -> AnswerPool:
+    """The :class:`AnswerPool` that ``GPU_ADVISOR_ANSWER_*``, ``LOG_LEVEL`` and ``LOG_FORMAT`` describe.
+
+    Args:
+        settings: the settings.
+        kb: the knowledge base workers load at start.
+        answer_fn: the seam (default :func:`bot.slack.answering.answer_message`).
+    """
     return AnswerPool(workers=settings.gpu_advisor_answer_workers, queue=settings.gpu_advisor_answer_queue,
                       timeout_s=settings.gpu_advisor_answer_timeout_seconds, log_level=settings.log_level,
-                      log_format=settings.log_format, knowledge=kb)
+                      log_format=settings.log_format, knowledge=kb, answer_fn=answer_fn or answer_message)
 
 
 def _apology(failure: AnswerFailure) -> str:

@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import sys
+from typing import Any
 
 import yaml
 
@@ -66,12 +67,17 @@ def _build(build_app, settings, store, oauth_settings, metrics, answers):
                                     f"{settings.slack_api_url}) failed: {reason}") from exc
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
+def cmd_serve(args: argparse.Namespace, *, answer_fn: Any = None) -> int:
     """Run the bot in Socket Mode or HTTP mode.
 
     The mode is ``--socket`` / ``--http``, else ``GPU_ADVISOR_MODE`` (default ``http``). With
     ``GPU_ADVISOR_KNOWLEDGE`` set, the knowledge base reloads on SIGHUP and when its files change.
     With the three OAuth variables set, multi-workspace installs are served.
+
+    Args:
+        args: ``--socket`` / ``--http`` and ``--port``.
+        answer_fn: the seam answers are computed with (default
+            :func:`bot.slack.answering.answer_message`); tests inject a slow or failing one.
 
     Returns:
         0 after a clean shutdown (SIGTERM, Ctrl-C).
@@ -98,7 +104,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from bot.slack.oauth import build_oauth_settings
 
         oauth_settings = build_oauth_settings(settings, store.engine)
-    answers = answer_pool_from_settings(settings, kb)  # worker processes start now, before any request
+    answers = answer_pool_from_settings(settings, kb, answer_fn=answer_fn)  # workers start now
     try:
         app = _build(build_app, settings, store, oauth_settings, metrics, answers)
     except BaseException:
