@@ -95,6 +95,19 @@ def test_install_then_redirect_stores_the_installation_and_answers_with_its_toke
     assert post.headers["authorization"] == "Bearer xoxb-installed-token"
 
 
+def test_app_uninstalled_deletes_the_installation(oauth_app):
+    running, oauth_settings, schema = oauth_app
+    state, cookie = _install(running)
+    assert _get(f"{running.base_url}/slack/oauth_redirect?code=abc123&state={state}", headers={"Cookie": cookie})[0] == 200
+    assert oauth_settings.installation_store.find_installation(enterprise_id=None, team_id=TEAM_ID) is not None
+    # Bolt's token revocation listeners (App.enable_token_revocation_listeners); acked 200, not retried
+    status, _ = running.event({"type": "app_uninstalled"}, "EvUninstall1")
+    assert status == 200
+    assert oauth_settings.installation_store.find_installation(enterprise_id=None, team_id=TEAM_ID) is None
+    with schema.engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM slack_installations")).scalar() == 0
+
+
 def test_redirect_without_the_state_cookie_is_refused(oauth_app):
     running, _, _ = oauth_app
     state, _cookie = _install(running)
