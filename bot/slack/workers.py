@@ -29,7 +29,7 @@ import os
 import threading
 import uuid
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Literal
@@ -157,6 +157,9 @@ class AnswerPool:
         self._notice_slots = threading.BoundedSemaphore(MAX_PENDING_NOTICES)
         self._inline = threading.Semaphore(1)
         self._lock = threading.Lock()
+        self._pending: set[Future] = set()
+        self._pending_lock = threading.Lock()
+        self._closed = False
         self._last_kb: KnowledgeBase | None = None
         self._generation = 0
         self._pool: ProcessPool | None = None
@@ -241,8 +244,15 @@ class AnswerPool:
         if self._pool is None:
             with self._inline:
                 return _answer_safely(self.answer_fn, request, kb)
-        future: Future = self._pool.schedule(_run_in_worker, args=(self.answer_fn, request, self.knowledge_ref(kb)),
-                                             timeout=self.timeout_s)
+        knowledge = self.knowledge_ref(kb)
+        with self._pending_lock:
+            if self._closed:
+                ref = new_ref()
+                log.warning("answer refused: shutting down, reference %s", ref, extra={"ref": ref})
+                return AnswerFailure(ref, "error")
+            future: Future = self._pool.schedule(_run_in_worker, args=(self.answer_fn, request, knowledge),
+                                                 timeout=self.timeout_s)
+            self._pending.add(future)
         try:
             return future.result()
         except FutureTimeout:
@@ -250,19 +260,35 @@ class AnswerPool:
             log.error("answer took longer than %.1f s; worker stopped, reference %s", self.timeout_s, ref,
                       extra={"ref": ref, "mode": request.mode})
             return AnswerFailure(ref, "timeout")
+        except CancelledError:
+            ref = new_ref()
+            log.warning("answer cancelled: shutting down, reference %s", ref, extra={"ref": ref})
+            return AnswerFailure(ref, "error")
         except ProcessExpired as exc:
             ref = new_ref()
             log.error("answer worker died (exit code %s), reference %s", exc.exitcode, ref,
                       extra={"ref": ref, "mode": request.mode})
             return AnswerFailure(ref, "crashed")
-        except Exception as exc:  # noqa: BLE001 - e.g. a reply that cannot be pickled
+        except Exception as exc:  # noqa: BLE001 - e.g. a reply that cannot be pickled, or cancelled at shutdown
             ref = new_ref()
             log.error("answer failed in the pool, reference %s", ref, exc_info=exc,
                       extra={"ref": ref, "error": describe_exception(exc)})
             return AnswerFailure(ref, "error")
+        finally:
+            with self._pending_lock:
+                self._pending.discard(future)
 
     def close(self, timeout_s: float = 5.0) -> None:
-        """Stop taking answers, stop the workers and the answer threads."""
+        """Stop taking answers, cancel those in flight, stop the workers.
+
+        Answer threads waiting on a cancelled answer get an :class:`AnswerFailure` at once, so
+        none is left blocked and the interpreter can exit (it joins executor threads at exit).
+        """
+        with self._pending_lock:
+            self._closed = True
+            pending = list(self._pending)
+        for future in pending:
+            future.cancel()
         if self._pool is not None:
             self._pool.stop()
             self._pool.join(timeout=timeout_s)

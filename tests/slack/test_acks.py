@@ -153,3 +153,23 @@ def test_help_for_input_the_core_does_not_understand_is_not_an_apology(running_a
     for call in calls:
         assert "Sorry" not in call.params.get("text", ""), call.params.get("text")
         assert call.params["response_type"] == "ephemeral"  # help is shown to the asker only
+
+
+def test_closing_the_pool_releases_threads_waiting_on_answers():
+    # At shutdown (SIGTERM) answers in flight are cancelled, so no answer thread stays blocked and
+    # the interpreter, which joins executor threads at exit, can stop.
+    from bot.slack.answering import AnswerRequest
+    from bot.slack.workers import AnswerFailure
+
+    pool = AnswerPool(workers=1, queue=2, timeout_s=60, answer_fn=faulty_answer, knowledge=get_knowledge())
+    pool.warm_up()
+    outcomes = []
+    for i in range(3):  # one computing, two waiting for the worker
+        assert pool.start(lambda i=i: outcomes.append(pool.answer(AnswerRequest(text=f"SLOWCPU {i}"),
+                                                                   get_knowledge())))
+    time.sleep(0.5)
+    started = time.perf_counter()
+    pool.close(timeout_s=5)
+    pool._jobs.shutdown(wait=True)
+    assert time.perf_counter() - started < 5
+    assert len(outcomes) == 3 and all(isinstance(o, AnswerFailure) for o in outcomes)
