@@ -94,6 +94,19 @@ def _previous(query_json: str | None) -> Query | None:
         return None
 
 
+def _unicode_text(text: str) -> str:
+    """``text`` with lone surrogates (``"\\ud800"`` escapes in a JSON body) replaced by U+FFFD.
+
+    Slack sends UTF-8, which cannot hold a lone surrogate; a JSON escape can. Such a string cannot
+    be stored as JSON or posted back, so it is made valid before the core sees it.
+    """
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+
+
 def answer_message(request: AnswerRequest, kb: KnowledgeBase) -> Reply:
     """Answer one Slack message or button with the advice core (the one seam).
 
@@ -103,7 +116,8 @@ def answer_message(request: AnswerRequest, kb: KnowledgeBase) -> Reply:
 
     Returns:
         The :class:`Reply`. A previous question that cannot be read is treated as no previous
-        question for messages, and as ``expired`` for buttons (which need one).
+        question for messages, and as ``expired`` for buttons (which need one). Lone surrogates
+        in the text are replaced by U+FFFD first.
 
     Raises:
         Whatever the core raises: the core promises an answer (help for input it does not
@@ -120,7 +134,7 @@ def answer_message(request: AnswerRequest, kb: KnowledgeBase) -> Reply:
         return Reply(message=render_assumptions(turn.answer), query_json=turn.query.model_dump_json(),
                      intent=turn.answer.intent, verdict=turn.answer.verdict, visible=True)
     else:
-        turn = respond_to(request.text, previous, kb=kb, force_intent=request.force_intent)
+        turn = respond_to(_unicode_text(request.text), previous, kb=kb, force_intent=request.force_intent)
     answer = turn.answer
     real = answer.intent not in _NOT_AN_ANSWER
     return Reply(message=render_message(answer, action_context=request.action_context),

@@ -4,6 +4,7 @@ can change in one place; and the seam's requests and replies cross process bound
 from __future__ import annotations
 
 import ast
+import json
 import pickle
 from pathlib import Path
 
@@ -52,3 +53,10 @@ def test_a_previous_question_that_cannot_be_read_is_no_previous_question():
     assert answer_message(AnswerRequest(mode="follow_up", text="int4", previous_query_json=None), kb).status == "expired"
     reply = answer_message(AnswerRequest(text="8x H100 for 3 days", previous_query_json=stale), kb)
     assert reply.status == "answered"
+
+
+def test_lone_surrogates_reach_the_core_as_replacement_characters():
+    # "\ud800" can only arrive as a JSON escape; it cannot be stored as JSON or posted back
+    reply = answer_message(AnswerRequest(text="llama 3 8b on h100 \ud800"), get_knowledge())
+    reply.query_json.encode("utf-8")
+    json.dumps(reply.message, ensure_ascii=False).encode("utf-8")
