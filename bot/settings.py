@@ -54,6 +54,15 @@ class Settings(BaseSettings):
             0 turns the schedule off (``gpu-advisor prices refresh`` still works).
         gpuhunt_catalog_dir: ``GPUHUNT_CATALOG_DIR`` (gpuhunt's own variable), a catalog directory in
             gpuhunt's CSV format to refresh from instead of the network; must exist.
+        gpu_advisor_max_body_bytes: ``GPU_ADVISOR_MAX_BODY_BYTES``, the largest request body
+            read at ``/slack/events``; larger ones get 413 unread.
+        gpu_advisor_answer_workers: ``GPU_ADVISOR_ANSWER_WORKERS``, processes that compute
+            answers; 0 computes them in threads of the serving process (acks may then wait
+            on CPU-heavy answers).
+        gpu_advisor_answer_queue: ``GPU_ADVISOR_ANSWER_QUEUE``, answers that may wait for a
+            worker; past workers + queue a question gets a "busy, try again" reply at once.
+        gpu_advisor_answer_timeout_seconds: ``GPU_ADVISOR_ANSWER_TIMEOUT_SECONDS``, the time one
+            answer may take in a worker before the worker is stopped and the user gets an apology.
         host: ``HOST``, HTTP mode listen address.
         port: ``PORT``, HTTP mode listen port.
         log_level: ``LOG_LEVEL``.
@@ -76,6 +85,13 @@ class Settings(BaseSettings):
     gpu_advisor_reload_seconds: float = Field(default=300, ge=0)
     gpu_advisor_price_refresh_hours: float = Field(default=24, ge=0)
     gpuhunt_catalog_dir: str | None = None
+    # Slack truncates messages at 40,000 characters (api.slack.com/changelog/2018-04-truncating-really-long-messages);
+    # an event carries the text twice (text and rich_text blocks): 2 x 40,000 x 4 bytes (UTF-8) + envelope
+    # < 512 KiB. Interaction payloads and slash commands are smaller.
+    gpu_advisor_max_body_bytes: int = Field(default=524_288, ge=1_024, le=67_108_864)
+    gpu_advisor_answer_workers: int = Field(default=2, ge=0, le=64)
+    gpu_advisor_answer_queue: int = Field(default=16, ge=0, le=10_000)
+    gpu_advisor_answer_timeout_seconds: float = Field(default=10, gt=0, le=600)
     host: str = "0.0.0.0"
     port: int = Field(default=3000, ge=1, le=65535)
     log_level: str = "INFO"

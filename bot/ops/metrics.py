@@ -6,13 +6,16 @@ process; the server uses the process-wide :func:`get_metrics`.
 Metrics:
 
 * ``gpu_advisor_requests_total{kind,outcome}``: Slack requests handled (kind ``event``,
-  ``command``, ``action``; outcome ``answered``, ``help``, ``duplicate``, ``ignored``, ``error`` ...).
+  ``command``, ``action``; outcome ``answered``, ``help``, ``duplicate``, ``ignored``, ``busy``,
+  ``timeout``, ``error`` ...).
 * ``gpu_advisor_request_latency_seconds{kind}``: from the request reaching the app to the answer
   being posted.
 * ``gpu_advisor_errors_total{kind}``: requests that ended in an error (an apology, or a failed post).
 * ``gpu_advisor_answers_total{intent}``: answers by intent (``size_inference``, ``quote`` ...).
 * ``gpu_advisor_http_responses_total{path,status}``: every HTTP response, including 401s for bad
   signatures (path is one of a fixed set).
+* ``gpu_advisor_http_rejections_total{reason}``: requests refused at the HTTP edge before Bolt
+  (``body_too_large``, ``bad_signature``, ``malformed_body`` ...; see ``bot.slack.edge``).
 * ``gpu_advisor_knowledge_reloads_total{result}``: knowledge reloads, ``ok`` or ``rejected``.
 * ``gpu_advisor_price_data_age_days{which}``: days since the newest / oldest dated price.
 """
@@ -28,11 +31,11 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, H
 from prometheus_client.core import GaugeMetricFamily
 
 from bot.kb.loader import KnowledgeBase
-from bot.ops.logs import log_request
+from bot.ops.logs import log_request, safe_label
 
 __all__ = ["ERROR_OUTCOMES", "Metrics", "RequestRecord", "get_metrics", "report_request"]
 
-ERROR_OUTCOMES = frozenset({"error", "post_failed"})
+ERROR_OUTCOMES = frozenset({"error", "timeout", "post_failed"})
 _PATHS = ("/slack/events", "/slack/install", "/slack/oauth_redirect", "/healthz", "/metrics")
 
 
@@ -48,7 +51,8 @@ class RequestRecord:
         channel_type: ``im``, ``channel``, ``command`` or ``None``.
         intent: the answer's intent, when there was an answer.
         outcome: ``answered``, ``help``, ``duplicate``, ``ignored``, ``expired``, ``home``,
-            ``error`` or ``post_failed``.
+            ``tampered`` (a button value that is not ours), ``busy`` (every answer worker and queue
+            slot taken), ``timeout`` (an answer over its time budget), ``error`` or ``post_failed``.
         latency_ms: from the request reaching the app to the end of its handling.
         event_id: Slack's event id (events only), which retries share.
         ref: the reference id shown to the user in an apology.
@@ -107,6 +111,8 @@ class Metrics:
         self.answers = Counter("gpu_advisor_answers", "Answers given, by intent", ["intent"], registry=self.registry)
         self.http = Counter("gpu_advisor_http_responses", "HTTP responses by path and status", ["path", "status"],
                             registry=self.registry)
+        self.rejections = Counter("gpu_advisor_http_rejections", "Requests refused at the HTTP edge, by reason",
+                                  ["reason"], registry=self.registry)
         self.reloads = Counter("gpu_advisor_knowledge_reloads", "Knowledge base reloads by result", ["result"],
                                registry=self.registry)
         self._knowledge_tracked = False
@@ -125,6 +131,10 @@ class Metrics:
     def observe_http(self, path: str, status: int | str) -> None:
         """Count one HTTP response; paths outside the served set count as ``other``."""
         self.http.labels(path if path in _PATHS else "other", str(status).split(" ")[0]).inc()
+
+    def observe_rejection(self, reason: str) -> None:
+        """Count one request refused at the HTTP edge (``reason`` is one of bot.slack.edge's fixed codes)."""
+        self.rejections.labels(reason).inc()
 
     def observe_reload(self, ok: bool) -> None:
         """Count one knowledge reload attempt (``ok`` or ``rejected``)."""
@@ -156,7 +166,21 @@ def get_metrics() -> Metrics:
         return _default
 
 
+_LABEL_FIELDS = ("request_id", "type", "team_id", "channel_type", "intent", "event_id", "ref")
+
+
 def report_request(record: RequestRecord, metrics: Metrics) -> None:
-    """Count ``record`` in ``metrics`` and write its one JSON log line."""
-    metrics.observe(record)
-    log_request({k: (round(v, 1) if k == "latency_ms" and v is not None else v) for k, v in asdict(record).items()})
+    """Count ``record`` in ``metrics`` and write its one JSON log line.
+
+    Fields that come from the request body (type, team, event id ...) are passed through
+    :func:`bot.ops.logs.safe_label`, so a crafted payload cannot put free text into the log or
+    into a metric label.
+    """
+    fields = asdict(record)
+    for name in _LABEL_FIELDS:
+        fields[name] = safe_label(fields[name])
+    if fields["latency_ms"] is not None:
+        fields["latency_ms"] = round(fields["latency_ms"], 1)
+    safe = RequestRecord(**fields)
+    metrics.observe(safe)
+    log_request(fields)

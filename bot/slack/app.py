@@ -1,19 +1,27 @@
 """The Slack app: one Bolt ``App`` with every listener registered in :func:`build_app`.
 
-The Slack layer is thin: it turns Slack payloads into text, asks the core
-(:func:`bot.advice.conversation.respond_to`) and posts the rendered answer. It owns the
-platform rules a naive bot breaks:
+The Slack layer is thin: it turns Slack payloads into an :class:`~bot.slack.answering.AnswerRequest`,
+has it answered through the one seam (:func:`bot.slack.answering.answer_message`, run by an
+:class:`~bot.slack.workers.AnswerPool`) and posts the reply. It owns the platform rules a naive
+bot breaks:
 
-* ack at once (slash commands call ``ack()`` before any work; events are acked by Bolt
-  before the listener runs, because ``process_before_response`` is off);
-* never loop, never answer twice: bot messages, the app's own messages and every message
+* **ack at once, never after an answer**: listeners run before the response
+  (``process_before_response``) but only hand the work to the answer pool and return, so an
+  ack waits for a database claim and a queue slot, never for an answer or a Web API call; when
+  every worker and queue slot is taken the user is told to ask again (back-pressure);
+* **never loop, never answer twice**: bot messages, the app's own messages and every message
   subtype are ignored; DMs only come through ``message.im`` and channel questions only
-  through ``app_mention``, so a mention is answered once although Slack also sends the
-  message event; retried events (same ``event_id``) are claimed once in the shared store,
-  so a retry reaching another process is not answered again;
+  through ``app_mention``; retried events (same ``event_id``) are claimed once in the shared
+  store, so a retry reaching another process is not answered again;
+* **unknown requests get 200**: event types, subtypes, commands and actions without a listener
+  (``reaction_added``, ``member_joined_channel`` ...) are acknowledged and ignored, so Slack
+  does not retry them; in multi-workspace mode ``app_uninstalled`` and ``tokens_revoked``
+  delete the workspace's installation (Bolt's token revocation listeners);
+* **an apology means our fault**: an exception in the core, an answer over its time budget, a
+  failed post or a full queue gives a short apology with a reference id that is in the log; a
+  button whose value was tampered with, or whose answer has expired, gets a plain explanation;
+  input the core does not understand gets the core's help answer, never an apology;
 * Web API calls go through slack_sdk's retry handlers (429 ``Retry-After``, connection errors);
-* an exception gives the user a short apology with a reference id; the traceback goes to the
-  log only; tokens are never logged;
 * every request ends in one :class:`bot.ops.metrics.RequestRecord` (request id, team, intent,
   latency, outcome; never the text), counted in the metrics and written as one JSON log line.
 """
@@ -22,30 +30,40 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 from slack_bolt import App, BoltResponse
+from slack_bolt.error import BoltUnhandledRequestError
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
 
-from bot.advice.conversation import Turn, help_turn, respond_to
 from bot.kb.loader import KnowledgeBase, get_knowledge
+from bot.ops.logs import describe_exception
 from bot.ops.metrics import Metrics, RequestRecord, get_metrics, report_request
-from bot.parsing.query import Query
-from bot.render.blockkit import render_assumptions, render_message
 from bot.settings import Settings
+from bot.slack.answering import AnswerFunction, AnswerRequest, Reply, answer_message
 from bot.slack.home import home_view
+from bot.slack.workers import AnswerFailure, AnswerPool, new_ref
 from bot.storage.store import Store
 
-__all__ = ["build_app", "make_client"]
+__all__ = ["answer_pool_from_settings", "build_app", "make_client"]
 
 log = logging.getLogger("gpu_advisor.slack")
 
 RESET_WORDS = {"reset", "new", "start over", "重新开始", "重置"}
+#: A button value is ``{"c": <stored answer id>, "v": <follow-up text>}`` (bot.render.blockkit);
+#: Slack caps button values at 2,000 characters.
+_CONTEXT_ID = re.compile(r"^[0-9a-f]{0,32}$")
+MAX_BUTTON_VALUE_CHARS = 2_000
+
+TAMPERED_TEXT = ("I could not read that button: it does not look like one of mine. "
+                 "Please ask the question again.")
+EXPIRED_TEXT = "That answer is too old to follow up on; please ask again."
 
 
 def make_client(settings: Settings, token: str | None = None) -> WebClient:
@@ -63,13 +81,62 @@ def make_client(settings: Settings, token: str | None = None) -> WebClient:
     )
 
 
-def _ref_id() -> str:
-    return uuid.uuid4().hex[:8]
+def answer_pool_from_settings(settings: Settings, kb: KnowledgeBase | None = None,
+                              answer_fn: AnswerFunction | None = None) -> AnswerPool:
+    """The :class:`AnswerPool` that ``GPU_ADVISOR_ANSWER_*``, ``LOG_LEVEL`` and ``LOG_FORMAT`` describe.
+
+    Args:
+        settings: the settings.
+        kb: the knowledge base workers load at start.
+        answer_fn: the seam (default :func:`bot.slack.answering.answer_message`).
+    """
+    return AnswerPool(workers=settings.gpu_advisor_answer_workers, queue=settings.gpu_advisor_answer_queue,
+                      timeout_s=settings.gpu_advisor_answer_timeout_seconds, log_level=settings.log_level,
+                      log_format=settings.log_format, knowledge=kb, answer_fn=answer_fn or answer_message)
 
 
-def _apology(ref: str) -> str:
-    return (f"Sorry, something went wrong while answering that (reference `{ref}`). "
-            "Please try again, or rephrase the question.")
+def _apology(failure: AnswerFailure) -> str:
+    if failure.reason == "timeout":
+        return (f"Sorry, that took me too long to answer (reference `{failure.ref}`). "
+                "Please try again, or ask a shorter question.")
+    return (f"Sorry, something went wrong on my side while answering that (reference `{failure.ref}`). "
+            "Please try again.")
+
+
+def _busy(ref: str) -> str:
+    return (f"Sorry, I am answering a lot of questions right now (reference `{ref}`). "
+            "Please ask again in a minute.")
+
+
+def _utf8(value: Any) -> Any:
+    """``value`` with lone surrogates in its strings replaced by U+FFFD, so it can always be posted."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+    if isinstance(value, dict):
+        return {k: _utf8(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_utf8(v) for v in value]
+    return value
+
+
+def _button_value(raw: Any) -> tuple[str, str] | None:
+    """(stored answer id, follow-up text) from a button value, or ``None`` when it is not one of ours."""
+    if not isinstance(raw, str) or len(raw) > MAX_BUTTON_VALUE_CHARS:
+        return None
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    context, text = data.get("c", ""), data.get("v", "")
+    if not isinstance(context, str) or not _CONTEXT_ID.match(context) or not isinstance(text, str):
+        return None
+    return context, text
 
 
 def build_app(
@@ -79,6 +146,7 @@ def build_app(
     kb_provider: Callable[[], KnowledgeBase] = get_knowledge,
     oauth_settings: Any | None = None,
     metrics: Metrics | None = None,
+    answers: AnswerPool | None = None,
 ) -> App:
     """Create the Bolt app with all listeners.
 
@@ -89,18 +157,23 @@ def build_app(
         oauth_settings: a ``slack_bolt.oauth.oauth_settings.OAuthSettings`` for
             multi-workspace installs; ``None`` for single-workspace (``SLACK_BOT_TOKEN``).
         metrics: where finished requests are counted (default: the process-wide registry).
+        answers: where answers are computed (default: :func:`answer_pool_from_settings`);
+            tests and benches pass one with an injected answer function.
 
     Returns:
         The configured ``slack_bolt.App``.
     """
     signing_secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
+    options = {"signing_secret": signing_secret, "process_before_response": True,
+               "raise_error_for_unhandled_request": True}
     if oauth_settings is not None:
-        app = App(signing_secret=signing_secret, oauth_settings=oauth_settings, client=make_client(settings, None),
-                  process_before_response=False)
+        app = App(oauth_settings=oauth_settings, client=make_client(settings, None), **options)
+        app.enable_token_revocation_listeners()
     else:
-        app = App(signing_secret=signing_secret, client=make_client(settings), process_before_response=False)
+        app = App(client=make_client(settings), **options)
 
     metrics = metrics or get_metrics()
+    pool = answers or answer_pool_from_settings(settings, kb_provider())
 
     # ------------------------------------------------------------------ middleware
     @app.middleware
@@ -111,8 +184,7 @@ def build_app(
         req.context["gpu_started"] = time.perf_counter()
         req.context["gpu_event_id"] = event_id
         if event_id and not store.claim_event(event_id, body.get("team_id")):
-            log.info("duplicate event %s (retry %s) ignored", event_id,
-                     (req.headers.get("x-slack-retry-num") or ["0"])[0])
+            log.info("duplicate event ignored", extra={"retry": (req.headers.get("x-slack-retry-num") or ["0"])[0]})
             report(req.context, "event", (body.get("event") or {}).get("type"), "duplicate")
             return BoltResponse(status=200, body="")
         next()
@@ -126,137 +198,182 @@ def build_app(
             latency_ms=(time.perf_counter() - started) * 1000 if started else None,
             event_id=context.get("gpu_event_id"), ref=ref), metrics)
 
-    # ------------------------------------------------------------------ helpers
-    def answer_and_remember(text: str, key: str | None, *, team_id: str | None, channel_type: str,
-                            force_intent: str | None = None) -> tuple[Turn, dict[str, Any]]:
-        started = time.perf_counter()
-        previous = None
-        if key is not None:
-            ctx = store.load_context(key)
-            if ctx is not None:
-                previous = Query.model_validate_json(ctx.query_json)
-        if key is not None and text.strip().lower() in RESET_WORDS:
-            store.clear_context(key)
-            turn = help_turn(kb_provider(), reset=True)
-        else:
-            turn = respond_to(text, previous, kb=kb_provider(), force_intent=force_intent)
-        action_ctx = uuid.uuid4().hex[:16]
-        store.save_context(f"answer:{action_ctx}", turn.query.model_dump_json(), turn.answer.verdict,
-                           team_id=team_id)
-        if key is not None and not turn.reset and turn.answer.intent not in ("help", "unknown"):
-            store.save_context(key, turn.query.model_dump_json(), turn.answer.verdict, team_id=team_id)
-        store.record_audit(team_id=team_id, channel_type=channel_type, intent=turn.answer.intent,
-                           latency_ms=(time.perf_counter() - started) * 1000, outcome="answered")
-        return turn, render_message(turn.answer, action_context=action_ctx)
-
+    # ------------------------------------------------------------------ posting
     def post(client: WebClient, *, channel: str, user: str | None, thread_ts: str | None,
              message: dict[str, Any]) -> bool:
         try:
-            client.chat_postMessage(channel=channel, thread_ts=thread_ts, **message)
+            client.chat_postMessage(channel=channel, thread_ts=thread_ts, **_utf8(message))
             return True
-        except SlackApiError as exc:
-            req_id = exc.response.headers.get("x-slack-req-id", "-") if exc.response is not None else "-"
-            log.error("chat.postMessage failed: %s (x-slack-req-id %s)", exc.response.get("error"), req_id)
+        except Exception as exc:  # noqa: BLE001 - SlackApiError, or the connection failed after retries
+            ref = new_ref()
+            error = exc.response.get("error") if isinstance(exc, SlackApiError) else describe_exception(exc)
+            log.error("chat.postMessage failed: %s, reference %s", error, ref, extra={"ref": ref})
             if user:
                 try:
                     client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread_ts,
-                                              text="Sorry, I could not post the answer here "
-                                                   f"({exc.response.get('error')}).")
-                except SlackApiError:
-                    log.error("chat.postEphemeral failed too (x-slack-req-id %s)", req_id)
+                                              text=f"Sorry, I could not post the answer here (reference `{ref}`).")
+                except Exception:  # noqa: BLE001
+                    log.error("chat.postEphemeral failed too, reference %s", ref, extra={"ref": ref})
             return False
 
-    def fail(client: WebClient, *, channel: str, user: str | None, thread_ts: str | None, team_id: str | None,
-             channel_type: str) -> str:
-        ref = _ref_id()
-        log.exception("advisor error, reference %s", ref)
-        store.record_audit(team_id=team_id, channel_type=channel_type, intent=None, latency_ms=None,
-                           outcome="error")
+    def tell(client: WebClient, *, channel: str, user: str | None, thread_ts: str | None, channel_type: str,
+             text: str) -> None:
+        """A short notice: only to the asker in a channel, in the conversation in a DM."""
         try:
             if user and channel_type != "im":
-                client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread_ts, text=_apology(ref))
+                client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread_ts, text=text)
             else:
-                client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=_apology(ref))
-        except SlackApiError:
-            log.error("could not deliver the apology for reference %s", ref)
-        return ref
+                client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=text)
+        except Exception as exc:  # noqa: BLE001
+            log.error("could not deliver a notice: %s", describe_exception(exc))
 
-    def reply(event: dict, client: WebClient, context, *, key: str, thread_ts: str | None, event_type: str,
-              channel_type: str) -> None:
-        """Answer a mention or DM in its conversation (``key``), post it, and report the outcome."""
-        channel, user, team_id = event["channel"], event.get("user"), context.team_id
-        try:
-            turn, message = answer_and_remember(event.get("text", ""), key, team_id=team_id,
-                                                channel_type=channel_type)
-        except Exception:  # noqa: BLE001 - the user gets an apology, the log the traceback
-            ref = fail(client, channel=channel, user=user, thread_ts=thread_ts, team_id=team_id,
-                       channel_type=channel_type)
-            report(context, "event", event_type, "error", channel_type=channel_type, ref=ref)
+    def remember(reply: Reply, action_context: str, key: str | None, team_id: str | None) -> None:
+        if reply.query_json is None:
             return
-        posted = post(client, channel=channel, user=user, thread_ts=thread_ts, message=message)
-        report(context, "event", event_type, "answered" if posted else "post_failed", channel_type=channel_type,
-               intent=turn.answer.intent)
+        store.save_context(f"answer:{action_context}", reply.query_json, reply.verdict, team_id=team_id)
+        if key is not None and reply.remember:
+            store.save_context(key, reply.query_json, reply.verdict, team_id=team_id)
+
+    def audit(team_id: str | None, channel_type: str, intent: str | None, started: float, outcome: str) -> None:
+        store.record_audit(team_id=team_id, channel_type=channel_type, intent=intent,
+                           latency_ms=(time.perf_counter() - started) * 1000, outcome=outcome)
+
+    def busy(context, kind: str, type_: str | None, notify: Callable[[str], None], *,
+             channel_type: str | None = None) -> None:
+        ref = new_ref()
+        log.warning("answer queue full (%d in flight), reference %s", pool.capacity, ref, extra={"ref": ref})
+        pool.notify(lambda: notify(_busy(ref)))
+        report(context, kind, type_, "busy", channel_type=channel_type, ref=ref)
 
     # ------------------------------------------------------------------ events
+    def converse(event: dict, client: WebClient, context, *, key: str, thread_ts: str | None, event_type: str,
+                 channel_type: str) -> None:
+        """Answer a mention or DM in its conversation (``key``) off the ack path, post it, report it."""
+        channel, user, team_id = event["channel"], event.get("user"), context.team_id
+        text = event.get("text") or ""
+
+        def job() -> None:
+            started = time.perf_counter()
+            try:
+                action_context = uuid.uuid4().hex[:16]
+                if text.strip().lower() in RESET_WORDS:
+                    store.clear_context(key)
+                    request = AnswerRequest(mode="reset")
+                else:
+                    stored = store.load_context(key)
+                    request = AnswerRequest(text=text, previous_query_json=stored.query_json if stored else None,
+                                            action_context=action_context)
+                outcome = pool.answer(request, kb_provider())
+                if isinstance(outcome, AnswerFailure):
+                    tell(client, channel=channel, user=user, thread_ts=thread_ts, channel_type=channel_type,
+                         text=_apology(outcome))
+                    audit(team_id, channel_type, None, started, "error")
+                    report(context, "event", event_type, "timeout" if outcome.reason == "timeout" else "error",
+                           channel_type=channel_type, ref=outcome.ref)
+                    return
+                remember(outcome, action_context, key, team_id)
+                audit(team_id, channel_type, outcome.intent, started, "answered")
+                posted = post(client, channel=channel, user=user, thread_ts=thread_ts, message=outcome.message)
+                report(context, "event", event_type, "answered" if posted else "post_failed",
+                       channel_type=channel_type, intent=outcome.intent)
+            except Exception as exc:  # noqa: BLE001 - our fault: the user gets an apology, the log the traceback
+                failure = AnswerFailure(new_ref(), "error")
+                log.error("answering failed, reference %s", failure.ref, exc_info=exc, extra={"ref": failure.ref})
+                tell(client, channel=channel, user=user, thread_ts=thread_ts, channel_type=channel_type,
+                     text=_apology(failure))
+                report(context, "event", event_type, "error", channel_type=channel_type, ref=failure.ref)
+
+        if not pool.start(job):
+            busy(context, "event", event_type, lambda t: tell(client, channel=channel, user=user, thread_ts=thread_ts,
+                                                             channel_type=channel_type, text=t),
+                 channel_type=channel_type)
+
     @app.event("app_mention")
     def on_mention(event: dict, client: WebClient, context) -> None:
-        if event.get("bot_id") or event.get("subtype"):
+        channel, ts = event.get("channel"), event.get("ts")
+        if event.get("bot_id") or event.get("subtype") or not isinstance(channel, str) or not isinstance(ts, str):
             report(context, "event", "app_mention", "ignored", channel_type="channel")
             return
-        channel = event["channel"]
-        thread_ts = event.get("thread_ts") or event["ts"]
-        reply(event, client, context, key=f"{context.team_id}:{channel}:{thread_ts}", thread_ts=thread_ts,
-              event_type="app_mention", channel_type="channel")
+        thread_ts = event.get("thread_ts") or ts
+        converse(event, client, context, key=f"{context.team_id}:{channel}:{thread_ts}", thread_ts=thread_ts,
+                 event_type="app_mention", channel_type="channel")
 
     @app.event("message")
     def on_message(event: dict, client: WebClient, context) -> None:
         # Only plain user messages in DMs: every subtype (edits, joins, bot_message, ...) and
         # every bot (including this app) is ignored, so the bot can never answer itself.
+        channel = event.get("channel")
         if (event.get("channel_type") != "im" or event.get("subtype") or event.get("bot_id")
-                or event.get("user") is None or event.get("user") == context.bot_user_id):
+                or not isinstance(event.get("user"), str) or event.get("user") == context.bot_user_id
+                or not isinstance(channel, str)):
             report(context, "event", "message", "ignored", channel_type=event.get("channel_type"))
             return
         thread_ts = event.get("thread_ts")
-        key = f"{context.team_id}:{event['channel']}" + (f":{thread_ts}" if thread_ts else "")
-        reply(event, client, context, key=key, thread_ts=thread_ts, event_type="message", channel_type="im")
+        key = f"{context.team_id}:{channel}" + (f":{thread_ts}" if thread_ts else "")
+        converse(event, client, context, key=key, thread_ts=thread_ts, event_type="message", channel_type="im")
 
     @app.event("app_home_opened")
     def on_home(event: dict, client: WebClient, context) -> None:
-        if event.get("tab", "home") != "home":
+        user = event.get("user")
+        if event.get("tab", "home") != "home" or not isinstance(user, str):
             report(context, "event", "app_home_opened", "ignored")
             return
-        try:
-            client.views_publish(user_id=event["user"], view=home_view(kb_provider()))
-        except SlackApiError as exc:
-            log.error("views.publish failed: %s", exc.response.get("error"))
-            report(context, "event", "app_home_opened", "post_failed")
-            return
-        report(context, "event", "app_home_opened", "home")
+
+        def publish() -> None:
+            try:
+                client.views_publish(user_id=user, view=home_view(kb_provider()))
+            except SlackApiError as exc:
+                log.error("views.publish failed: %s", exc.response.get("error"))
+                report(context, "event", "app_home_opened", "post_failed")
+                return
+            report(context, "event", "app_home_opened", "home")
+
+        pool.notify(publish)
 
     # ------------------------------------------------------------------ slash commands
     def slash(force_intent: str | None, usage: str) -> Callable[..., None]:
         def handler(ack, command: dict, respond, context) -> None:
-            ack()  # within Slack's 3 seconds, before any work
+            ack()  # Bolt sends it when this function returns, which is before any answer
             text = (command.get("text") or "").strip()
-            team_id = context.team_id
             name = command.get("command")
+            team_id = context.team_id
+            action_context = uuid.uuid4().hex[:16]
             if not text or text.lower() in {"help", "?"}:
-                turn = help_turn(kb_provider(), usage=usage)
-                respond(response_type="ephemeral", **render_message(turn.answer))
-                report(context, "command", name, "help", channel_type="command", intent="help")
-                return
-            try:
-                turn, message = answer_and_remember(text, None, team_id=team_id, channel_type="command",
-                                                    force_intent=force_intent)
-            except Exception:  # noqa: BLE001
-                ref = _ref_id()
-                log.exception("advisor error in %s, reference %s", name, ref)
-                respond(response_type="ephemeral", text=_apology(ref))
-                report(context, "command", name, "error", channel_type="command", ref=ref)
-                return
-            visible = turn.answer.intent not in ("help", "unknown") and not turn.answer.examples
-            respond(response_type="in_channel" if visible else "ephemeral", **message)
-            report(context, "command", name, "answered", channel_type="command", intent=turn.answer.intent)
+                request = AnswerRequest(mode="help", usage=usage)
+            else:
+                request = AnswerRequest(text=text, force_intent=force_intent, action_context=action_context)
+
+            def job() -> None:
+                started = time.perf_counter()
+                try:
+                    outcome = pool.answer(request, kb_provider())
+                    if isinstance(outcome, AnswerFailure):
+                        respond(response_type="ephemeral", text=_apology(outcome))
+                        audit(team_id, "command", None, started, "error")
+                        report(context, "command", name, "timeout" if outcome.reason == "timeout" else "error",
+                               channel_type="command", ref=outcome.ref)
+                        return
+                    if request.mode == "help":
+                        respond(response_type="ephemeral", **_utf8(outcome.message))
+                        report(context, "command", name, "help", channel_type="command", intent="help")
+                        return
+                    remember(outcome, action_context, None, team_id)
+                    audit(team_id, "command", outcome.intent, started, "answered")
+                    respond(response_type="in_channel" if outcome.visible else "ephemeral", **_utf8(outcome.message))
+                    report(context, "command", name, "answered", channel_type="command", intent=outcome.intent)
+                except Exception as exc:  # noqa: BLE001
+                    failure = AnswerFailure(new_ref(), "error")
+                    log.error("answering %s failed, reference %s", name, failure.ref, exc_info=exc,
+                              extra={"ref": failure.ref})
+                    try:
+                        respond(response_type="ephemeral", text=_apology(failure))
+                    except Exception:  # noqa: BLE001
+                        log.error("could not deliver the apology, reference %s", failure.ref)
+                    report(context, "command", name, "error", channel_type="command", ref=failure.ref)
+
+            if not pool.start(job):
+                busy(context, "command", name, lambda t: respond(response_type="ephemeral", text=t),
+                     channel_type="command")
         return handler
 
     app.command("/gpu")(slash(None, "/gpu H100 vs A100 for Llama 2 70B"))
@@ -267,43 +384,74 @@ def build_app(
     def on_button(ack, body: dict, respond, action: dict, context) -> None:
         ack()
         action_id = action.get("action_id")
-        try:
-            payload = json.loads(action.get("value") or "{}")
-        except json.JSONDecodeError:
-            payload = {}
-        ctx = store.load_context(f"answer:{payload.get('c', '')}")
-        message = body.get("message") or {}
+        value = _button_value(action.get("value"))
+        if value is None:
+            pool.notify(lambda: respond(response_type="ephemeral", replace_original=False, text=TAMPERED_TEXT))
+            report(context, "action", action_id, "tampered")
+            return
+        stored_id, follow_up = value
+        message = body.get("message") if isinstance(body.get("message"), dict) else {}
         thread_ts = message.get("thread_ts") or message.get("ts")
-        if ctx is None:
-            respond(response_type="ephemeral", replace_original=False,
-                    text="That answer is too old to follow up on; please ask again.")
-            report(context, "action", action_id, "expired")
-            return
-        previous = Query.model_validate_json(ctx.query_json)
-        try:
-            if action["action_id"] == "show_assumptions":
-                turn = respond_to("", previous, kb=kb_provider(), replay=True)
-                rendered = render_assumptions(turn.answer)
-            else:
-                turn = respond_to(payload.get("v", ""), previous, kb=kb_provider())
-                new_ctx = uuid.uuid4().hex[:16]
-                store.save_context(f"answer:{new_ctx}", turn.query.model_dump_json(), turn.answer.verdict)
-                rendered = render_message(turn.answer, action_context=new_ctx)
-        except Exception:  # noqa: BLE001
-            ref = _ref_id()
-            log.exception("advisor error on button %s, reference %s", action_id, ref)
-            respond(response_type="ephemeral", replace_original=False, text=_apology(ref))
-            report(context, "action", action_id, "error", ref=ref)
-            return
-        respond(response_type="in_channel", replace_original=False, thread_ts=thread_ts, **rendered)
-        report(context, "action", action_id, "answered", intent=turn.answer.intent)
+        new_context = uuid.uuid4().hex[:16]
+
+        def job() -> None:
+            try:
+                stored = store.load_context(f"answer:{stored_id}")
+                outcome: Reply | AnswerFailure | None = None
+                if stored is not None:
+                    mode = "assumptions" if action_id == "show_assumptions" else "follow_up"
+                    request = AnswerRequest(mode=mode, text=follow_up, previous_query_json=stored.query_json,
+                                            action_context=new_context)
+                    outcome = pool.answer(request, kb_provider())
+                if isinstance(outcome, AnswerFailure):
+                    respond(response_type="ephemeral", replace_original=False, text=_apology(outcome))
+                    report(context, "action", action_id, "timeout" if outcome.reason == "timeout" else "error",
+                           ref=outcome.ref)
+                    return
+                if outcome is None or outcome.status == "expired":
+                    respond(response_type="ephemeral", replace_original=False, text=EXPIRED_TEXT)
+                    report(context, "action", action_id, "expired")
+                    return
+                if action_id != "show_assumptions":
+                    remember(outcome, new_context, None, context.team_id)
+                respond(response_type="in_channel", replace_original=False, thread_ts=thread_ts,
+                        **_utf8(outcome.message))
+                report(context, "action", action_id, "answered", intent=outcome.intent)
+            except Exception as exc:  # noqa: BLE001
+                failure = AnswerFailure(new_ref(), "error")
+                log.error("answering button %s failed, reference %s", action_id, failure.ref, exc_info=exc,
+                          extra={"ref": failure.ref})
+                try:
+                    respond(response_type="ephemeral", replace_original=False, text=_apology(failure))
+                except Exception:  # noqa: BLE001
+                    log.error("could not deliver the apology, reference %s", failure.ref)
+                report(context, "action", action_id, "error", ref=failure.ref)
+
+        if not pool.start(job):
+            busy(context, "action", action_id,
+                 lambda t: respond(response_type="ephemeral", replace_original=False, text=t))
 
     for action_id in ("show_assumptions", "switch_precision", "quote_this"):
         app.action(action_id)(on_button)
 
+    # ------------------------------------------------------------------ everything else
     @app.error
-    def on_error(error: Exception, body: dict) -> None:
-        log.error("unhandled error %s: %s", type(error).__name__, error, exc_info=error)
+    def on_error(error: Exception, body: dict, context) -> BoltResponse | None:
+        if isinstance(error, BoltUnhandledRequestError):
+            # No listener: an event type, subtype, command or action we do not use. 200 so that
+            # Slack does not retry it (and does not count it as a failure).
+            body = body if isinstance(body, dict) else {}
+            if body.get("type") == "event_callback":
+                report(context, "event", (body.get("event") or {}).get("type"), "ignored")
+            elif "command" in body:
+                report(context, "command", body.get("command"), "ignored")
+            else:
+                report(context, "other", body.get("type"), "ignored")
+            return BoltResponse(status=200, body="")
+        ref = new_ref()
+        log.error("unhandled error, reference %s", ref, exc_info=error,
+                  extra={"ref": ref, "error": describe_exception(error)})
         metrics.errors.labels("unhandled").inc()
+        return None
 
     return app

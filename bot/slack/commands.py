@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import sys
+from typing import Any
 
 import yaml
 
@@ -53,25 +54,30 @@ class SlackUnavailableError(AdvisorError):
     """The start-up token check (``auth.test``) failed: a wrong token or an unreachable SLACK_API_URL."""
 
 
-def _build(build_app, settings, store, oauth_settings, metrics):
+def _build(build_app, settings, store, oauth_settings, metrics, answers):
     """``build_app``, turning a failed start-up token check into a clean error (no token in it)."""
     from slack_bolt.error import BoltError
     from slack_sdk.errors import SlackApiError, SlackClientError
 
     try:
-        return build_app(settings, store, oauth_settings=oauth_settings, metrics=metrics)
+        return build_app(settings, store, oauth_settings=oauth_settings, metrics=metrics, answers=answers)
     except (BoltError, SlackApiError, SlackClientError, OSError) as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SlackUnavailableError(f"SLACK_BOT_TOKEN / SLACK_API_URL: the token check (auth.test at "
                                     f"{settings.slack_api_url}) failed: {reason}") from exc
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
+def cmd_serve(args: argparse.Namespace, *, answer_fn: Any = None) -> int:
     """Run the bot in Socket Mode or HTTP mode.
 
     The mode is ``--socket`` / ``--http``, else ``GPU_ADVISOR_MODE`` (default ``http``). With
     ``GPU_ADVISOR_KNOWLEDGE`` set, the knowledge base reloads on SIGHUP and when its files change.
     With the three OAuth variables set, multi-workspace installs are served.
+
+    Args:
+        args: ``--socket`` / ``--http`` and ``--port``.
+        answer_fn: the seam answers are computed with (default
+            :func:`bot.slack.answering.answer_message`); tests inject a slow or failing one.
 
     Returns:
         0 after a clean shutdown (SIGTERM, Ctrl-C).
@@ -83,7 +89,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from bot.kb.loader import get_knowledge
     from bot.ops.logs import configure_logging
     from bot.ops.metrics import get_metrics
-    from bot.slack.app import build_app
+    from bot.slack.app import answer_pool_from_settings, build_app
     from bot.slack.runner import check_settings, serve_health, serve_http, serve_socket, start_housekeeping
 
     settings = load_settings()
@@ -98,7 +104,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from bot.slack.oauth import build_oauth_settings
 
         oauth_settings = build_oauth_settings(settings, store.engine)
-    app = _build(build_app, settings, store, oauth_settings, metrics)
+    answers = answer_pool_from_settings(settings, kb, answer_fn=answer_fn)  # workers start now
+    try:
+        app = _build(build_app, settings, store, oauth_settings, metrics, answers)
+    except BaseException:
+        answers.close()
+        raise
     reloader = None
     if settings.gpu_advisor_knowledge:
         from bot.kb.reload import KnowledgeReloader
@@ -120,7 +131,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             serve_health(store, host=settings.host, port=port, metrics=metrics, reloader=reloader)
             serve_socket(app, settings)
         else:
-            serve_http(app, store, host=settings.host, port=port, metrics=metrics, reloader=reloader)
+            serve_http(app, store, host=settings.host, port=port, metrics=metrics, reloader=reloader,
+                       max_body_bytes=settings.gpu_advisor_max_body_bytes)
     except KeyboardInterrupt:
         pass
     except OSError as exc:  # address in use, unknown host, no permission for the port
@@ -129,6 +141,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         if reloader is not None:
             reloader.stop(timeout=1)
+        answers.close()
     log.info("stopped")
     return 0
 

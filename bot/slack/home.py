@@ -6,8 +6,8 @@ from typing import Any
 
 from slack_sdk.models.blocks import ContextBlock, DividerBlock, HeaderBlock, MarkdownTextObject, SectionBlock
 
-from bot.advice.conversation import EXAMPLE_QUESTIONS
 from bot.kb.loader import KnowledgeBase
+from bot.slack.answering import EXAMPLE_QUESTIONS
 
 __all__ = ["home_view"]
 

@@ -1,12 +1,14 @@
 """Run the Slack app: Socket Mode, or HTTP mode on a small threaded WSGI server.
 
-HTTP mode serves ``POST /slack/events`` (events, slash commands, interactions; Bolt verifies
-the signature and the five-minute timestamp window), ``GET /slack/install`` and
-``GET /slack/oauth_redirect`` (multi-workspace installs, when OAuth is configured),
-``GET /healthz`` and ``GET /metrics`` (Prometheus). It uses
-``slack_bolt.adapter.wsgi.SlackRequestHandler`` behind the standard library's WSGI server
-with one thread per request, so a slow answer never delays another request's ack. SIGTERM
-(``docker stop``) shuts the server down cleanly.
+HTTP mode serves ``POST /slack/events`` (events, slash commands, interactions: the guards of
+:mod:`bot.slack.edge` run first, then Bolt, which verifies the signature and the five-minute
+timestamp window again), ``GET /slack/install`` and ``GET /slack/oauth_redirect``
+(multi-workspace installs, when OAuth is configured), ``GET /healthz`` and ``GET /metrics``
+(Prometheus). It runs behind the standard library's WSGI server with one thread per request;
+answers are computed elsewhere (:mod:`bot.slack.workers`), so request threads only acknowledge.
+A connection that sends nothing for :data:`SOCKET_TIMEOUT_S` is dropped. Errors of the server
+itself (a handler that raised, a client that went away) are logged as JSON lines, never printed.
+SIGTERM (``docker stop``) shuts the server down cleanly.
 """
 
 from __future__ import annotations
@@ -24,14 +26,16 @@ from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from slack_bolt import App
-from slack_bolt.adapter.wsgi import SlackRequestHandler
 
 from bot import __version__
 from bot.errors import AdvisorError
 from bot.kb.loader import KnowledgeBase, get_knowledge
 from bot.kb.reload import KnowledgeReloader
+from bot.ops.logs import describe_exception
 from bot.ops.metrics import Metrics, get_metrics
 from bot.settings import Settings
+from bot.slack.edge import SlackEdge
+from bot.slack.workers import new_ref
 from bot.storage.store import Store
 
 __all__ = ["MissingSettingsError", "check_settings", "make_wsgi_app", "serve_health", "serve_http", "serve_socket",
@@ -83,16 +87,56 @@ def check_settings(settings: Settings, mode: str) -> None:
         raise MissingSettingsError(f"{mode} mode needs {', '.join(missing)} in the environment.{hint}")
 
 
+#: Seconds a connection may stay silent (headers, body) before it is dropped. Slack sends a whole
+#: request at once and gives up on it after 3 s; a client that trickles a body (or declares more
+#: than it sends) only holds a thread this long.
+SOCKET_TIMEOUT_S = 5.0
+#: ``GPU_ADVISOR_MAX_BODY_BYTES``'s default, for callers that pass no settings.
+DEFAULT_MAX_BODY_BYTES = Settings.model_fields["gpu_advisor_max_body_bytes"].default
+
+
 class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
     daemon_threads = True
     # socketserver's default listen backlog is 5: a burst of 20 slash commands then saw connection
     # resets. 128 matches the usual somaxconn default.
     request_queue_size = 128
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """socketserver prints the traceback to stderr; log it as one JSON line instead."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, ConnectionError | TimeoutError):
+            log.info("connection ended early: %s", describe_exception(exc))
+            return
+        log.error("request handling failed in the server", exc_info=exc,
+                  extra={"error": describe_exception(exc) if exc else None})
+
+
+class _ErrorsToLog:
+    """The ``stderr`` wsgiref writes tracebacks to: each write logs the exception being handled instead."""
+
+    def __init__(self) -> None:
+        self._last: int | None = None
+
+    def write(self, _text: str) -> int:
+        exc = sys.exc_info()[1]
+        if exc is not None and id(exc) != self._last:
+            self._last = id(exc)
+            log.error("WSGI handler error", exc_info=exc, extra={"error": describe_exception(exc)})
+        return len(_text)
+
+    def flush(self) -> None:
+        pass
+
 
 class _QuietHandler(WSGIRequestHandler):
+    timeout = SOCKET_TIMEOUT_S
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
-        log.debug("%s - %s", self.address_string(), format % args)
+        # the request line is client input: log the status only
+        log.debug("http %s", args[1] if len(args) > 1 and isinstance(args[1], str) else "-")
+
+    def get_stderr(self) -> _ErrorsToLog:
+        return _ErrorsToLog()
 
 
 def _price_age(kb: KnowledgeBase, today: date) -> dict[str, Any]:
@@ -104,7 +148,7 @@ def _price_age(kb: KnowledgeBase, today: date) -> dict[str, Any]:
 
 def make_wsgi_app(app: App | None, store: Store, kb_provider: Callable[[], KnowledgeBase] = get_knowledge, *,
                   metrics: Metrics | None = None, reloader: KnowledgeReloader | None = None,
-                  today: Callable[[], date] = date.today):
+                  today: Callable[[], date] = date.today, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES):
     """A WSGI callable: Bolt at ``/slack/events`` (and the OAuth paths), ``/healthz`` and ``/metrics``.
 
     Args:
@@ -116,13 +160,16 @@ def make_wsgi_app(app: App | None, store: Store, kb_provider: Callable[[], Knowl
             (default: the process-wide one, which the app also uses by default).
         reloader: when knowledge reloading is on, its status is part of ``/healthz``.
         today: the date price ages are counted to.
+        max_body_bytes: ``GPU_ADVISOR_MAX_BODY_BYTES``: larger bodies at ``/slack/events`` get 413.
 
     Returns:
         The WSGI application. ``/healthz`` answers 200 with ``{"status": "ok", ...}`` when the
         database answers and a knowledge base is loaded, else 503.
     """
-    bolt = SlackRequestHandler(app) if app is not None else None
     metrics = metrics or get_metrics()
+    # Bolt keeps the signing secret it was built with (App has no public accessor for it).
+    bolt = (SlackEdge(app, signing_secret=app._signing_secret, max_body_bytes=max_body_bytes, metrics=metrics)
+            if app is not None else None)
     metrics.track_knowledge(kb_provider, today)
     workspaces = "multi (OAuth)" if app is not None and app.oauth_flow is not None else "single"
 
@@ -162,7 +209,16 @@ def make_wsgi_app(app: App | None, store: Store, kb_provider: Callable[[], Knowl
         def counting_start_response(status: str, headers: list, exc_info: Any = None):
             metrics.observe_http(environ.get("PATH_INFO", ""), status)
             return start_response(status, headers, exc_info) if exc_info else start_response(status, headers)
-        return route(environ, counting_start_response)
+        try:
+            return route(environ, counting_start_response)
+        except Exception as exc:  # noqa: BLE001 - our fault (client input is refused in bot.slack.edge)
+            ref = new_ref()
+            log.error("HTTP handler failed, reference %s", ref, exc_info=exc,
+                      extra={"ref": ref, "error": describe_exception(exc)})
+            data = f"internal error, reference {ref}".encode()
+            counting_start_response("500 Internal Server Error", [("Content-Type", "text/plain"),
+                                                                  ("Content-Length", str(len(data)))], sys.exc_info())
+            return [data]
 
     return wsgi
 
@@ -175,11 +231,12 @@ GIL_SWITCH_INTERVAL_S = 0.001
 
 def start_http_server(app: App, store: Store, *, host: str = "0.0.0.0", port: int = 3000,
                       kb_provider: Callable[[], KnowledgeBase] = get_knowledge, metrics: Metrics | None = None,
-                      reloader: KnowledgeReloader | None = None) -> tuple[WSGIServer, threading.Thread]:
+                      reloader: KnowledgeReloader | None = None,
+                      max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> tuple[WSGIServer, threading.Thread]:
     """Start HTTP mode in a background thread.
 
     Args:
-        app, store, kb_provider, metrics, reloader: as for :func:`make_wsgi_app`.
+        app, store, kb_provider, metrics, reloader, max_body_bytes: as for :func:`make_wsgi_app`.
         host: listen address.
         port: listen port; 0 picks a free one.
 
@@ -187,7 +244,8 @@ def start_http_server(app: App, store: Store, *, host: str = "0.0.0.0", port: in
         The server (its ``server_port`` is the port in use) and the thread serving it.
     """
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
-    server = make_server(host, port, make_wsgi_app(app, store, kb_provider, metrics=metrics, reloader=reloader),
+    server = make_server(host, port, make_wsgi_app(app, store, kb_provider, metrics=metrics, reloader=reloader,
+                                                   max_body_bytes=max_body_bytes),
                          server_class=_ThreadingWSGIServer, handler_class=_QuietHandler)
     thread = threading.Thread(target=server.serve_forever, name="gpu-advisor-http", daemon=True)
     thread.start()
@@ -196,16 +254,17 @@ def start_http_server(app: App, store: Store, *, host: str = "0.0.0.0", port: in
 
 def serve_http(app: App, store: Store, *, host: str = "0.0.0.0", port: int = 3000,
                kb_provider: Callable[[], KnowledgeBase] = get_knowledge, metrics: Metrics | None = None,
-               reloader: KnowledgeReloader | None = None) -> None:
+               reloader: KnowledgeReloader | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
     """Serve HTTP mode until interrupted or sent SIGTERM (then return after in-flight requests' acks).
 
     Args:
-        app, store, kb_provider, metrics, reloader: as for :func:`make_wsgi_app`.
+        app, store, kb_provider, metrics, reloader, max_body_bytes: as for :func:`make_wsgi_app`.
         host: listen address.
         port: listen port.
     """
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
-    server = make_server(host, port, make_wsgi_app(app, store, kb_provider, metrics=metrics, reloader=reloader),
+    server = make_server(host, port, make_wsgi_app(app, store, kb_provider, metrics=metrics, reloader=reloader,
+                                                   max_body_bytes=max_body_bytes),
                          server_class=_ThreadingWSGIServer, handler_class=_QuietHandler)
 
     def on_sigterm(_signum: int, _frame: Any) -> None:

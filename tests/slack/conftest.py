@@ -6,6 +6,7 @@ import json
 import time
 import urllib.error
 import urllib.request
+from contextlib import contextmanager
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -13,9 +14,11 @@ import jsonschema
 import pytest
 from slack_sdk.signature import SignatureVerifier
 
+from bot.kb.loader import get_knowledge
 from bot.settings import Settings
 from bot.slack.app import build_app
 from bot.slack.runner import start_http_server
+from bot.slack.workers import AnswerPool
 from bot.storage.store import Store
 from tests.conftest import REPO
 from tests.slack.mock_web_api import TEAM_ID, MockSlack, start_mock_slack
@@ -70,18 +73,37 @@ class RunningApp:
         return self.post(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded")
 
 
-@pytest.fixture
-def running_app(tmp_path):
+@pytest.fixture(scope="session")
+def answer_pool():
+    """Two answer worker processes with the real seam, shared by the tests (they take a second to start)."""
+    pool = AnswerPool(workers=2, queue=32, timeout_s=20, knowledge=get_knowledge())
+    pool.warm_up()
+    yield pool
+    pool.close()
+
+
+@contextmanager
+def serve_app(tmp_path, pool: AnswerPool, **build_kw):
+    """The real app on a free loopback port, answering through ``pool``, posting to a fresh mock Web API."""
     mock = start_mock_slack()
     settings = Settings(slack_bot_token="xoxb-test-token", slack_signing_secret=SIGNING_SECRET,
                         slack_api_url=mock.url)
     store = Store(f"sqlite:///{tmp_path / 'state.db'}")
-    app = build_app(settings, store)
-    server, _thread = start_http_server(app, store, host="127.0.0.1", port=0)
-    yield RunningApp(f"http://127.0.0.1:{server.server_port}", mock, store)
-    server.shutdown()
-    server.server_close()
-    mock.server.shutdown()
+    app = build_app(settings, store, answers=pool, **build_kw)
+    server, _thread = start_http_server(app, store, host="127.0.0.1", port=0, **{
+        k: v for k, v in build_kw.items() if k in ("kb_provider", "metrics")})
+    try:
+        yield RunningApp(f"http://127.0.0.1:{server.server_port}", mock, store)
+    finally:
+        server.shutdown()
+        server.server_close()
+        mock.server.shutdown()
+
+
+@pytest.fixture
+def running_app(tmp_path, answer_pool):
+    with serve_app(tmp_path, answer_pool) as running:
+        yield running
 
 
 @pytest.fixture

@@ -78,13 +78,13 @@ def test_the_image_command_serves_health_metrics_and_reloads_knowledge(request, 
         # Knowledge update without a redeploy: change a price, SIGHUP, the new one is served.
         lambda_prices = knowledge_copy / "prices" / "lambda.yaml"
         running = RunningApp(server.base_url, mock_slack, None)
-        old_price = _set_price(lambda_prices, "gpu_8x_h100_sxm5", "8.88")
+        old_price = _set_price(lambda_prices, "8x NVIDIA H100 SXM", "8.88")
         assert old_price != "8.88"
         server.signal(signal.SIGHUP)
         _wait(lambda: server.healthz()["knowledge"]["reload"]["reloads"] == 1, server)
         running.slash("/gpu-quote", "8x H100 for 3 days on lambda", response_id="q1")
         reply = json.dumps(mock_slack.wait_for("response_url")[0].params)
-        assert "$8.88 " in reply, reply[:2000]  # the gpu_8x_h100_sxm5 row
+        assert "$8.88/h" in reply, reply[:2000]  # the dated 8x NVIDIA H100 SXM row the quote uses
 
         # A broken update is rejected, the last good knowledge base keeps serving, the log says file:line.
         _set_price(lambda_prices, "gpu_8x_h100_sxm5", "lots")
@@ -96,7 +96,7 @@ def test_the_image_command_serves_health_metrics_and_reloads_knowledge(request, 
         assert any(re.search(r"knowledge/prices/lambda\.yaml:\d+: ", m) for m in errors), errors
         running.slash("/gpu-quote", "8x H100 for 3 days on lambda", response_id="q2")
         reply = json.dumps(mock_slack.wait_for("response_url", 2)[1].params)
-        assert "$8.88 " in reply
+        assert "$8.88/h" in reply
         status, body = server.get("/metrics")
         assert b'gpu_advisor_knowledge_reloads_total{result="ok"} 1.0' in body
         assert b'gpu_advisor_knowledge_reloads_total{result="rejected"} 1.0' in body

@@ -39,13 +39,13 @@ def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str
 
 
 @pytest.fixture
-def oauth_app(pg_schema, mock_slack):
+def oauth_app(pg_schema, mock_slack, answer_pool):
     settings = Settings(slack_signing_secret=SIGNING_SECRET, slack_api_url=mock_slack.url, slack_client_id=CLIENT_ID,
                         slack_client_secret=CLIENT_SECRET, slack_state_secret=STATE_SECRET)
     check_settings(settings, "http")
     store = Store(engine=pg_schema.engine)
     oauth_settings = build_oauth_settings(settings, store.engine)
-    app = build_app(settings, store, oauth_settings=oauth_settings)
+    app = build_app(settings, store, oauth_settings=oauth_settings, answers=answer_pool)
     server, _ = start_http_server(app, store, host="127.0.0.1", port=0)
     running = RunningApp(f"http://127.0.0.1:{server.server_port}", mock_slack, store)
     yield running, oauth_settings, pg_schema
@@ -93,6 +93,19 @@ def test_install_then_redirect_stores_the_installation_and_answers_with_its_toke
                    "ts": "1764417000.000100", "channel": "C0000001", "event_ts": "1764417000.000100"}, "EvOauth1")
     post = running.mock.wait_for("chat.postMessage")[0]
     assert post.headers["authorization"] == "Bearer xoxb-installed-token"
+
+
+def test_app_uninstalled_deletes_the_installation(oauth_app):
+    running, oauth_settings, schema = oauth_app
+    state, cookie = _install(running)
+    assert _get(f"{running.base_url}/slack/oauth_redirect?code=abc123&state={state}", headers={"Cookie": cookie})[0] == 200
+    assert oauth_settings.installation_store.find_installation(enterprise_id=None, team_id=TEAM_ID) is not None
+    # Bolt's token revocation listeners (App.enable_token_revocation_listeners); acked 200, not retried
+    status, _ = running.event({"type": "app_uninstalled"}, "EvUninstall1")
+    assert status == 200
+    assert oauth_settings.installation_store.find_installation(enterprise_id=None, team_id=TEAM_ID) is None
+    with schema.engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM slack_installations")).scalar() == 0
 
 
 def test_redirect_without_the_state_cookie_is_refused(oauth_app):

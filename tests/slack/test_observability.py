@@ -27,7 +27,7 @@ DM_TEXT = "serve Llama 3 70B to 200 users for the falcon project"
 
 
 @pytest.fixture
-def observed(tmp_path):
+def observed(tmp_path, answer_pool):
     """The app with its own metrics registry and every log line captured as configured in production."""
     stream = io.StringIO()
     root = logging.getLogger()
@@ -44,7 +44,7 @@ def observed(tmp_path):
     settings = Settings(slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET, slack_api_url=mock.url)
     store = Store(f"sqlite:///{tmp_path / 'state.db'}")
     metrics = Metrics()
-    app = build_app(settings, store, kb_provider=kb_provider, metrics=metrics)
+    app = build_app(settings, store, kb_provider=kb_provider, metrics=metrics, answers=answer_pool)
     server, _ = start_http_server(app, store, host="127.0.0.1", port=0, kb_provider=kb_provider, metrics=metrics)
     running = RunningApp(f"http://127.0.0.1:{server.server_port}", mock, store)
     yield running, stream, failing

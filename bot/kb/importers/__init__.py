@@ -2,7 +2,8 @@
 
 * :func:`import_skypilot_csv`: SkyPilot catalog ``vms.csv`` -> price-offer dicts.
 * :func:`import_hf_config`: Hugging Face ``config.json`` -> model entry dict, with an exact
-  parameter count (:func:`compute_params_from_config`).
+  parameter count (:func:`compute_params_from_config`); :func:`load_config_json` parses pasted
+  config text within explicit bounds (size, depth, digits, finite numbers).
 """
 
 from bot.kb.importers.hf_config import (
@@ -11,6 +12,7 @@ from bot.kb.importers.hf_config import (
     compute_params_from_config,
     import_hf_config,
     load_config,
+    load_config_json,
 )
 from bot.kb.importers.skypilot import CatalogImportError, ImportResult, import_skypilot_csv
 
@@ -23,4 +25,5 @@ __all__ = [
     "import_hf_config",
     "import_skypilot_csv",
     "load_config",
+    "load_config_json",
 ]

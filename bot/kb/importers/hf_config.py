@@ -45,12 +45,19 @@ Falcon (``model_type`` falcon / RefinedWeb; non-gated, LayerNorm with bias)::
 Checked by hand (tests/test_importers.py): Llama 2 7B 6,738,415,616; Llama 2 70B
 68,976,648,192; Mixtral 8x7B 46,702,792,704 (active 12,879,925,248); DeepSeek-V3 671,026,419,200;
 Falcon-7B 6,921,720,704; GPT-2 XL 1,557,611,200.
+
+Hostile or broken input: every public function raises :class:`ConfigImportError` and nothing
+else for any JSON text or JSON-like dict (any nesting, any numbers, any strings). The bounds are
+explicit (:data:`MAX_CONFIG_JSON_CHARS`, :data:`MAX_CONFIG_JSON_DEPTH`,
+:data:`MAX_CONFIG_INT_DIGITS`, :data:`FIELD_BOUNDS`) and every message names the field and the bound.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
+import reprlib
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -67,6 +74,7 @@ __all__ = [
     "compute_params_from_config",
     "import_hf_config",
     "load_config",
+    "load_config_json",
 ]
 
 #: A declared parameter count further than this (fraction) from the computed one is warned about.
@@ -105,6 +113,68 @@ _DTYPES = {
 }
 _QUANT_PRECISION = {"fp8": "fp8", "mxfp4": "fp4"}
 _KEBAB = re.compile(r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
+#: What a ``model_type`` looks like in transformers (``llama``, ``qwen2_moe``, ``gemma3_text``).
+_MODEL_TYPE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+
+# --------------------------------------------------------------------------- bounds
+#: Largest JSON text accepted, characters. Published config.json files are a few KB (DeepSeek-V3's
+#: is under 2 KB; Gemma 3's, with per-layer lists, under 10 KB); 1,000,000 keeps parsing under ~10 ms.
+MAX_CONFIG_JSON_CHARS = 1_000_000
+#: Deepest nesting of objects and arrays accepted. Real configs nest at most 3-4 levels
+#: (``text_config`` -> ``rope_scaling`` -> values); past ~1,000 Python's parser raises RecursionError.
+MAX_CONFIG_JSON_DEPTH = 32
+#: Most digits in one JSON integer. Every size the importer reads is bounded far below 10^18
+#: (:data:`FIELD_BOUNDS`); Python refuses to parse integers of more than 4,300 digits anyway.
+MAX_CONFIG_INT_DIGITS = 18
+#: (smallest, largest) accepted value of each integer field read. The upper bounds are about 8x
+#: (layers, widths, heads) to 100x (context length) the largest published values in
+#: knowledge/models.yaml as of 2026-12: 126 layers and hidden 16,384 (Llama 3.1 405B), 232 heads
+#: and intermediate 59,392 (Falcon-180B), head_dim 256 (Gemma 7B), vocabulary 262,208 (Gemma 3),
+#: context 10,485,760 (Llama 4 Scout), 256 routed experts and kv_lora_rank 512 (DeepSeek-V3).
+#: They keep every count finite and every per-layer loop short; the lower bounds keep divisors
+#: (``moe_layer_freq``, ``decoder_sparse_step``, ``sliding_window_pattern``) non-zero.
+FIELD_BOUNDS: dict[str, tuple[int, int]] = {
+    "num_hidden_layers": (1, 1_024),
+    "hidden_size": (1, 131_072),
+    "num_attention_heads": (1, 2_048),
+    "num_key_value_heads": (1, 2_048),
+    "head_dim": (1, 4_096),
+    "intermediate_size": (1, 1_048_576),
+    "moe_intermediate_size": (1, 1_048_576),
+    "shared_expert_intermediate_size": (0, 1_048_576),
+    "vocab_size": (1, 4_194_304),
+    "max_position_embeddings": (1, 1_073_741_824),
+    "sliding_window": (1, 1_073_741_824),
+    "sliding_window_pattern": (1, 1_024),
+    "max_window_layers": (0, 1_024),
+    "num_experts": (1, 4_096),
+    "num_experts_per_tok": (1, 4_096),
+    "n_shared_experts": (0, 64),
+    "first_k_dense_replace": (0, 1_024),
+    "moe_layer_freq": (1, 1_024),
+    "decoder_sparse_step": (1, 1_024),
+    "kv_lora_rank": (1, 65_536),
+    "q_lora_rank": (1, 65_536),
+    "qk_rope_head_dim": (1, 4_096),
+    "qk_nope_head_dim": (1, 4_096),
+    "v_head_dim": (1, 4_096),
+    "num_ln_in_parallel_attn": (1, 16),
+}
+#: Longest per-layer list read (``layer_types``, ``mlp_only_layers``): one entry per layer at most.
+MAX_LAYER_LIST = FIELD_BOUNDS["num_hidden_layers"][1]
+
+_SHOW = reprlib.Repr()
+_SHOW.maxstring = _SHOW.maxother = 40
+_SHOW.maxlevel = 2
+_SHOW.maxlist = _SHOW.maxdict = 4
+
+
+def _show(value: Any) -> str:
+    """A short, ASCII-safe rendering of a config value for an error message (never the whole value)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        digits = max(1, math.ceil(value.bit_length() * math.log10(2)))
+        return repr(value) if digits <= 12 else f"an integer of about {digits:,} digits"
+    return _SHOW.repr(value).encode("ascii", "backslashreplace").decode("ascii")
 
 
 class ConfigImportError(AdvisorError):
@@ -206,24 +276,119 @@ def load_config(config: dict | str | Path) -> tuple[dict[str, Any], str]:
     """
     if isinstance(config, dict):
         return config, "pasted config.json"
+    if not isinstance(config, str | Path):
+        raise ConfigImportError(problem=f"config must be a dict, JSON text or a path, not {type(config).__name__}")
     label = "pasted config.json"
     if isinstance(config, Path) or not str(config).lstrip().startswith("{"):
         label = str(config)
         try:
-            text = Path(config).read_text(encoding="utf-8-sig")
-        except OSError as exc:
-            raise ConfigImportError(problem=f"cannot read {label!r}: {exc.strerror or exc}") from exc
+            path = Path(config)
+            if path.stat().st_size > 4 * MAX_CONFIG_JSON_CHARS:  # UTF-8: at most 4 bytes per character
+                raise ConfigImportError(problem=f"{_show(label)} is larger than {MAX_CONFIG_JSON_CHARS:,} characters")
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, ValueError) as exc:  # ValueError: NUL in the path, or not UTF-8 (UnicodeError)
+            reason = getattr(exc, "strerror", None) or type(exc).__name__
+            raise ConfigImportError(problem=f"cannot read {_show(label)}: {reason}") from exc
     else:
         text = str(config)
+    return load_config_json(text), label
+
+
+class _Oversized:
+    """Stands for a JSON integer with too many digits until the object holding it names the field."""
+
+    def __init__(self, digits: int):
+        self.digits = digits
+
+
+class _NonFinite:
+    """Stands for ``NaN``, ``Infinity`` or a float that overflows (``1e400``) until its field is known."""
+
+    def __init__(self, text: str):
+        self.text = text[:12]
+
+
+def _parse_int(text: str) -> int | _Oversized:
+    digits = len(text.lstrip("-"))
+    return _Oversized(digits) if digits > MAX_CONFIG_INT_DIGITS else int(text)
+
+
+def _parse_float(text: str) -> float | _NonFinite:
+    value = float(text)
+    return value if math.isfinite(value) else _NonFinite(text)
+
+
+def _reject_placeholders(key: str, value: Any) -> None:
+    """Raise naming ``key`` when ``value`` (or an element of a list in it) is an out-of-bound number."""
+    stack: list[tuple[str, Any]] = [(key, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, _Oversized):
+            raise ConfigImportError(problem=f"config.json field {where} is an integer of {item.digits:,} digits; "
+                                            f"at most {MAX_CONFIG_INT_DIGITS} digits are accepted")
+        if isinstance(item, _NonFinite):
+            raise ConfigImportError(problem=f"config.json field {where} is {item.text}: only finite numbers "
+                                            "are accepted (no NaN, Infinity or overflowing exponents)")
+        if isinstance(item, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(item))
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    for key, value in pairs:
+        _reject_placeholders(_show(key).strip("'"), value)
+    return dict(pairs)
+
+
+def _depth_exceeds(data: Any, limit: int) -> bool:
+    """Whether ``data`` nests objects/arrays deeper than ``limit`` (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
+def load_config_json(text: str) -> dict[str, Any]:
+    """Parse config.json text within the importer's bounds.
+
+    Args:
+        text: the JSON text (a byte-order mark and surrounding whitespace are allowed).
+
+    Returns:
+        The config as a plain dict of JSON values: no NaN or infinite floats, no integer of more
+        than :data:`MAX_CONFIG_INT_DIGITS` digits, nesting at most :data:`MAX_CONFIG_JSON_DEPTH`.
+
+    Raises:
+        ConfigImportError: not text, longer than :data:`MAX_CONFIG_JSON_CHARS` characters, not valid
+            JSON (with line and column), not an object, nested too deep, or holding an out-of-bound
+            number (the message names the field and the bound). Never another exception.
+    """
+    if not isinstance(text, str):
+        raise ConfigImportError(problem=f"config.json must be text, not {type(text).__name__}")
+    if len(text) > MAX_CONFIG_JSON_CHARS:
+        raise ConfigImportError(problem=f"config.json is {len(text):,} characters long; at most "
+                                        f"{MAX_CONFIG_JSON_CHARS:,} are accepted")
+    text = text.removeprefix("\ufeff")
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_NonFinite,
+                          object_pairs_hook=_object)
     except json.JSONDecodeError as exc:
         raise ConfigImportError(
             problem=f"config.json is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from exc
+    except RecursionError as exc:
+        raise ConfigImportError(problem=f"config.json nests deeper than {MAX_CONFIG_JSON_DEPTH} levels") from exc
+    except ValueError as exc:  # the parse hooks raise ConfigImportError themselves; this is a safety net
+        raise ConfigImportError(problem=f"config.json is not valid JSON ({type(exc).__name__})") from exc
+    _reject_placeholders("(top level)", data)
     if not isinstance(data, dict):
         raise ConfigImportError(problem=f"config.json must be a JSON object, not {type(data).__name__}")
-    return data, label
+    if _depth_exceeds(data, MAX_CONFIG_JSON_DEPTH):
+        raise ConfigImportError(problem=f"config.json nests deeper than {MAX_CONFIG_JSON_DEPTH} levels")
+    return data
 
 
 def compute_params_from_config(config: dict) -> tuple[int, int | None]:
@@ -274,6 +439,13 @@ def import_hf_config(
             missing <field>" for each), unusable ``model_id``, or an entry the knowledge schema
             rejects.
     """
+    if not isinstance(model_id, str):
+        raise ConfigImportError(problem=f"model_id must be text, not {type(model_id).__name__}")
+    if declared_params_b is not None and (
+            isinstance(declared_params_b, bool) or not isinstance(declared_params_b, int | float)
+            or not math.isfinite(declared_params_b) or not 0 < declared_params_b <= 1e6):
+        raise ConfigImportError(problem=f"the declared size must be a number of billions above 0 and at most "
+                                        f"1,000,000, not {_show(declared_params_b)}")
     data, source = load_config(config)
     arch, warnings = _architecture(data)
     total, active = _count(arch)
@@ -282,7 +454,7 @@ def import_hf_config(
     slug = re.sub(r"[^a-z0-9.]+", "-", model_id.strip().split("/")[-1].lower())
     slug = re.sub(r"[-.]{2,}", "-", slug).strip("-.")
     if not slug or not _KEBAB.match(slug):
-        raise ConfigImportError(problem=f"model_id {model_id!r} gives no usable knowledge id")
+        raise ConfigImportError(problem=f"model_id {_show(model_id)} gives no usable knowledge id")
 
     total_b = round(total / 1e9, 9)
     notes = [f"Parameter count computed from config.json by bot.kb.importers.hf_config "
@@ -314,7 +486,7 @@ def import_hf_config(
         "num_key_value_heads": arch.kv_heads,
         "head_dim": arch.head_dim,
         "intermediate_size": arch.intermediate,
-        "moe_intermediate_size": _positive_int(cfg, "moe_intermediate_size"),
+        "moe_intermediate_size": _int_field(cfg, "moe_intermediate_size"),
         "vocab_size": arch.vocab,
         "max_position_embeddings": arch.positions,
         "sliding_window": sliding_window,
@@ -366,16 +538,50 @@ def _get(cfg: dict[str, Any], name: str) -> Any:
     return None
 
 
-def _positive_int(cfg: dict[str, Any], name: str, *, required: bool = False,
-                  missing: list[str] | None = None) -> int | None:
-    value = _get(cfg, name)
+def _int_field(cfg: dict[str, Any], name: str, *, key: str | None = None, required: bool = False,
+               missing: list[str] | None = None) -> int | None:
+    """The integer field ``name`` (looked up under its aliases, or exactly ``key``), within :data:`FIELD_BOUNDS`.
+
+    Returns:
+        The value, or ``None`` when absent (then appended to ``missing`` if ``required``).
+
+    Raises:
+        ConfigImportError: naming the field and its bounds, for a value that is not an integer
+            (a whole float such as ``4096.0`` counts) or lies outside them.
+    """
+    value = cfg.get(key) if key is not None else _get(cfg, name)
     if value is None:
         if required and missing is not None:
             missing.append(name)
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value) or value <= 0:
-        raise ConfigImportError(problem=f"config.json field {name} must be a positive integer, not {value!r}")
+    low, high = FIELD_BOUNDS.get(name, (1, 1_073_741_824))
+    whole = (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, float) and math.isfinite(value) and value.is_integer())
+    if not whole or not low <= value <= high:
+        kind = f"a positive integer of at most {high:,}" if low == 1 else f"an integer from {low:,} to {high:,}"
+        raise ConfigImportError(problem=f"config.json field {key or name} must be {kind} "
+                                        f"(the importer's bound), not {_show(value)}")
     return int(value)
+
+
+def _layer_list(cfg: dict[str, Any], key: str) -> list[Any]:
+    """A per-layer list (``layer_types``, ``mlp_only_layers``); ``[]`` when absent."""
+    value = cfg.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or len(value) > MAX_LAYER_LIST:
+        raise ConfigImportError(problem=f"config.json field {key} must be a list of at most {MAX_LAYER_LIST:,} "
+                                        f"entries (one per layer), not {_show(value)}")
+    return value
+
+
+def _model_type(cfg: dict[str, Any], data: dict[str, Any], warnings: list[str]) -> str:
+    raw = cfg.get("model_type") or data.get("model_type") or ""
+    model_type = raw.lower() if isinstance(raw, str) else ""
+    if raw and not _MODEL_TYPE.match(model_type):
+        warnings.append(f"model_type {_show(raw)} is not a model type name; ignored")
+        return ""
+    return model_type
 
 
 def _architecture(data: dict[str, Any]) -> tuple[_Arch, list[str]]:
@@ -389,7 +595,7 @@ def _architecture(data: dict[str, Any]) -> tuple[_Arch, list[str]]:
     if cfg is not data:
         warnings.append("multimodal config: counted the language model in text_config only "
                         "(vision/audio towers not included)")
-    model_type = str(cfg.get("model_type") or data.get("model_type") or "").lower()
+    model_type = _model_type(cfg, data, warnings)
     if model_type in _GPT2_TYPES or (not model_type and "n_embd" in cfg):
         style = "gpt2"
     elif model_type in _FALCON_TYPES:
@@ -401,31 +607,31 @@ def _architecture(data: dict[str, Any]) -> tuple[_Arch, list[str]]:
                             "counted as a Llama-style decoder (gated MLP, RMSNorm): check the result")
 
     missing: list[str] = []
-    layers = _positive_int(cfg, "num_hidden_layers", required=True, missing=missing)
-    hidden = _positive_int(cfg, "hidden_size", required=True, missing=missing)
-    heads = _positive_int(cfg, "num_attention_heads", required=True, missing=missing)
-    vocab = _positive_int(cfg, "vocab_size", required=True, missing=missing)
-    intermediate = _positive_int(cfg, "intermediate_size", required=style == "llama", missing=missing)
-    mla_rank = _positive_int(cfg, "kv_lora_rank")
+    layers = _int_field(cfg, "num_hidden_layers", required=True, missing=missing)
+    hidden = _int_field(cfg, "hidden_size", required=True, missing=missing)
+    heads = _int_field(cfg, "num_attention_heads", required=True, missing=missing)
+    vocab = _int_field(cfg, "vocab_size", required=True, missing=missing)
+    intermediate = _int_field(cfg, "intermediate_size", required=style == "llama", missing=missing)
+    mla_rank = _int_field(cfg, "kv_lora_rank")
     mla: dict[str, int | None] = {}
     if mla_rank:
         for name in ("qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"):
-            mla[name] = _positive_int(cfg, name, required=True, missing=missing)
-    experts = next((int(cfg[k]) for k in ("num_local_experts", "num_experts", "n_routed_experts")
-                    if isinstance(cfg.get(k), int) and not isinstance(cfg.get(k), bool) and cfg[k] > 0), 0)
+            mla[name] = _int_field(cfg, name, required=True, missing=missing)
+    experts = next((n for k in ("num_local_experts", "num_experts", "n_routed_experts")
+                    if (n := _int_field(cfg, "num_experts", key=k)) is not None), 0)
     expert_intermediate = 0
     if experts:
         if model_type == "mixtral" or (model_type not in _LLAMA_TYPES and cfg.get("moe_intermediate_size") is None):
             expert_intermediate = intermediate or 0
         else:
-            expert_intermediate = _positive_int(cfg, "moe_intermediate_size", required=True, missing=missing) or 0
+            expert_intermediate = _int_field(cfg, "moe_intermediate_size", required=True, missing=missing) or 0
         if _get(cfg, "num_experts_per_tok") is None:
             missing.append("num_experts_per_tok")
     if missing:
         raise ConfigImportError(missing=missing)
     assert layers and hidden and heads and vocab
 
-    kv_heads = _positive_int(cfg, "num_key_value_heads")
+    kv_heads = _int_field(cfg, "num_key_value_heads")
     if style == "falcon":
         new_arch = bool(cfg.get("new_decoder_architecture"))
         if not new_arch:
@@ -437,7 +643,7 @@ def _architecture(data: dict[str, Any]) -> tuple[_Arch, list[str]]:
         if style == "llama":
             warnings.append("num_key_value_heads absent: assumed equal to num_attention_heads (multi-head attention)")
 
-    head_dim = _positive_int(cfg, "head_dim")
+    head_dim = _int_field(cfg, "head_dim")
     if head_dim is None:
         if hidden % heads:
             warnings.append(f"hidden_size {hidden} is not a multiple of num_attention_heads {heads}; "
@@ -453,7 +659,7 @@ def _architecture(data: dict[str, Any]) -> tuple[_Arch, list[str]]:
     arch = _Arch(
         style=style, model_type=model_type, layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads,
         head_dim=head_dim, intermediate=intermediate or 4 * hidden, vocab=vocab,
-        positions=_positive_int(cfg, "max_position_embeddings"), tied=bool(tied),
+        positions=_int_field(cfg, "max_position_embeddings"), tied=bool(tied),
     )
     if style == "gpt2":
         arch.head_dim = hidden // heads
@@ -463,7 +669,7 @@ def _architecture(data: dict[str, Any]) -> tuple[_Arch, list[str]]:
     if style == "falcon":
         arch.linear_bias = bool(cfg.get("bias", False))
         if cfg.get("new_decoder_architecture"):
-            arch.falcon_layernorms = cfg.get("num_ln_in_parallel_attn") or 2
+            arch.falcon_layernorms = _int_field(cfg, "num_ln_in_parallel_attn") or 2
         else:
             arch.falcon_layernorms = 1 if cfg.get("parallel_attn", True) else 2
         return arch, warnings
@@ -477,24 +683,24 @@ def _architecture(data: dict[str, Any]) -> tuple[_Arch, list[str]]:
         1 if model_type == "cohere" else 2)
     if mla_rank:
         arch.kv_lora_rank = mla_rank
-        arch.q_lora_rank = _positive_int(cfg, "q_lora_rank")
+        arch.q_lora_rank = _int_field(cfg, "q_lora_rank")
         arch.qk_rope_head_dim = mla["qk_rope_head_dim"] or 0
         arch.qk_nope_head_dim = mla["qk_nope_head_dim"] or 0
         arch.v_head_dim = mla["v_head_dim"] or 0
     if experts:
         arch.experts = experts
-        arch.experts_per_tok = _positive_int(cfg, "num_experts_per_tok")
+        arch.experts_per_tok = _int_field(cfg, "num_experts_per_tok")
         arch.expert_intermediate = expert_intermediate
         if model_type.startswith("deepseek"):
-            arch.shared_experts = int(cfg.get("n_shared_experts") or 0)
-            first_dense = int(cfg.get("first_k_dense_replace") or 0)
-            freq = int(cfg.get("moe_layer_freq") or 1)
+            arch.shared_experts = _int_field(cfg, "n_shared_experts") or 0
+            first_dense = _int_field(cfg, "first_k_dense_replace") or 0
+            freq = _int_field(cfg, "moe_layer_freq") or 1
             arch.moe_layers = sum(1 for i in range(layers) if i >= first_dense and i % freq == 0)
             arch.score_bias = cfg.get("topk_method") == "noaux_tc"
         elif model_type in ("qwen2_moe", "qwen3_moe"):
-            arch.shared_intermediate = int(cfg.get("shared_expert_intermediate_size") or 0)
-            step = int(cfg.get("decoder_sparse_step") or 1)
-            dense_layers = set(cfg.get("mlp_only_layers") or [])
+            arch.shared_intermediate = _int_field(cfg, "shared_expert_intermediate_size") or 0
+            step = _int_field(cfg, "decoder_sparse_step") or 1
+            dense_layers = {i for i in _layer_list(cfg, "mlp_only_layers") if isinstance(i, int)}
             arch.moe_layers = sum(1 for i in range(layers) if i not in dense_layers and (i + 1) % step == 0)
         else:
             arch.moe_layers = layers
@@ -579,19 +785,20 @@ def _sliding_window(cfg: dict[str, Any], a: _Arch) -> tuple[int | None, int | No
     window = cfg.get("sliding_window")
     if not isinstance(window, int) or isinstance(window, bool) or window <= 0:
         return None, None
+    window = _int_field(cfg, "sliding_window")
     if cfg.get("use_sliding_window") is False:
         return None, None
-    layer_types = cfg.get("layer_types")
-    if isinstance(layer_types, list) and layer_types:
+    layer_types = _layer_list(cfg, "layer_types")
+    if layer_types:
         count = sum(1 for t in layer_types if t == "sliding_attention")
         return (window, count) if count else (None, None)
     if a.model_type == "gemma2":
         return window, (a.layers + 1) // 2
     if a.model_type in ("gemma3", "gemma3_text"):
-        pattern = int(cfg.get("sliding_window_pattern") or 6)
+        pattern = _int_field(cfg, "sliding_window_pattern") or 6
         return window, a.layers - a.layers // pattern
     if cfg.get("use_sliding_window") and cfg.get("max_window_layers") is not None:
-        count = max(0, a.layers - int(cfg["max_window_layers"]))
+        count = max(0, a.layers - (_int_field(cfg, "max_window_layers") or 0))
         return (window, count) if count else (None, None)
     return window, a.layers
 
@@ -599,16 +806,17 @@ def _sliding_window(cfg: dict[str, Any], a: _Arch) -> tuple[int | None, int | No
 def _precision(cfg: dict[str, Any], warnings: list[str]) -> str | None:
     quant = cfg.get("quantization_config")
     if isinstance(quant, dict):
-        method = str(quant.get("quant_method") or "").lower()
+        raw = quant.get("quant_method")
+        method = raw.lower() if isinstance(raw, str) else ""
         if method in _QUANT_PRECISION:
             return _QUANT_PRECISION[method]
-        warnings.append(f"quantized checkpoint (quant_method {method or '?'}): native_precision is the "
-                        "compute dtype, not the stored weight format")
+        warnings.append(f"quantized checkpoint (quant_method {_show(raw) if raw else '?'}): native_precision is "
+                        "the compute dtype, not the stored weight format")
     dtype = cfg.get("torch_dtype") or cfg.get("dtype")
     if dtype is None:
         return None
-    name = str(dtype).lower().removeprefix("torch.")
+    name = dtype.lower().removeprefix("torch.") if isinstance(dtype, str) else ""
     if name not in _DTYPES:
-        warnings.append(f"torch_dtype {dtype!r} not recognized; native_precision left empty")
+        warnings.append(f"torch_dtype {_show(dtype)} not recognized; native_precision left empty")
         return None
     return _DTYPES[name]
