@@ -53,3 +53,13 @@ def test_a_new_question_is_not_a_follow_up(kb):
     turns = _chat(kb, "8x h100 for 3 days", "serve mistral 7b on an l4")
     q = turns[-1].query
     assert [g.id for g in q.gpus] == ["l4-24gb"] and q.duration_hours is None
+
+
+def test_a_new_count_for_the_conversations_gpu(kb):
+    # 6ND at a fixed global batch: doubling the GPUs halves the wall clock and keeps the GPU-hours.
+    turns = _chat(kb, "how long to pretrain a 3b model on 100B tokens using 16 a100 80gb", "and with 32 of them?",
+                  "64?")
+    counts = [t.answer.options[t.answer.recommendation].gpu_count for t in turns]
+    assert counts == [16, 32, 64]
+    hours = [t.answer.options[t.answer.recommendation].wall_clock_hours for t in turns]
+    assert hours[1] < hours[0] and hours[2] < hours[1]

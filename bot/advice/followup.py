@@ -49,7 +49,8 @@ def is_follow_up(new: Query, previous: Query | None, lex: Lexicon | None = None)
     if opener:
         return True
     sets_something = any(getattr(new, f) not in (None, [], False) for f in _FIELDS + _FLAGS)
-    return not new.models and not new.gpus and (sets_something or bool(new.asks))
+    bare_count = len(previous.gpus) == 1 and _bare_count(new) is not None  # "64?" after "... on 16 A100s"
+    return not new.models and not new.gpus and (sets_something or bool(new.asks) or bare_count)
 
 
 def merge_follow_up(previous: Query, new: Query) -> Query:
@@ -76,6 +77,14 @@ def merge_follow_up(previous: Query, new: Query) -> Query:
         update["gpus"] = gpus
         if previous.precisions and not new.precisions:
             notes.append(note("kept_precision", precisions=previous.precisions))
+    elif len(previous.gpus) == 1 and (new.gpu_count or _bare_count(new)):
+        # "with 64 of them?", "and 16?": a new count for the one GPU type of the conversation
+        count = new.gpu_count or _bare_count(new)
+        update["gpus"] = [previous.gpus[0].model_copy(update={"count": count})]
+        update["gpu_count"] = None
+        if not new.gpu_count:
+            notes.append(note("number_read_as_count", count=count, gpu_name=previous.gpus[0].as_written))
+            update["not_understood"] = []
     elif previous.previous_recommendation is not None and "cost" in new.asks and not previous.gpus:
         update["gpus"] = [previous.previous_recommendation]
         notes.append(note("priced_recommendation", written=previous.previous_recommendation.as_written))
@@ -98,10 +107,18 @@ def merge_follow_up(previous: Query, new: Query) -> Query:
     update["text"] = f"{previous.text.split(' | ')[-1]} | {new.text}"  # the last two messages, never a whole log
     update["notes"] = notes + [n for n in new.notes if n not in previous.notes]
     update["unknown_terms"] = new.unknown_terms
-    update["not_understood"] = new.not_understood
+    update.setdefault("not_understood", new.not_understood)
     update["language"] = new.language
     update["previous_recommendation"] = None
     return previous.model_copy(update=update, deep=True)
+
+
+def _bare_count(new: Query) -> int | None:
+    """A lone whole number that nothing else claimed ("with 128?"), read as a GPU count in a follow-up."""
+    if new.models or new.gpus or len(new.not_understood) != 1:
+        return None
+    token = new.not_understood[0].strip()
+    return int(token) if token.isdigit() and 0 < int(token) <= 100_000 else None
 
 
 def recommended_gpu(answer) -> GpuMention | None:
