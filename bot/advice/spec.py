@@ -11,7 +11,7 @@ from __future__ import annotations
 from bot.advice.answer import Answer, Table
 from bot.advice.context import Context
 from bot.advice.options import next_actions, variant_notes
-from bot.advice.planner import resolve_gpu
+from bot.advice.planner import place, price_of, resolve_gpu
 from bot.advice.specs import feature_support, interconnect_fact, ratio_facts, spec_table
 from bot.kb.claims import claim_text, ratio_values
 from bot.notes import note
@@ -86,6 +86,19 @@ def _spec_one(g) -> object:
                 tflops=g.dense_tflops.bf16 or g.dense_tflops.fp16, fp8_tflops=g.dense_tflops.fp8, tdp_w=g.tdp_watts)
 
 
+def _prices_today(ctx: Context, gpu_id: str) -> list:
+    """What renting one ``gpu_id`` costs today per GPU-hour, per pricing model (the cheapest offer of each)."""
+    gpu = ctx.kb.gpus.get(gpu_id)
+    out = []
+    for pricing in ("on_demand", "spot", "commitment"):
+        p = price_of(ctx, place(ctx, gpu, 1, 1, pricing=pricing)) if gpu else None
+        if p is not None:
+            out.append(note("price_today", gpu_name=gpu.name, pricing_model=p.pricing_model,
+                            per_gpu_usd=p.price_per_gpu_hour_usd, provider=p.provider_name,
+                            as_of=p.as_of.isoformat() if p.as_of else None, term=p.commitment_term))
+    return out
+
+
 def _claims(ctx: Context) -> Answer:
     """Each claim quoted: its verdict, origin and conditions, and the ratios computed from gpus.yaml."""
     kb = ctx.kb
@@ -100,6 +113,8 @@ def _claims(ctx: Context) -> Answer:
                                 zh=claim_text(kb, claim, claim.verdict_text.zh)))
         for truth in claim.per_gpu_truth:
             details.append(note("bilingual", en=claim_text(kb, claim, truth.en), zh=claim_text(kb, claim, truth.zh)))
+        if claim.topic == "price":  # "can I rent at that price now?": today's prices before where the claim came from
+            details += _prices_today(ctx, claim.gpus[0])
         details.append(note("claim_origin", en=claim.origin.en, zh=claim.origin.zh))
         for _rid, value in ratio_values(kb, claim).items():
             rows.append([{"en": value.ratio.label.en, "zh": value.ratio.label.zh}, value.numerator.value,

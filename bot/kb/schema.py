@@ -1086,9 +1086,11 @@ class Claim(_Strict):
             per-SM FP8 claim).
         sources: where origin, conditions and truth come from.
         as_of: when the claim was last checked against its sources.
+        topic: ``price`` for a claim about what renting costs (answers add today's prices), else ``None``.
     """
 
     id: str
+    topic: Literal["price"] | None = None
     claim: Bilingual
     origin: Bilingual
     conditions: Bilingual
