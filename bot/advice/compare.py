@@ -133,6 +133,15 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
             headline = speed_line
         else:
             details.insert(0, speed_line)
+    full = [c for _, c in rows if c is not None and c.throughput_tps and c.max_users]
+    if "cheapest" in q.asks and len(priced) < 2 and len(full) >= 2:
+        # cost-effectiveness without prices: what each does at full load, per GPU (a price per hour divides it)
+        capacity = note("compare_capacity", per_user_tps=load.capacity_tps,
+                        items=[{"config": config(c), "max_users": c.max_users, "throughput_tps": c.throughput_tps,
+                                "per_gpu_tps": c.throughput_tps / (c.gpu_count or 1)} for c in full])
+        if headline is not None:
+            details.insert(0, headline)
+        headline = capacity
     if load.users and len(fits) >= 2:
         # a load was given: the comparison is what each GPU type needs to carry it, not single-stream speed
         if headline is not None:
@@ -188,10 +197,11 @@ def _load_line(ctx: Context, model: Model, speeds: list[Option], load: ServingLo
 
 def _cheapest_per_token(ctx: Context, model: Model, choice: GpuChoice, precisions, load: ServingLoad) -> Option | None:
     """The configuration of this GPU with the lowest $/1M tokens at full load (users at the per-user floor),
-    among the formats that keep quality unless only 4-bit fits or the user asked for it."""
+    among the formats that keep quality unless only 4-bit fits or the user asked for it; when the GPU has no
+    price, the one with the most tokens/s per GPU at full load."""
     capacity_load = ServingLoad(**{**load.__dict__, "users": None, "total_tps": None,
                                    "per_user_tps": load.capacity_tps})
-    best = None
+    best = best_unpriced = None
     for precision, _ in precisions:
         base = plan_serving(ctx, model, choice.gpu, precision, ServingLoad(**{**load.__dict__, "users": 1,
                                                                               "total_tps": None}), count=choice.count)
@@ -209,7 +219,13 @@ def _cheapest_per_token(ctx: Context, model: Model, choice: GpuChoice, precision
                     quality_tier(opt.precision), opt.cost_per_million_tokens_usd)
                     < (quality_tier(best.precision), best.cost_per_million_tokens_usd)):
                 best = opt
-    return best
+            per_gpu = (opt.throughput_tps or 0) / (opt.gpu_count or 1)
+            if best_unpriced is None or (quality_tier(opt.precision), -per_gpu) < (
+                    quality_tier(best_unpriced.precision),
+                    -(best_unpriced.throughput_tps or 0) / (best_unpriced.gpu_count or 1)):
+                best_unpriced = opt
+    # without a price, the configuration with the most tokens/s per GPU at full load (what decides cost)
+    return best or best_unpriced
 
 
 def _recommend(options: list[Option], cheapest: bool) -> int | None:
