@@ -266,6 +266,8 @@ CASES: list[tuple[str, str, dict]] = [
     ("number_owner", "上下文改成16k，并发还是30", {"context_tokens": 16384, "concurrent_users": 30}),
     ("number_owner", "部门300人用，部署 qwen2.5 14b", {"concurrent_users": 300}),
     ("number_owner", "这张卡功耗 450W，跑 qwen2.5 7b", {"power_watts": 450.0}),
+    ("number_owner", "租4张A100一周要多少钱", {"duration_hours": 168.0, "gpus": [("a100-sxm-80gb", 4)]}),
+    ("number_owner", "预算8万，租几张4090合适", {"budget": Money(amount=80_000, currency="cny")}),
 ]
 
 

@@ -145,6 +145,12 @@ class Context:
                 self.lack("no_cny_rate")
             else:
                 self.assume("cny_rate_used", rate=rate[0], rate_date=rate[1])
+        if self.zh:
+            # a team in mainland China reads these as overseas prices: say so (domestic clouds rarely publish lists)
+            overseas = sorted({o.price.provider_name for o in options if o.price is not None and
+                               (pf := self.kb.providers.get(o.price.provider)) is not None and pf.market == "global"})
+            if overseas:
+                self.assume("overseas_prices", providers=overseas)
         dates = sorted({d for d in self.price_dates if d} | {o.price.as_of for o in options
                                                              if o.price is not None and o.price.as_of})
         return Answer(query=self.query, intent=intent or self.query.intent, title=title, headline=headline,

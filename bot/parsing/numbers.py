@@ -105,11 +105,13 @@ def chinese_numerals_to_digits(text: str, lex: Lexicon) -> str:
     pattern = _zh_pattern(chars, lex.counter_pattern)
 
     def repl(m: re.Match[str]) -> str:
+        start = m.start()
+        if start and m.string[start - 1].isdigit() and m.group(1)[0] in lex.zh_multipliers:
+            return m.group(0)  # "10万": a scale of the digits before it, read by the number scanner
         value = _chinese_value(m.group(1), lex)
         if value is None:
             return m.group(0)
         digits = (f"{value:g}" if value != int(value) else str(int(value))) + " "
-        start = m.start()
         return (" " + digits) if start and m.string[start - 1].isascii() and m.string[start - 1].isalnum() else digits
 
     return pattern.sub(repl, text)
@@ -117,5 +119,6 @@ def chinese_numerals_to_digits(text: str, lex: Lexicon) -> str:
 
 @lru_cache(maxsize=4)
 def _zh_pattern(chars: str, counters: str) -> re.Pattern[str]:
-    # not after digits: "10万人民币" is 10 x 10^4 (a scale of the digits, read by the number scanner)
-    return re.compile(rf"(?<![第0-9.])([{re.escape(chars)}]+)\s*(?={counters})")
+    # not after an ordinal or a decimal point; after digits only a numeral that starts with a digit ("H100一周"),
+    # not a scale ("10万人民币" is 10 x 10^4, read by the number scanner; see repl)
+    return re.compile(rf"(?<![第.])([{re.escape(chars)}]+)\s*(?={counters})")

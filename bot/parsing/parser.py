@@ -135,6 +135,10 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
             if any(c.isdigit() for c in m.group(0)) and m.start() not in name_spans:
                 vocab_spans.add(m.span())
     scan = scan_quantities(low, lex, SpanSet([*name_spans.spans(), *paste_spans.spans(), *vocab_spans.spans()]))
+    # an amount with no currency is in the currency of the question's language (yuan in Chinese, dollars else)
+    default_currency = "cny" if detect_language(cleaned) == "zh" else "usd"
+    for f in scan.all("money"):
+        f.value["currency"] = f.value["currency"] or default_currency
     fields = _quantity_fields(scan, notes)
     precisions, kv_precision = _precisions(low, lex, vocab_spans, model_spans)
     models = _models(model_found, low, pasted, unknown, notes, vocab_spans)

@@ -165,18 +165,19 @@ class _Scanner:
                         end += limit_after.end()
                 elif lex.budget_words.search(window) or re.search(lex.limit_words.pattern + r"\s*$", window):
                     role = "budget"
-                self.claim("money", {"amount": amount, "currency": currency or "usd", "period": period,
+                self.claim("money", {"amount": amount, "currency": currency, "period": period,
                                      "per_gpu": per_gpu, "role": role}, start, end)
 
     def bare_budgets(self) -> None:
-        """"budget 10k", "budget of 5000": a budget word before a number with no currency means USD."""
+        """"budget 10k", "budget of 5000", "预算5万": a budget word before a number with no currency (the parser
+        gives it the currency of the question's language)."""
         pattern = re.compile(rf"(?:{self.lex.budget_words.pattern})\s*(?:of|is|=|:|~|around|about)?\s*{self.num}")
         unit = _any_unit(self.lex)
         for m in pattern.finditer(self.low):
             if unit.match(self.low, m.end()):
                 continue  # "i have 2 gpus", "spend 3 days": a count or a duration, not money
             if self.free(m.start("num"), m.end()):
-                self.claim("money", {"amount": number_value(m, self.lex), "currency": "usd", "period": None,
+                self.claim("money", {"amount": number_value(m, self.lex), "currency": None, "period": None,
                                      "per_gpu": False, "role": "budget"}, m.start(), m.end())
 
     # ------------------------------------------------------------------ 3. rates
