@@ -195,7 +195,8 @@ def _rank(o: Option) -> tuple:
 
 
 def _alternatives(ctx: Context, model: Model, fixed: list[GpuChoice], load: ServingLoad) -> list[Option]:
-    """When the user's configuration does not work: the nearest ones that do, each labelled with what it changes."""
+    """When the user's configuration does not work: the nearest ones that do, each labelled with what it changes
+    (the fewest GPUs that work, not a larger rented instance)."""
     out: list[Option] = []
     choice = fixed[0]
     gpu = choice.gpu
@@ -203,7 +204,7 @@ def _alternatives(ctx: Context, model: Model, fixed: list[GpuChoice], load: Serv
     # 1. the same GPU, more of them (when the count was fixed)
     if choice.count is not None:
         for precision, _ in precisions_for(ctx, model, gpu)[:1]:
-            p = plan_serving(ctx, model, gpu, precision, load)
+            p = plan_serving(ctx, model, gpu, precision, load, whole_instance=False)
             if p.meets and p.count != choice.count:
                 out.append(serving_option(ctx, p, changes=["count"]))
     # 2. the same GPU and count, another precision (when the precision was fixed or unsupported)
@@ -230,7 +231,7 @@ def _alternatives(ctx: Context, model: Model, fixed: list[GpuChoice], load: Serv
         limit = max(choice.count or 1, 8)
         for g in bigger:
             precision = q.precisions[0] if q.precisions else precisions_for(ctx, model, g)[0][0]
-            p = plan_serving(ctx, model, g, precision, load)
+            p = plan_serving(ctx, model, g, precision, load, whole_instance=False)
             if p.meets and p.count <= limit:
                 out.append(serving_option(ctx, p, changes=["gpu"]))
                 break
