@@ -86,8 +86,11 @@ def _hardware(ctx: Context) -> Answer:
         if q.providers and any(not r.changes for r in rows):
             rows = [r for r in rows if not r.changes]  # the providers named, and only them, when they have it
         if "cheapest" in q.asks:
-            # "cheapest": the lowest total first, marketplace and undated rows included (their caveats are said)
-            rows.sort(key=lambda o: (bool(o.changes), o.total_cost_usd if o.total_cost_usd is not None else 1e18))
+            # "cheapest": the lowest total first, marketplace and undated rows included (their caveats are said);
+            # with no count given, the lowest price per GPU-hour (an 8-GPU node can be the cheapest way to a GPU)
+            stated = bool(mention.count or q.gpu_count)
+            rows.sort(key=lambda o: (bool(o.changes), (o.total_cost_usd if stated else o.price.price_per_gpu_hour_usd)
+                                     if o.price is not None else 1e18))
         options += rows
         headline_groups.append((gpu, count, rows, mention))
     shown = _shown(ctx, options)
@@ -95,6 +98,7 @@ def _hardware(ctx: Context) -> Answer:
         caveats(ctx, o)
     headline = _headline(ctx, headline_groups, hours)
     details = _cheapest_list_price(ctx, headline_groups) if "cheapest" in q.asks else []
+    details += _without_idle(headline_groups)
     limit = ctx.hourly_limit_usd()
     if limit is not None and headline_groups:
         headline, details = _against_limit(ctx, headline_groups, hours, limit, headline, details)
@@ -137,6 +141,23 @@ def _against_limit(ctx: Context, groups, hours: float, limit: tuple[float, bool,
                 price_usd=o.price.price_per_hour_usd, budget_usd=budget_usd,
                 limit_usd=usd if kind == "limit" else None,
                 affordable_hours=(budget_usd / o.price.price_per_hour_usd) if budget_usd else None), details
+
+
+def _without_idle(groups) -> list:
+    """When the leading row rents more GPUs than asked (an 8-GPU node for one GPU): the cheapest row that rents
+    just the GPUs asked."""
+    out = []
+    for _gpu, _count, rows, _mention in groups:
+        asked = [r for r in rows if not r.changes and r.price]
+        if not asked or asked[0].price.idle_gpus == 0:
+            continue
+        exact = min((r for r in asked if r.price.idle_gpus == 0 and r.price.pricing_model == asked[0].price.pricing_model),
+                    key=lambda r: r.price.price_per_hour_usd, default=None)
+        if exact is not None:
+            out.append(note("quote_exact_size", config=config(exact, with_precision=False),
+                            provider=exact.price.provider_name, instance=exact.price.instance_type,
+                            price_usd=exact.price.price_per_hour_usd, pricing_model=_pricing_label(exact)))
+    return out
 
 
 def _cheapest_list_price(ctx: Context, groups) -> list:
@@ -248,6 +269,12 @@ def _headline(ctx: Context, groups, hours: float):
         ratio = firsts[1].price.price_per_hour_usd / firsts[0].price.price_per_hour_usd
         return note("quote_compare", items=items, hours=hours, ratio_x=ratio)
     rows = [r for r in groups[0][2] if not r.changes]
+    asked_terms = [p for p in q.pricing if p != "on_demand"]
+    if len(asked_terms) == 1 and len(q.providers) < 2:
+        # one pricing model asked (spot, a commitment): its best row leads; on-demand rows are the reference
+        rows = [r for r in rows if r.price.pricing_model == asked_terms[0]] or rows
+        if rows:
+            firsts = [rows[0]]
     if len(q.providers) >= 2 or (q.pricing and len({r.price.pricing_model for r in rows}) > 1):
         items = [{"provider": r.price.provider_name, "pricing_model": _pricing_label(r), "price_usd":
                   r.price.price_per_hour_usd, "per_gpu_usd": r.price.price_per_gpu_hour_usd,
@@ -260,7 +287,8 @@ def _headline(ctx: Context, groups, hours: float):
     return note("quote_one", config=config(o, with_precision=False), hours=hours, total_usd=o.total_cost_usd,
                 provider=o.price.provider_name, instance=o.price.instance_type, price_usd=o.price.price_per_hour_usd,
                 per_gpu_usd=o.price.price_per_gpu_hour_usd, pricing_model=_pricing_label(o),
-                as_of=o.price.as_of.isoformat() if o.price.as_of else None)
+                as_of=o.price.as_of.isoformat() if o.price.as_of else None,
+                rented=o.price.gpus_rented if o.price.idle_gpus > 0 else None)
 
 
 def _instance_label(o: Option) -> str:
