@@ -282,3 +282,12 @@ def test_the_largest_model_a_training_budget_buys(kb):
     c = 300_000 / 3.99 * 3600 * 989e12 * mfu * eff.c("training_goodput")
     assert p["params_b"] == pytest.approx((c / 120) ** 0.5 / 1e9)
     assert p["tokens_tokens"] == pytest.approx(20 * p["params_b"] * 1e9)
+
+
+def test_a_named_cloud_without_prices_is_said_not_replaced(kb):
+    # knowledge/prices/common/unpriced_providers.yaml: Alibaba Cloud has no sourced list price; the answer says so
+    # first and prices the GPU elsewhere, labelled as elsewhere.
+    a = ask(kb, "在阿里云租一张 A100 80G 每小时多少钱")
+    assert a.headline.code == "quote_elsewhere"
+    assert any(n.code == "provider_unpriced" for n in a.missing)
+    assert all("provider" in o.changes for o in a.options)

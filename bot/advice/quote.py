@@ -196,6 +196,10 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
                 ctx.lack("no_price_for_instance", instance=mention.instance_type, pricing_model=pricing)
             found = named + [p for p in found if p not in named]
         for provider in providers:
+            if provider in ctx.kb.unpriced_providers:
+                ctx.lack("provider_unpriced", provider=_provider_name(ctx, provider),
+                         china=ctx.kb.unpriced_providers[provider].market == "china_mainland")
+                continue
             if not any(p.offer.provider == provider for p in found):
                 ctx.lack("no_price_at_provider", provider=_provider_name(ctx, provider), gpu_name=gpu.name,
                          count=count, pricing_model=pricing)
@@ -261,6 +265,13 @@ def _headline(ctx: Context, groups, hours: float):
         if asked:
             firsts.append(asked[0])
     if not firsts:
+        others = [r for _g, _c, rows, _m in groups for r in rows if r.changes and r.price]
+        if q.providers and others:
+            o = min(others, key=lambda r: r.price.price_per_hour_usd)
+            return note("quote_elsewhere", providers=[_provider_name(ctx, p) for p in q.providers],
+                        config=config(o, with_precision=False), hours=hours, total_usd=o.total_cost_usd,
+                        provider=o.price.provider_name, instance=o.price.instance_type,
+                        price_usd=o.price.price_per_hour_usd)
         return note("quote_none", items=[{"gpu_count": c, "gpu_name": g.name} for g, c, _, _ in groups])
     if len(firsts) >= 2:
         items = [{"config": config(o, with_precision=False), "instance": o.price.instance_type,
@@ -304,7 +315,10 @@ def _pricing_label(o: Option) -> str:
 
 def _provider_name(ctx: Context, provider: str) -> str:
     pf = ctx.kb.providers.get(provider)
-    return pf.provider_name if pf else provider
+    if pf is not None:
+        return pf.provider_name
+    up = ctx.kb.unpriced_providers.get(provider)
+    return up.name if up is not None else provider
 
 
 # --------------------------------------------------------------------------- a run's cost

@@ -114,6 +114,9 @@ class NameIndex:
         for pf in kb.providers.values():
             for name in (pf.provider, pf.provider_name, *pf.aliases):
                 self._add("provider", name, _Target(pf.provider, name, False))
+        for up in kb.unpriced_providers.values():  # named clouds without prices: recognised, then said unpriced
+            for name in (up.id, up.name, *up.aliases):
+                self._add("provider", name, _Target(up.id, name, False))
         gpu_keys = set(self._exact["gpu"])
         for offer in kb.offers:
             # instance types named like a GPU (Paperspace's "H100", "A100-80G") are GPU names to users
@@ -223,6 +226,8 @@ class NameIndex:
             return self.kb.models[ident].name
         if kind == "provider" and ident in self.kb.providers:
             return self.kb.providers[ident].provider_name
+        if kind == "provider" and ident in self.kb.unpriced_providers:
+            return self.kb.unpriced_providers[ident].name
         return ident  # unlisted ids are their display names
 
     def aliases(self, kind: Kind) -> dict[str, str]:

@@ -54,6 +54,8 @@ from bot.kb.schema import (
     PriceFile,
     PriceOffer,
     UnlistedGpu,
+    UnpricedProvider,
+    UnpricedProviderFile,
 )
 
 __all__ = [
@@ -117,6 +119,7 @@ class KnowledgeBase:
         exchange_rates: exchange-rate id -> ExchangeRate (prices published in CNY).
         catalogs: catalog name (``"gpuhunt"``) -> how its GPU and provider names map to ours.
         engines: engine id -> Engine (documented defaults of vLLM, TensorRT-LLM, ...).
+        unpriced_providers: provider id -> UnpricedProvider (clouds users name that have no price rows).
     """
 
     directory: Path
@@ -135,6 +138,7 @@ class KnowledgeBase:
     features: dict[str, Feature] = field(default_factory=dict)
     exchange_rates: dict[str, ExchangeRate] = field(default_factory=dict)
     catalogs: dict[str, CatalogNames] = field(default_factory=dict)
+    unpriced_providers: dict[str, UnpricedProvider] = field(default_factory=dict)
     engines: dict[str, Engine] = field(default_factory=dict)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -351,6 +355,7 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
     for path, pf in price_files:
         _check_price_file(path, pf, rates, gpus, gpus_unreadable, out)
     catalogs = _load_catalog_names(price_dir / "common", gpus, gpus_unreadable, out)
+    unpriced = _load_unpriced(price_dir / "common" / "unpriced_providers.yaml", price_files, out)
 
     benchmarks: dict[str, Benchmark] = {}
     bench_raw = _read(bench_path, out) if bench_path.exists() else {"benchmarks": []}
@@ -416,7 +421,7 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
     return KnowledgeBase(root, gpus, models, providers, tuple(offers), benchmarks, tuple(instances),
                          engines=engines, features=features, unlisted=tuple(u for _, u in unlisted_rows), claims=claims,
                          claim_constants=constants, article=article, model_families=families, policy=policy,
-                         exchange_rates=rates, catalogs=catalogs)
+                         exchange_rates=rates, catalogs=catalogs, unpriced_providers=unpriced)
 
 
 def _load_claims(
@@ -481,6 +486,29 @@ _FX_TOLERANCE = 5e-4
 CATALOG_MEMORY_TOLERANCE = 0.07
 
 
+def _load_unpriced(path: Path, price_files, out: _Collector) -> dict[str, UnpricedProvider]:
+    """Named clouds without price rows; an id that has a price file is reported (it would hide its prices)."""
+    if not path.exists():
+        return {}
+    raw = _read(path, out)
+    if raw is None:
+        return {}
+    try:
+        items = UnpricedProviderFile.model_validate(raw).providers
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc = list(err["loc"])
+            out.add(path, loc, ".".join(str(p) for p in loc), err["msg"].removeprefix("Value error, "))
+        return {}
+    priced = {pf.provider for _, pf in price_files}
+    result: dict[str, UnpricedProvider] = {}
+    for index, item in enumerate(items):
+        if item.id in priced or item.id in result:
+            out.add(path, ["providers", index, "id"], "id", f"provider {item.id!r} is priced or listed twice")
+        result[item.id] = item
+    return result
+
+
 def _load_exchange_rates(path: Path, out: _Collector) -> dict[str, ExchangeRate]:
     if not path.exists():
         return {}
@@ -541,8 +569,8 @@ def _load_catalog_names(directory: Path, gpus: dict[str, Gpu], gpus_unreadable: 
                         out: _Collector) -> dict[str, CatalogNames]:
     result: dict[str, CatalogNames] = {}
     for path in sorted(directory.glob("*.yaml")) if directory.is_dir() else []:
-        if path.name == "exchange_rates.yaml":
-            continue
+        if path.name in ("exchange_rates.yaml", "unpriced_providers.yaml"):
+            continue  # the other common files; every remaining one maps a live catalog
         raw = _read(path, out)
         if raw is None:
             continue

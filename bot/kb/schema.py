@@ -705,6 +705,23 @@ class PriceFile(_Strict):
         return self
 
 
+class UnpricedProvider(_Strict):
+    """A cloud users name that has no price rows (``prices/common/unpriced_providers.yaml``)."""
+
+    id: str
+    name: str
+    market: Literal["global", "china_mainland"] = "global"
+    aliases: list[str] = Field(default_factory=list)
+
+
+class UnpricedProviderFile(_Strict):
+    """``prices/common/unpriced_providers.yaml``: named clouds without sourced prices."""
+
+    as_of: date
+    source: Annotated[str, Field(min_length=10)]
+    providers: list[UnpricedProvider]
+
+
 class ExchangeRate(_Strict):
     """A dated exchange rate prices published in another currency are converted to USD with.
 

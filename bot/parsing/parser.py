@@ -477,6 +477,13 @@ def _providers(low: str, tables: ParserTables, lex: Lexicon, gpus: list[FoundGpu
             i += n
         else:
             i += 1
+    # names in Chinese ("阿里云", "共绩算力") are matched as substrings: Chinese text has no word boundaries
+    for key, provider in keys.items():
+        if not key.isascii():
+            at = low.find(key)
+            if at >= 0 and not any(p == provider for _, p in found):
+                found.append((at, provider))
+                spans.add((at, at + len(key)))
     # "aws, gcp, lambda and runpod": a common word in a list of providers is one too
     for start, end, provider in pending:
         for other, _ in list(found):
