@@ -251,8 +251,9 @@ def _form_query(form: SizingForm | QuoteForm, kb: KnowledgeBase) -> Query:
 def _form_of(query: Query, kb: KnowledgeBase) -> SizingForm | QuoteForm | None:
     """The form that asks ``query`` again, or ``None`` when no form can say it.
 
-    A quote of one GPU type becomes the quote form; serving one model (sizing or a comparison) the
-    sizing form. What the form has no field for (an engine, a KV-cache precision) is not carried.
+    A quote of one GPU type becomes the quote form; serving one model (sizing, a comparison, the best
+    setup under a budget) the sizing form, whose budget field keeps the budget. What the form has no field
+    for (an engine, a KV-cache precision) is not carried.
     """
     gpus = [g for g in query.gpus if g.id in kb.gpus and not g.capacity_only]
     if query.intent == "quote":
@@ -265,7 +266,7 @@ def _form_of(query: Query, kb: KnowledgeBase) -> SizingForm | QuoteForm | None:
         return QuoteForm(gpu_id=gpus[0].id, count=gpus[0].count or query.gpu_count or 1,
                          duration_hours=query.duration_hours, pricing=pricing,
                          provider=query.providers[0] if query.providers and query.providers[0] in kb.providers else None)
-    if query.intent not in ("size_inference", "compare") or len(query.models) != 1:
+    if query.intent not in ("size_inference", "compare", "recommend") or len(query.models) != 1:
         return None
     mention = query.models[0]
     model = kb.models.get(mention.id) if mention.id else None
