@@ -115,7 +115,7 @@ def test_image_has_a_cjk_font_for_chinese_charts():
     # the final stage gets Noto Sans CJK from the build stage (no package manager there) and builds its font list.
     from bot.render.charts import _CJK_FAMILIES
 
-    build, final = DOCKERFILE.split("\nFROM ")[0], DOCKERFILE.split("\nFROM ")[-1]
+    build, final = DOCKERFILE.split("\nFROM ")[1:3]
     assert "fonts-noto-cjk" in build and "NotoSansCJK-Regular.ttc" in build
     assert "COPY --from=build /opt/fonts/noto-cjk /usr/share/fonts/" in final
     assert "Noto Sans CJK SC" in _CJK_FAMILIES  # a family NotoSansCJK-Regular.ttc holds
