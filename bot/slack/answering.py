@@ -34,7 +34,9 @@ from bot.pricing.offers import (
     CATALOG_STALE_AFTER_DAYS,
     STALE_AFTER_DAYS,
     ProviderPriceStatus,
+    current_catalog,
     provider_status,
+    set_catalog,
 )
 from bot.render.blockkit import TABLE_ROWS, render_assumptions, render_message
 from bot.render.compose import compose
@@ -42,7 +44,7 @@ from bot.render.i18n import renderer_for
 from bot.slack.forms import FORM_PRECISIONS, PRICING_CHOICES, QuoteForm, SizingForm
 
 __all__ = ["CATALOG_STALE_AFTER_DAYS", "EXAMPLE_QUESTIONS", "STALE_AFTER_DAYS", "AnswerFunction", "AnswerRequest", "ProviderPriceStatus", "Reply", "answer_message",
-           "form_for", "price_status"]
+           "catalog_generation", "form_for", "price_status", "use_stored_catalog"]
 
 log = logging.getLogger("gpu_advisor.answering")
 
@@ -322,3 +324,34 @@ def price_status(kb: KnowledgeBase, today: date) -> list[ProviderPriceStatus]:
     """The price data's age per provider (:func:`bot.pricing.offers.provider_status`), from the refreshed
     catalog when one was handed to pricing in this process, else from the curated prices."""
     return provider_status(kb, today=today)
+
+
+def catalog_generation() -> int | None:
+    """The generation of the refreshed price catalog this process prices with, or ``None`` (curated only).
+
+    The serving process's is kept current by the scheduled refresh (:mod:`bot.pricing.schedule`); answer
+    workers follow it with :func:`use_stored_catalog`.
+    """
+    catalog = current_catalog()
+    return catalog.generation if catalog is not None else None
+
+
+def use_stored_catalog(database_url: str | None) -> None:
+    """Price with the refreshed catalog stored in ``database_url`` (read on first use), or with the curated
+    prices only when ``database_url`` is ``None``. A store that cannot be read leaves the curated prices
+    (logged with the exception's type).
+    """
+    if database_url is None:
+        set_catalog(None)
+        return
+
+    def load():
+        from bot.storage.catalog_read import read_catalog
+
+        try:
+            return read_catalog(database_url)
+        except Exception as exc:  # noqa: BLE001 - answer with the curated prices rather than not at all
+            log.warning("refreshed prices not readable: %s; curated prices only", type(exc).__name__)
+            return None
+
+    set_catalog(load)

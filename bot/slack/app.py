@@ -104,7 +104,8 @@ def make_client(settings: Settings, token: str | None = None) -> WebClient:
 
 def answer_pool_from_settings(settings: Settings, kb: KnowledgeBase | None = None,
                               answer_fn: AnswerFunction | None = None) -> AnswerPool:
-    """The :class:`AnswerPool` that ``GPU_ADVISOR_ANSWER_*``, ``LOG_LEVEL`` and ``LOG_FORMAT`` describe.
+    """The :class:`AnswerPool` that ``GPU_ADVISOR_ANSWER_*``, ``LOG_LEVEL``, ``LOG_FORMAT`` and ``DATABASE_URL``
+    (where workers read the refreshed price catalog) describe.
 
     Args:
         settings: the settings.
@@ -113,7 +114,8 @@ def answer_pool_from_settings(settings: Settings, kb: KnowledgeBase | None = Non
     """
     return AnswerPool(workers=settings.gpu_advisor_answer_workers, queue=settings.gpu_advisor_answer_queue,
                       timeout_s=settings.gpu_advisor_answer_timeout_seconds, log_level=settings.log_level,
-                      log_format=settings.log_format, knowledge=kb, answer_fn=answer_fn or answer_message)
+                      log_format=settings.log_format, knowledge=kb, answer_fn=answer_fn or answer_message,
+                      catalog_url=settings.database_url)
 
 
 def _apology(failure: AnswerFailure) -> str:
