@@ -80,3 +80,14 @@ def test_a_short_table_shows_five_rows_and_says_how_many_more():
     table = next(b["text"]["text"] for b in blocks if b["type"] == "section" and b["text"]["text"].startswith("```"))
     assert TABLE_ROWS == 5 and table.count("\nr") == 5
     assert table.endswith("+3 more rows: press Show all options")
+
+
+def test_a_column_without_any_value_is_left_out_of_the_slack_table():
+    # no price for any option: "$/h" and "total" would print n/a down the table; a column with one value stays
+    table = Table(columns=["config", "usd_per_hour", "total_usd"],
+                  rows=[[{"gpu_count": 2, "gpu_name": "RTX 3090"}, None, None],
+                        [{"gpu_count": 4, "gpu_name": "RTX 3090"}, None, 120.0]])
+    text = next(b["text"]["text"] for b in render_message(_answer(table=table))["blocks"]
+                if b["type"] == "section" and b["text"]["text"].startswith("```"))
+    header = text.split("```")[1].split("\n")[0].split()
+    assert header == ["config", "total"]

@@ -7,7 +7,7 @@ warnings, then a context line (assumptions folded, price dates, sources) and but
 section, 150 in a header, 75 on a button, 10 context elements and 12,000 characters of text overall
 (measured as the whole JSON of the blocks, markup included, so the text is always under it). Whatever is cut
 is said, never dropped silently: "+3 more rows" under a short table; a long table is split over several
-sections rather than cut mid-row; when the message is still too long, the least needed parts go first (the
+sections rather than cut mid-row (and columns with no value in any shown row are left out); when the message is still too long, the least needed parts go first (the
 last table parts, then supporting lines and warnings) and a line under the headline says how many parts are
 not shown. User text echoed back is escaped (``&``, ``<``, ``>``) so ``<!channel>`` can never ping anyone.
 """
@@ -96,7 +96,8 @@ def render_blocks(answer: Answer, *, show_assumptions: bool = False, show_all: b
         if len(c.rows) > len(rows):
             n = len(c.rows) - len(rows)
             more = escape_mrkdwn(c.labels.get("more_rows_n", "").format(n=n) or f"+{n}")
-        chunks = _table_sections(c.columns, rows, reserve=len(more) + 1)
+        columns, rows = _informative_columns(answer, c.columns, rows)
+        chunks = _table_sections(columns, rows, reserve=len(more) + 1)
         chunks[-1] += "\n" + more if more else ""
         body += [(_KEEP_TABLE if i == 0 else _KEEP_MORE_TABLE, _section(chunk)) for i, chunk in enumerate(chunks)]
     if c.warnings:
@@ -120,6 +121,20 @@ def render_blocks(answer: Answer, *, show_assumptions: bool = False, show_all: b
                           value=json.dumps({"c": action_context or "", "v": value[:1000]}, ensure_ascii=False))
             for action_id, label, value in c.buttons[:5]]))
     return _fit(c, head, body, tail)
+
+
+def _informative_columns(answer: Answer, columns: list[str], rows: list[list[str]]
+                         ) -> tuple[list[str], list[list[str]]]:
+    """``columns`` and ``rows`` without the columns that have no value in any row shown (every raw value
+    ``None``, e.g. no price for any option), which would only print "n/a" down the table and widen it past a
+    Slack message's width. Decided on the typed table (``answer.table``), not on the formatted cells."""
+    raw = answer.table.rows[: len(rows)] if answer.table is not None else []
+    if len(raw) != len(rows) or not columns:
+        return columns, rows
+    keep = [i for i in range(len(columns)) if any(i < len(r) and r[i] is not None for r in raw)]
+    if not keep or len(keep) == len(columns):
+        return columns, rows
+    return [columns[i] for i in keep], [[row[i] for i in keep if i < len(row)] for row in rows]
 
 
 def _table_sections(columns: list[str], rows: list[list[str]], reserve: int = 0) -> list[str]:

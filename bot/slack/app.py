@@ -77,6 +77,7 @@ RESET_WORDS = {"reset", "new", "start over", "重新开始", "重置"}
 #: Slack caps button values at 2,000 characters.
 _CONTEXT_ID = re.compile(r"^[0-9a-f]{0,32}$")
 MAX_BUTTON_VALUE_CHARS = 2_000
+_USER_ID = re.compile(r"^[UW][A-Z0-9]{2,30}$")
 
 TAMPERED_TEXT = ("I could not read that button: it does not look like one of mine. "
                  "Please ask the question again.")
@@ -144,6 +145,18 @@ def _utf8(value: Any) -> Any:
     if isinstance(value, list):
         return [_utf8(v) for v in value]
     return value
+
+
+def _asked_by(message: dict[str, Any], user: Any, form: str) -> dict[str, Any]:
+    """``message`` with a context line naming who asked with which form (before its buttons), so a form's
+    answer in a channel says whose question it is, as a slash command's response does. Unchanged when
+    the message is at Slack's 50-block limit or ``user`` is not a user id."""
+    blocks = list(message.get("blocks") or [])
+    if not blocks or len(blocks) >= 50 or not isinstance(user, str) or not _USER_ID.match(user):
+        return message
+    line = {"type": "context", "elements": [{"type": "mrkdwn", "text": f"<@{user}> asked with the {form} form"}]}
+    at = len(blocks) - 1 if blocks[-1].get("type") == "actions" else len(blocks)
+    return {**message, "blocks": [*blocks[:at], line, *blocks[at:]]}
 
 
 def _button_value(raw: Any) -> tuple[str, str] | None:
@@ -448,7 +461,8 @@ def build_app(
         typed = body.get("value") if isinstance(body.get("value"), str) else ""
         ack(options=gpu_options(kb_provider(), typed[:100]))
 
-    def on_form(reader: Callable[[dict[str, Any], KnowledgeBase], Any], first_field: str) -> Callable[..., None]:
+    def on_form(reader: Callable[[dict[str, Any], KnowledgeBase], Any], first_field: str,
+                name: str) -> Callable[..., None]:
         def handler(ack, body: dict, view: dict, client: WebClient, context) -> None:
             state = (view.get("state") or {}).get("values") or {}
             form = reader(state if isinstance(state, dict) else {}, kb_provider())
@@ -474,8 +488,9 @@ def build_app(
                                ref=outcome.ref)
                         return
                     audit(team_id, "form", outcome.intent, started, "answered")
+                    message = _asked_by(outcome.message, user, name) if place.channel else outcome.message
                     posted = deliver(client, channel=place.channel, thread_ts=place.thread_ts, user=user,
-                                     message=outcome.message)
+                                     message=message)
                     if posted is None:
                         report(context, "view", callback, "post_failed", intent=outcome.intent)
                         return
@@ -500,8 +515,8 @@ def build_app(
             ack()  # closes the modal; the answer follows in the channel or a DM
         return handler
 
-    app.view(SIZING_CALLBACK)(on_form(read_sizing_form, "model"))
-    app.view(QUOTE_CALLBACK)(on_form(read_quote_form, "gpu"))
+    app.view(SIZING_CALLBACK)(on_form(read_sizing_form, "model", "sizing"))
+    app.view(QUOTE_CALLBACK)(on_form(read_quote_form, "gpu", "quote"))
 
     @app.shortcut(SIZE_SHORTCUT)
     def on_size_shortcut(ack, body: dict, client: WebClient, context) -> None:

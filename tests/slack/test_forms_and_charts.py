@@ -171,6 +171,8 @@ def test_good_submission_posts_the_answer_where_the_command_was_run(running_app)
     assert_valid_blocks(blocks)
     assert "Llama 3 70B" in posted.params["text"] and "200" in posted.params["text"]
     assert {"show_assumptions", "open_form"} <= set(_buttons(blocks))
+    assert blocks[-2] == {"type": "context", "elements": [{"type": "mrkdwn",
+                                                           "text": "<@U0000001> asked with the sizing form"}]}
     # the answer's thread continues the conversation: a mention there follows up on the form's question
     stored = running_app.store.load_context(f"{TEAM_ID}:C0000001:1764417600.000001")
     assert stored is not None and json.loads(stored.query_json)["concurrent_users"] == 200
