@@ -44,7 +44,7 @@ from bot.render.i18n import renderer_for
 from bot.slack.forms import FORM_PRECISIONS, PRICING_CHOICES, QuoteForm, SizingForm
 
 __all__ = ["CATALOG_STALE_AFTER_DAYS", "EXAMPLE_QUESTIONS", "STALE_AFTER_DAYS", "AnswerFunction", "AnswerRequest", "ProviderPriceStatus", "Reply", "answer_message",
-           "catalog_generation", "form_for", "price_status", "use_stored_catalog"]
+           "catalog_generation", "form_for", "price_status", "use_stored_catalog", "warm_up_charts"]
 
 log = logging.getLogger("gpu_advisor.answering")
 
@@ -355,3 +355,14 @@ def use_stored_catalog(database_url: str | None) -> None:
             return None
 
     set_catalog(load)
+
+
+def warm_up_charts() -> None:
+    """Import matplotlib's Agg drawing and find the CJK font now (about 0.6 s), so that a worker's first
+    chart does not delay its answer by that much. Called by answer workers as they start."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: F401
+    from matplotlib.figure import Figure  # noqa: F401
+
+    from bot.render.charts import cjk_font
+
+    cjk_font()

@@ -50,6 +50,7 @@ from bot.slack.answering import (
     answer_message,
     catalog_generation,
     use_stored_catalog,
+    warm_up_charts,
 )
 
 __all__ = ["WORKER_NICENESS", "AnswerFailure", "AnswerPool", "KnowledgeRef", "new_ref"]
@@ -125,6 +126,10 @@ def _init_worker(log_level: str, log_format: str, ref: KnowledgeRef | None, cata
         pass
     if ref is not None:
         _knowledge(ref)  # warm: the first answer does not pay for loading
+        try:
+            warm_up_charts()  # nor for importing matplotlib to draw its chart
+        except Exception as exc:  # noqa: BLE001 - charts are drawn (or skipped, logged) when answering
+            log.warning("charts not warmed up: %s", describe_exception(exc))
 
 
 def _answer_safely(answer_fn: AnswerFunction, request: AnswerRequest, kb: KnowledgeBase) -> Reply | AnswerFailure:
