@@ -656,10 +656,12 @@ def build_app(
             pool.notify(lambda: respond(response_type="ephemeral", replace_original=False, text=TAMPERED_TEXT))
             report(context, "action", action_id, "tampered")
             return
+        # a button in a message (an ephemeral one, such as help, comes without its message): the answer goes
+        # to that channel, in the message's thread when there is one; from App Home (no channel): a DM
         message = body.get("message") if isinstance(body.get("message"), dict) else {}
         channel = (body.get("channel") or {}).get("id") if isinstance(body.get("channel"), dict) else ""
-        place = FormPlace(channel if isinstance(channel, str) and message else "",
-                          (message.get("thread_ts") or message.get("ts") or "") if channel else "")
+        channel = channel if isinstance(channel, str) else ""
+        place = FormPlace(channel, (message.get("thread_ts") or message.get("ts") or "") if channel else "")
         stored_id = value[0]
 
         def view() -> dict[str, Any]:

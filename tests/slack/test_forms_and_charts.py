@@ -340,6 +340,18 @@ def test_size_it_on_home_opens_a_form_answered_in_a_dm(running_app):
     assert view["callback_id"] == "gpu_size_form" and json.loads(view["private_metadata"]) == {"c": "", "t": ""}
 
 
+def test_size_it_on_an_ephemeral_help_opens_a_form_answered_in_that_channel(running_app):
+    # block_actions from an ephemeral message carry the channel but not the message
+    payload = {"type": "block_actions", "team": {"id": TEAM_ID}, "user": {"id": "U0000001"}, "api_app_id": "A0000001",
+               "token": "x", "trigger_id": "5.5.7", "channel": {"id": "C0000002"},
+               "container": {"type": "message", "message_ts": "1.2", "channel_id": "C0000002", "is_ephemeral": True},
+               "response_url": running_app.mock.response_url_base + "help",
+               "actions": [{"action_id": "open_form", "block_id": "b", "value": '{"c": "", "v": ""}',
+                            "type": "button", "action_ts": "1"}]}
+    running_app.action(payload)
+    assert json.loads(_opened_view(running_app)["private_metadata"]) == {"c": "C0000002", "t": ""}
+
+
 def test_global_shortcut_opens_the_quote_form(running_app):
     running_app.action({"type": "shortcut", "team": {"id": TEAM_ID}, "user": {"id": "U0000001"},
                         "api_app_id": "A0000001", "token": "x", "trigger_id": "4.4.4", "callback_id": "quote_gpus"})
