@@ -78,6 +78,8 @@ RESET_WORDS = {"reset", "new", "start over", "重新开始", "重置"}
 _CONTEXT_ID = re.compile(r"^[0-9a-f]{0,32}$")
 MAX_BUTTON_VALUE_CHARS = 2_000
 _USER_ID = re.compile(r"^[UW][A-Z0-9]{2,30}$")
+#: Slack's limit on a message's text, held by the renderer (bot.render.blockkit.MAX_TOTAL_TEXT, measured as JSON).
+MAX_MESSAGE_CHARS = 12_000
 
 TAMPERED_TEXT = ("I could not read that button: it does not look like one of mine. "
                  "Please ask the question again.")
@@ -150,11 +152,14 @@ def _utf8(value: Any) -> Any:
 def _asked_by(message: dict[str, Any], user: Any, form: str) -> dict[str, Any]:
     """``message`` with a context line naming who asked with which form (before its buttons), so a form's
     answer in a channel says whose question it is, as a slash command's response does. Unchanged when
-    the message is at Slack's 50-block limit or ``user`` is not a user id."""
+    the line would take the message over Slack's limits (50 blocks, :data:`MAX_MESSAGE_CHARS`) or ``user``
+    is not a user id."""
     blocks = list(message.get("blocks") or [])
     if not blocks or len(blocks) >= 50 or not isinstance(user, str) or not _USER_ID.match(user):
         return message
     line = {"type": "context", "elements": [{"type": "mrkdwn", "text": f"<@{user}> asked with the {form} form"}]}
+    if len(json.dumps([*blocks, line], ensure_ascii=False)) > MAX_MESSAGE_CHARS:
+        return message
     at = len(blocks) - 1 if blocks[-1].get("type") == "actions" else len(blocks)
     return {**message, "blocks": [*blocks[:at], line, *blocks[at:]]}
 
