@@ -108,3 +108,15 @@ def test_readme_says_what_is_verified_where():
     section = readme.split("## Run with Docker Compose", 1)[1].split("\n## ", 1)[0]
     assert "Not verified here" in section and "CI" in section
     assert shlex.split("docker compose up -d --build")[0] in section
+
+
+def test_image_has_a_cjk_font_for_chinese_charts():
+    # Charts of Chinese answers are drawn in Chinese only when matplotlib finds a CJK font (bot/render/charts.py);
+    # the final stage gets Noto Sans CJK from the build stage (no package manager there) and builds its font list.
+    from bot.render.charts import _CJK_FAMILIES
+
+    build, final = DOCKERFILE.split("\nFROM ")[1:3]
+    assert "fonts-noto-cjk" in build and "NotoSansCJK-Regular.ttc" in build
+    assert "COPY --from=build /opt/fonts/noto-cjk /usr/share/fonts/" in final
+    assert "Noto Sans CJK SC" in _CJK_FAMILIES  # a family NotoSansCJK-Regular.ttc holds
+    assert re.search(r"MPLCONFIGDIR=/opt/matplotlib", final) and "cjk_font()" in final

@@ -21,9 +21,16 @@ def test_manifest_is_valid(http_url):
 
 
 def test_manifest_has_what_the_bot_needs():
+    from bot.slack.app import QUOTE_SHORTCUT, SIZE_SHORTCUT
+
     manifest = load_manifest()
     scopes = set(manifest["oauth_config"]["scopes"]["bot"])
     assert {"app_mentions:read", "chat:write", "im:history", "commands"} <= scopes
+    assert "files:write" in scopes  # files.getUploadURLExternal / files.completeUploadExternal (charts)
+    assert manifest["settings"]["interactivity"]["is_enabled"] is True  # buttons, forms, typeahead menus
+    shortcuts = {s["callback_id"]: s for s in manifest["features"]["shortcuts"]}
+    assert set(shortcuts) == {SIZE_SHORTCUT, QUOTE_SHORTCUT}  # the app listens for exactly these
+    assert all(s["type"] == "global" and len(s["name"]) <= 24 for s in shortcuts.values())
     assert {c["command"] for c in manifest["features"]["slash_commands"]} == {"/gpu", "/gpu-quote", "/gpu-size"}
     assert set(manifest["settings"]["event_subscriptions"]["bot_events"]) == {
         "app_mention", "message.im", "app_home_opened"}
@@ -36,6 +43,7 @@ def test_http_manifest_fills_request_urls():
     url = "https://gpu.example.com/slack/events"
     assert manifest["settings"]["event_subscriptions"]["request_url"] == url
     assert manifest["settings"]["interactivity"]["request_url"] == url
+    assert manifest["settings"]["interactivity"]["message_menu_options_url"] == url  # external_select options
     assert all(c["url"] == url for c in manifest["features"]["slash_commands"])
     assert manifest["settings"]["socket_mode_enabled"] is False
 

@@ -24,7 +24,8 @@ def load_manifest(http_url: str | None = None) -> dict[str, Any]:
 
     Args:
         http_url: the public base URL of an HTTP-mode deployment (``https://host``). When
-            given, events, interactivity and every slash command point at ``{http_url}/slack/events``,
+            given, events, interactivity, the options load URL of the typeahead menus and every slash
+            command point at ``{http_url}/slack/events``,
             the OAuth redirect URL is ``{http_url}/slack/oauth_redirect`` (multi-workspace installs)
             and Socket Mode is turned off; otherwise the manifest is for Socket Mode.
 
@@ -38,6 +39,7 @@ def load_manifest(http_url: str | None = None) -> dict[str, Any]:
         settings = manifest["settings"]
         settings["event_subscriptions"]["request_url"] = url
         settings["interactivity"]["request_url"] = url
+        settings["interactivity"]["message_menu_options_url"] = url
         settings["socket_mode_enabled"] = False
         for command in manifest["features"]["slash_commands"]:
             command["url"] = url

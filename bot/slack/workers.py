@@ -16,7 +16,10 @@ the serving process a CPU-heavy answer holds the GIL that every ack thread needs
   (by the worker for an exception, with its traceback) and shown to the user.
 
 Each worker loads the knowledge base itself and reloads it when the serving process's
-knowledge base changes (a :class:`KnowledgeRef` travels with every request). With
+knowledge base changes (a :class:`KnowledgeRef` travels with every request). Likewise the
+refreshed price catalog: with a ``catalog_url`` (the state store's ``DATABASE_URL``) a worker
+reads the stored catalog whenever the serving process prices with a new generation of it, so
+answers use the same prices as App Home shows. With
 ``GPU_ADVISOR_ANSWER_WORKERS=0`` answers are computed in threads of the serving process instead
 (one at a time), which is simpler to debug but lets CPU-heavy answers slow acks down.
 """
@@ -40,7 +43,15 @@ from pebble import ProcessExpired, ProcessPool
 
 from bot.kb.loader import KnowledgeBase, load_knowledge, set_knowledge
 from bot.ops.logs import configure_logging, describe_exception
-from bot.slack.answering import AnswerFunction, AnswerRequest, Reply, answer_message
+from bot.slack.answering import (
+    AnswerFunction,
+    AnswerRequest,
+    Reply,
+    answer_message,
+    catalog_generation,
+    use_stored_catalog,
+    warm_up_charts,
+)
 
 __all__ = ["WORKER_NICENESS", "AnswerFailure", "AnswerPool", "KnowledgeRef", "new_ref"]
 
@@ -83,6 +94,8 @@ class AnswerFailure:
 # --------------------------------------------------------------------------- inside a worker
 
 _worker_knowledge: tuple[KnowledgeRef, KnowledgeBase] | None = None
+#: The worker's state store URL (``None``: curated prices only) and the catalog generation it prices with.
+_worker_catalog: dict[str, object] = {"url": None, "generation": None}
 
 
 def _knowledge(ref: KnowledgeRef) -> KnowledgeBase:
@@ -95,14 +108,28 @@ def _knowledge(ref: KnowledgeRef) -> KnowledgeBase:
     return _worker_knowledge[1]
 
 
-def _init_worker(log_level: str, log_format: str, ref: KnowledgeRef | None) -> None:
+def _follow_catalog(generation: int | None) -> None:
+    """Price with the stored catalog of ``generation`` (the serving process's), read when it changed."""
+    url = _worker_catalog["url"]
+    if url is None or generation == _worker_catalog["generation"]:
+        return
+    use_stored_catalog(str(url) if generation is not None else None)
+    _worker_catalog["generation"] = generation
+
+
+def _init_worker(log_level: str, log_format: str, ref: KnowledgeRef | None, catalog_url: str | None = None) -> None:
     configure_logging(log_level, log_format)
+    _worker_catalog["url"] = catalog_url
     try:
         os.nice(WORKER_NICENESS)
     except OSError:  # not permitted here: run at the same priority
         pass
     if ref is not None:
         _knowledge(ref)  # warm: the first answer does not pay for loading
+        try:
+            warm_up_charts()  # nor for importing matplotlib to draw its chart
+        except Exception as exc:  # noqa: BLE001 - charts are drawn (or skipped, logged) when answering
+            log.warning("charts not warmed up: %s", describe_exception(exc))
 
 
 def _answer_safely(answer_fn: AnswerFunction, request: AnswerRequest, kb: KnowledgeBase) -> Reply | AnswerFailure:
@@ -115,9 +142,11 @@ def _answer_safely(answer_fn: AnswerFunction, request: AnswerRequest, kb: Knowle
         return AnswerFailure(ref, "error")
 
 
-def _run_in_worker(answer_fn: AnswerFunction, request: AnswerRequest, ref: KnowledgeRef) -> Reply | AnswerFailure:
+def _run_in_worker(answer_fn: AnswerFunction, request: AnswerRequest, ref: KnowledgeRef,
+                   catalog: int | None = None) -> Reply | AnswerFailure:
     try:
         kb = _knowledge(ref)
+        _follow_catalog(catalog)
     except Exception as exc:  # noqa: BLE001 - e.g. the directory changed again and does not validate
         failure = new_ref()
         log.error("worker could not load the knowledge base, reference %s", failure, exc_info=exc,
@@ -158,11 +187,13 @@ class AnswerPool:
             signature; with workers it must be importable by name (a module-level function).
         log_level, log_format: how workers log (``LOG_LEVEL``, ``LOG_FORMAT``).
         knowledge: the knowledge base workers load at start (they follow reloads later).
+        catalog_url: the state store (``DATABASE_URL``) workers read the refreshed price catalog from
+            whenever the serving process prices with a new generation; ``None``: curated prices only.
     """
 
     def __init__(self, *, workers: int = 2, queue: int = 16, timeout_s: float = 10.0,
                  answer_fn: AnswerFunction = answer_message, log_level: str = "INFO", log_format: str = "json",
-                 knowledge: KnowledgeBase | None = None):
+                 knowledge: KnowledgeBase | None = None, catalog_url: str | None = None):
         self.workers = workers
         self.capacity = max(1, workers) + queue
         self.timeout_s = timeout_s
@@ -184,7 +215,7 @@ class AnswerPool:
         if workers > 0:
             initial = self.knowledge_ref(knowledge) if knowledge is not None else None
             self._pool = ProcessPool(max_workers=workers, initializer=_init_worker,
-                                     initargs=(log_level, log_format, initial),
+                                     initargs=(log_level, log_format, initial, catalog_url),
                                      context=multiprocessing.get_context("spawn"))
 
     def knowledge_ref(self, kb: KnowledgeBase) -> KnowledgeRef:
@@ -277,7 +308,8 @@ class AnswerPool:
                 ref = new_ref()
                 log.warning("answer refused: shutting down, reference %s", ref, extra={"ref": ref})
                 return AnswerFailure(ref, "error")
-            future: Future = self._pool.schedule(_run_in_worker, args=(self.answer_fn, request, knowledge),
+            future: Future = self._pool.schedule(_run_in_worker, args=(self.answer_fn, request, knowledge,
+                                                                       catalog_generation()),
                                                  timeout=self.timeout_s)
             self._pending.add(future)
         try:

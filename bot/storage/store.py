@@ -1,4 +1,5 @@
-"""State kept between messages, in SQLAlchemy 2: conversation context, processed events, audit, prices.
+"""State kept between messages, in SQLAlchemy 2: conversation context, processed events, audit, recent
+questions, prices.
 
 SQLite by default (``sqlite:///./gpu-advisor.db``); PostgreSQL with
 ``postgresql+psycopg://...``. Several processes may share one database: deduplication of Slack
@@ -6,7 +7,8 @@ event retries relies on the primary key of ``processed_events`` (an INSERT eithe
 exactly one process or raises IntegrityError in the others), which both back ends enforce.
 
 No message text is ever stored in the audit table; conversation context stores the parsed
-query (JSON) so follow-ups work, and expires.
+query (JSON) so follow-ups work, and expires. A user's last :data:`RECENT_QUESTIONS` questions are kept
+(keyed by team and user, for 30 days) only to show them back to that user on the App Home tab.
 """
 
 from __future__ import annotations
@@ -21,9 +23,16 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sess
 
 from bot.storage.urls import DEFAULT_DATABASE_URL
 
-__all__ = ["DEFAULT_DATABASE_URL", "ConversationContext", "Store", "create_tables"]
+__all__ = ["DEFAULT_DATABASE_URL", "QUESTION_TTL", "RECENT_QUESTIONS", "ConversationContext", "RecentQuestion",
+           "Store", "create_tables"]
 
 CONTEXT_TTL = timedelta(hours=24)
+#: Questions kept per user (team + user) for the App Home tab; older ones are deleted when one is added.
+RECENT_QUESTIONS = 5
+#: A recent question is forgotten after this long (deleted by :meth:`Store.purge_expired`).
+QUESTION_TTL = timedelta(days=30)
+#: Characters of a question kept (Slack messages may hold 40,000; a Home tab line shows far fewer).
+QUESTION_MAX_CHARS = 1000
 EVENT_TTL = timedelta(hours=1)  # Slack retries within minutes (3 retries: ~1 min, ~5 min); an hour is ample
 _DDL_LOCK_KEY = 0x6770752D61647631  # "gpu-adv1": serialises CREATE TABLE across replicas starting together
 
@@ -80,6 +89,16 @@ class ProcessedEventRow(Base):
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
 
 
+class QuestionRow(Base):
+    __tablename__ = "gpu_advisor_recent_questions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    team_id: Mapped[str] = mapped_column(String(32), default="")
+    user_id: Mapped[str] = mapped_column(String(32), index=True)
+    text: Mapped[str] = mapped_column(Text)
+    asked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
 class AuditRow(Base):
     __tablename__ = "gpu_advisor_audit"
 
@@ -102,8 +121,17 @@ class ConversationContext:
     updated_at: datetime
 
 
+@dataclass(frozen=True)
+class RecentQuestion:
+    """A question a user asked: its row id (to ask it again), the text as asked and when."""
+
+    id: int
+    text: str
+    asked_at: datetime
+
+
 class Store:
-    """Conversation context, processed Slack event ids and the audit log, in one database.
+    """Conversation context, processed Slack event ids, recent questions and the audit log, in one database.
 
     Args:
         url: SQLAlchemy URL; ``None`` means :data:`DEFAULT_DATABASE_URL`.
@@ -179,6 +207,47 @@ class Store:
             session.execute(delete(ConversationRow).where(ConversationRow.key == key))
             session.commit()
 
+    # ------------------------------------------------------------------ recent questions
+    def record_question(self, team_id: str | None, user_id: str, text: str, *, now: datetime | None = None) -> None:
+        """Remember that ``user_id`` of ``team_id`` asked ``text`` (shown back to them only, never logged).
+
+        The same text asked again moves to the top instead of being listed twice; beyond
+        :data:`RECENT_QUESTIONS` per user the oldest are deleted. Text is cut to
+        :data:`QUESTION_MAX_CHARS` characters; blank text is ignored.
+        """
+        text = text.strip()[:QUESTION_MAX_CHARS]
+        if not text or not user_id:
+            return
+        now, team = now or _now(), team_id or ""
+        with self._session() as session:
+            mine = (QuestionRow.team_id == team) & (QuestionRow.user_id == user_id)
+            session.execute(delete(QuestionRow).where(mine & (QuestionRow.text == text)))
+            session.add(QuestionRow(team_id=team, user_id=user_id, text=text, asked_at=now))
+            session.flush()
+            keep = select(QuestionRow.id).where(mine).order_by(QuestionRow.asked_at.desc(), QuestionRow.id.desc()
+                                                               ).limit(RECENT_QUESTIONS)
+            session.execute(delete(QuestionRow).where(mine & QuestionRow.id.not_in(list(session.scalars(keep)))))
+            session.commit()
+
+    def recent_questions(self, team_id: str | None, user_id: str, *, now: datetime | None = None
+                         ) -> list[RecentQuestion]:
+        """``user_id``'s last questions in ``team_id``, newest first (at most :data:`RECENT_QUESTIONS`,
+        none older than :data:`QUESTION_TTL`); ``[]`` for a user who never asked."""
+        since = (now or _now()) - QUESTION_TTL
+        with self._session() as session:
+            rows = session.scalars(select(QuestionRow).where(
+                (QuestionRow.team_id == (team_id or "")) & (QuestionRow.user_id == user_id)
+                & (QuestionRow.asked_at > since)).order_by(QuestionRow.asked_at.desc(), QuestionRow.id.desc())
+                .limit(RECENT_QUESTIONS))
+            return [RecentQuestion(r.id, r.text, _aware(r.asked_at)) for r in rows]
+
+    def question(self, team_id: str | None, user_id: str, question_id: int) -> RecentQuestion | None:
+        """One of ``user_id``'s recent questions by id, or ``None`` (another user's, forgotten, or unknown)."""
+        for q in self.recent_questions(team_id, user_id):
+            if q.id == question_id:
+                return q
+        return None
+
     # ------------------------------------------------------------------ audit
     def record_audit(self, *, team_id: str | None, channel_type: str | None, intent: str | None,
                      latency_ms: float | None, outcome: str, now: datetime | None = None) -> None:
@@ -195,13 +264,14 @@ class Store:
 
     # ------------------------------------------------------------------ upkeep
     def purge_expired(self, *, now: datetime | None = None) -> int:
-        """Delete expired contexts and event ids; returns how many rows went."""
+        """Delete expired contexts, event ids and recent questions; returns how many rows went."""
         now = now or _now()
         with self._session() as session:
             a = session.execute(delete(ConversationRow).where(ConversationRow.expires_at <= now)).rowcount
             b = session.execute(delete(ProcessedEventRow).where(ProcessedEventRow.expires_at <= now)).rowcount
+            c = session.execute(delete(QuestionRow).where(QuestionRow.asked_at <= now - QUESTION_TTL)).rowcount
             session.commit()
-        return (a or 0) + (b or 0)
+        return (a or 0) + (b or 0) + (c or 0)
 
     def ping(self) -> bool:
         """True when the database answers ``SELECT 1``."""

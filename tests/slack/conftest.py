@@ -25,6 +25,9 @@ from tests.slack.mock_web_api import TEAM_ID, MockSlack, start_mock_slack
 
 SIGNING_SECRET = "test-signing-secret"
 BLOCK_KIT_SCHEMA = json.loads((REPO / "tests" / "fixtures" / "block-kit.schema.json").read_text(encoding="utf-8"))
+#: The schema's ``modal_view`` as a schema of its own (its ``$ref``s resolve in the copied ``$defs``).
+MODAL_SCHEMA = {"$ref": "#/$defs/modal_view", "$defs": BLOCK_KIT_SCHEMA["$defs"]}
+HOME_SCHEMA = {"$ref": "#/$defs/home_view", "$defs": BLOCK_KIT_SCHEMA["$defs"]}
 
 
 def assert_valid_blocks(blocks: list[dict]) -> None:
@@ -32,6 +35,18 @@ def assert_valid_blocks(blocks: list[dict]) -> None:
     assert 1 <= len(blocks) <= 50
     errors = list(jsonschema.Draft202012Validator(BLOCK_KIT_SCHEMA).iter_errors(blocks))
     assert not errors, jsonschema.exceptions.best_match(errors).message
+
+
+def assert_valid_view(view: dict, schema: dict = MODAL_SCHEMA) -> None:
+    """Valid against Block Kit's ``modal_view`` (or ``home_view``) schema."""
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(view))
+    assert not errors, jsonschema.exceptions.best_match(errors).message
+
+
+def params_json(call, key: str):
+    """A recorded parameter that slack_sdk may send as a JSON string (``blocks``, ``view``)."""
+    value = call.params[key]
+    return json.loads(value) if isinstance(value, str) else value
 
 
 @dataclass
@@ -71,6 +86,24 @@ class RunningApp:
 
     def action(self, payload: dict) -> tuple[int, float]:
         return self.post(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded")
+
+    def interact(self, payload: dict) -> tuple[int, str]:
+        """POST a signed interaction payload (``view_submission``, ``block_suggestion``); (status, response body).
+
+        These are the requests whose HTTP response carries data (field errors, menu options).
+        """
+        body = urlencode({"payload": json.dumps(payload)})
+        ts = str(int(time.time()))
+        signature = SignatureVerifier(SIGNING_SECRET).generate_signature(timestamp=ts, body=body)
+        req = urllib.request.Request(
+            self.base_url + "/slack/events", data=body.encode(), method="POST",
+            headers={"Content-Type": "application/x-www-form-urlencoded", "X-Slack-Request-Timestamp": ts,
+                     "X-Slack-Signature": signature})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                return resp.status, resp.read().decode("utf-8")
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode("utf-8", "replace")
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,9 @@
 """A local mock of Slack's Web API that records every call (in the spirit of bolt-python's
 tests/mock_web_api_server). It answers like Slack for the methods the bot uses, also serves
-``response_url`` posts under ``/response/...``, and can answer 429 with ``Retry-After`` on demand.
+``response_url`` posts under ``/response/...`` and file uploads under ``/upload/...`` (the URL
+``files.getUploadURLExternal`` hands out, recorded as method ``file_upload`` with the bytes), and can
+answer 429 with ``Retry-After`` (or any error) on demand. Parameters sent in the query string (slack_sdk
+sends ``files.getUploadURLExternal``'s that way) are recorded with the body's.
 """
 
 from __future__ import annotations
@@ -75,12 +78,24 @@ def _answer(mock: MockSlack, method: str, params: dict[str, Any]) -> dict[str, A
                 "team_id": TEAM_ID, "user_id": BOT_USER_ID, "bot_id": BOT_ID, "is_enterprise_install": False}
     if method == "chat.postMessage":
         ts = mock.next_ts()
-        return {"ok": True, "channel": params.get("channel"), "ts": ts,
+        channel = params.get("channel") or ""
+        if channel.startswith("U"):  # posting to a user id posts in the app's DM with them
+            channel = "D" + channel[1:]
+        return {"ok": True, "channel": channel, "ts": ts,
                 "message": {"type": "message", "text": params.get("text", ""), "ts": ts, "bot_id": BOT_ID}}
     if method == "chat.postEphemeral":
         return {"ok": True, "message_ts": mock.next_ts()}
-    if method in ("views.publish", "chat.update"):
+    if method in ("views.publish", "chat.update", "views.open"):
         return {"ok": True, "view": {"id": "V0000001"}, "ts": params.get("ts")}
+    if method == "files.getUploadURLExternal":
+        with mock.lock:
+            mock.ts_counter += 1
+            file_id = f"F{mock.ts_counter:08d}"
+        return {"ok": True, "file_id": file_id,
+                "upload_url": f"http://127.0.0.1:{mock.server.server_port}/upload/v1/{file_id}"}
+    if method == "files.completeUploadExternal":
+        files = json.loads(params.get("files") or "[]")
+        return {"ok": True, "files": [{"id": f.get("id"), "title": f.get("title")} for f in files]}
     if method == "oauth.v2.access":
         return {"ok": True, "access_token": "xoxb-installed-token", "token_type": "bot", "scope": "chat:write,commands",
                 "bot_user_id": BOT_USER_ID, "app_id": "A0000001", "team": {"id": TEAM_ID, "name": "Example"},
@@ -100,16 +115,21 @@ def start_mock_slack() -> MockSlack:
         def do_POST(self) -> None:  # noqa: N802 - http.server naming
             mock = holder["mock"]
             length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length).decode("utf-8") if length else ""
+            data_in = self.rfile.read(length) if length else b""
             ctype = self.headers.get("Content-Type", "")
-            if "json" in ctype:
-                params = json.loads(raw or "{}")
+            query = {k: v[0] for k, v in parse_qs(self.path.partition("?")[2]).items()}
+            if self.path.startswith("/upload/"):
+                method, params = "file_upload", {"data": data_in, "length": len(data_in)}
             else:
-                params = {k: v[0] for k, v in parse_qs(raw).items()}
-            if self.path.startswith("/response/"):
-                method = "response_url"
-            else:
-                method = self.path.removeprefix("/api/").split("?")[0]
+                raw = data_in.decode("utf-8")
+                if "json" in ctype:
+                    params = {**query, **json.loads(raw or "{}")}
+                else:
+                    params = {**query, **{k: v[0] for k, v in parse_qs(raw).items()}}
+                if self.path.startswith("/response/"):
+                    method = "response_url"
+                else:
+                    method = self.path.removeprefix("/api/").split("?")[0]
             headers = {k.lower(): v for k, v in self.headers.items()}
             with mock.lock:
                 queued = mock.fail_next.get(method) or []
@@ -129,8 +149,8 @@ def start_mock_slack() -> MockSlack:
                 return
             with mock.lock:
                 mock.calls.append(Call(method, params, headers, path=self.path))
-            if method == "response_url":
-                data = b"ok"
+            if method in ("response_url", "file_upload"):
+                data = b"ok" if method == "response_url" else b"OK - 8"
                 ctype_out = "text/plain"
             else:
                 data = json.dumps(_answer(mock, method, params)).encode()

@@ -96,6 +96,21 @@ def test_the_canary_is_in_no_log_line(faulty_server):
     dm(f"price of 8x H100 {CANARY}", 7)
     mock.wait_for("chat.postEphemeral", 1, timeout=30)
 
+    # a typeahead search and a form with the canary typed in (answered with a field error), and a chart
+    # upload that fails after the canary question's answer
+    status, _ = running.interact({"type": "block_suggestion", "team": {"id": TEAM_ID}, "user": {"id": "U0000001"},
+                                  "action_id": "model_choice", "block_id": "model", "value": CANARY,
+                                  "view": {"id": "V1", "type": "modal", "callback_id": "gpu_size_form"}})
+    assert status == 200
+    status, body = running.interact({"type": "view_submission", "team": {"id": TEAM_ID}, "user": {"id": "U0000001"},
+                                     "view": {"id": "V1", "type": "modal", "callback_id": "gpu_size_form",
+                                              "private_metadata": CANARY, "state": {"values": {
+                                                  "users": {"users": {"type": "number_input", "value": CANARY}}}}}})
+    assert status == 200 and CANARY not in body and "errors" in body
+    mock.fail_next["files.getUploadURLExternal"] = [(200, {}, {"ok": False, "error": "missing_scope"})]
+    dm(f"serve Llama 3 70B to 200 users {CANARY}", 8)
+    mock.wait_for("chat.postMessage", 8, timeout=30)
+
     # refused and ignored requests carrying the canary
     for body, content_type in [
         (f'{{"type": "event_callback", "event": {{"text": "{CANARY}"'.encode(), "application/json"),

@@ -135,7 +135,7 @@ def test_app_home_is_published(running_app):
     view = json.loads(call.params["view"]) if isinstance(call.params["view"], str) else call.params["view"]
     assert view["type"] == "home"
     text = json.dumps(view)
-    assert "/gpu-quote" in text and "Price data as of" in text
+    assert "/gpu-quote" in text and "Price data by provider" in text
     assert_valid_blocks(view["blocks"])
 
 
