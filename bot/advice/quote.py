@@ -111,7 +111,7 @@ def _hardware(ctx: Context) -> Answer:
                                                        for g, c, _, _ in headline_groups], hours=hours),
                       headline=headline, details=details, options=shown, recommendation=0 if shown else None,
                       table=table, actions=next_actions(ctx, None, precision_switch=False,
-                                                        show_all=len(options) > len(shown)))
+                                                        show_all=len(shown) > ctx.policy.serving.shown_options))
 
 
 def _against_limit(ctx: Context, groups, hours: float, limit: tuple[float, bool, str], headline, details):
@@ -243,7 +243,8 @@ def _placement_key(p: Placement) -> tuple:
 
 
 def _shown(ctx: Context, options: list[Option]) -> list[Option]:
-    limit = ctx.policy.serving.shown_options
+    """Every option, the GPU types interleaved so the first rows (what a short answer shows) cover each."""
+    limit = len(options)
     per_gpu: dict[str, list[Option]] = {}
     for o in options:
         per_gpu.setdefault(o.gpu or "", []).append(o)

@@ -76,6 +76,7 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         for precision, _fixed in precisions_for(ctx, model, choice.gpu):
             plans.append(plan_serving(ctx, model, choice.gpu, precision, load, count=choice.count))
     limit = ctx.hourly_limit_usd()
+    before_limit = [p for p in plans if p.meets and p.placement is not None]
     if limit is not None:
         _apply_limit(ctx, plans, limit)
     working = [p for p in plans if p.meets]
@@ -96,7 +97,8 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
             if p.gpu.id not in by_gpu or _plan_key(p) < _plan_key(by_gpu[p.gpu.id]):
                 by_gpu[p.gpu.id] = p
         options = sorted((serving_option(ctx, p) for p in by_gpu.values()), key=_rank)
-    shown = options[:ctx.policy.serving.shown_options]
+    # every option goes into the answer; the renderers show the first rows and say how many more there are
+    shown = options
     rec = next((i for i, o in enumerate(shown) if o.meets), None)
     for o in shown[:3]:
         caveats(ctx, o, ctx.kb.gpus.get(o.gpu.split("@")[0]) if o.gpu else None)
@@ -106,6 +108,15 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
             ctx.warn("quantization_quality", precision=shown[rec].precision, model_name=model_label(model))
     headline = _headline(ctx, model, load, shown, rec)
     details = _details(ctx, model, load, shown, rec)
+    if limit is not None and not working and before_limit:
+        # the price limit, not the hardware, rules everything out: say so with the cheapest that would serve
+        cheapest = min(before_limit, key=lambda p: (quality_tier(p.precision), p.placement.price_per_hour_usd))
+        alt = serving_option(ctx, cheapest, changes=["price"])
+        shown.append(alt)
+        details = _details(ctx, model, load, [alt], 0)
+        headline = note("serve_over_limit", model_name=model_label(model), users=load.users or 1,
+                        limit_usd=limit[0], per_gpu=limit[1], config=config(alt), price_usd=alt.price_per_hour_usd,
+                        provider=alt.price.provider_name if alt.price else None)
     q = ctx.query
     if rec is not None and fixed and "fit" in q.asks and not q.precisions and headline.code in ("fit_yes", "serve_one"):
         # "does it fit" with no format named: the model as released first; a quantized fit comes second
@@ -128,7 +139,7 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
                                  total_tps=load.total_tps),
                       headline=headline, details=details, options=shown, recommendation=rec,
                       table=_table(shown), actions=next_actions(ctx, shown[rec] if rec is not None else None,
-                                                                show_all=len(options) > len(shown)))
+                                                                show_all=len(options) > ctx.policy.serving.shown_options))
 
 
 def _budget_buys(ctx: Context, model: Model, choice: GpuChoice, load: ServingLoad, hourly_usd: float):
