@@ -88,7 +88,9 @@ def test_quantities(kb, text, field, expected):
     ("qwen2.5 7b 需要 1500 token/秒 总吞吐", "target_tokens_per_s", 1500),
     ("qwen2.5 7b 需要 1500 token/秒 总吞吐", "target_scope", "total"),
     ("每用户 20 tokens每秒 llama 3 8b", "target_scope", "per_user"),
-    ("每秒请求 30 个 mistral 7b", "requests_per_s", None),          # 每秒请求 must precede a number unit
+    ("每秒请求 30 个 mistral 7b", "requests_per_s", 30),            # the rate written key first
+    ("客服 QPS 大概 5，qwen2.5 7b", "requests_per_s", 5),
+    ("每秒 8 个请求 qwen2.5 7b", "requests_per_s", 8),
     ("30 请求/秒 mistral 7b", "requests_per_s", 30),
     ("首token延迟 500毫秒以内 qwen2.5 14b", "ttft_ms_max", 500),
     ("响应时间不超过 3秒 的 llama 3 8b", "latency_ms_max", 3000),

@@ -344,7 +344,8 @@ def serving_load(ctx: Context) -> ServingLoad:
         out = q.output_tokens or int(efficiency_for(ctx.kb).c("default_output_tokens"))
         total = q.requests_per_s * out
         ctx.assume("rps_to_tps", requests_per_s=q.requests_per_s, output_tokens=out, target_tps=total)
-    if not given and not users and total is None and any(g.id for g in q.gpus) and not {"users_served", "throughput"} & set(q.asks):
+    capacity_asked = bool({"users_served", "throughput", "request_rate"} & set(q.asks))
+    if not given and not users and total is None and any(g.id for g in q.gpus) and not capacity_asked:
         # one user on hardware the user named: report its speed, do not fail it against a default floor
         per_user = 0.0
     elif not given:
@@ -787,7 +788,7 @@ def finetune_option(ctx: Context, model: Model, gpu: Gpu, est: FinetuneEstimate,
     if not est.fits:  # the time and cost of a setup that does not fit mean nothing
         opt.rejection = note("reject_memory", need_gb=est.memory_per_gpu_gb, usable_gb=usable)
         opt.gpu_hours = opt.wall_clock_hours = None
-    if est.gpu_hours and price:
+    if est.fits and est.gpu_hours and price:
         opt.total_cost_usd = est.gpu_hours * price.price_per_hour_usd / est.gpu_count
     if any(a.startswith("activations: full recompute") for a in est.assumptions):
         opt.notes.append(note("gradient_checkpointing_used"))

@@ -324,7 +324,8 @@ def _workload_notes(ctx: Context, load: ServingLoad) -> None:
         ctx.assume("default_context", context_tokens=wl.context_tokens, output_tokens=wl.output_tokens)
     elif load.output_tokens is None:
         ctx.assume("default_output", output_tokens=wl.output_tokens)
-    if load.users is None and load.total_tps is None:
+    if load.users is None and load.total_tps is None and not {"users_served", "throughput", "request_rate"} & set(
+            ctx.query.asks):
         ctx.assume("one_user")
     if wl.assumption.kind == "chat_prefix_cached":
         ctx.assume("workload_chat", context_tokens=wl.context_tokens, new_tokens=wl.new_prompt_tokens_per_request,

@@ -123,6 +123,7 @@ class _CountPatterns:
     after: re.Pattern[str]
     standalone: re.Pattern[str]
     words: dict[str, float]
+    nodes: re.Pattern[str] = re.compile("(?!)")
 
 
 @lru_cache(maxsize=4)
@@ -139,8 +140,16 @@ def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_co
 
 def _counts(lex: Lexicon) -> _CountPatterns:
     counters = lex.quantity_units["gpu_count"].pattern
-    return _count_patterns(lex.number_words.pattern, counters, tuple(lex.number_words.values.items()),
+    base = _count_patterns(lex.number_words.pattern, counters, tuple(lex.number_words.values.items()),
                            lex.name_counters.pattern)
+    return _CountPatterns(base.before, base.after, base.standalone, base.words,
+                          _nodes_pattern(lex.quantity_units["node_count"].pattern))
+
+
+@lru_cache(maxsize=4)
+def _nodes_pattern(node_units: str) -> re.Pattern[str]:
+    """Machines stated before a per-machine count: "2台" of "2台8卡H800", "2 nodes of" of "2 nodes of 8 h100"."""
+    return re.compile(rf"(?<![a-z0-9.$])(\d{{1,3}})\s*(?:{node_units}|台)\s*(?:of\s+|x\s*|×\s*|\*\s*|,\s*)?$")
 
 
 def _count_value(word: str, patterns: _CountPatterns) -> int | None:
@@ -347,9 +356,10 @@ class _GpuScanner:
                 count = _count_value(before.group(1), self.counts)
                 if count is not None:
                     span_start -= len(before.group(0))
-                    outer = _CHAINED_COUNT.search(self.low[max(0, span_start - 12):span_start])
+                    outer = _CHAINED_COUNT.search(self.low[max(0, span_start - 12):span_start]) or \
+                        self.counts.nodes.search(self.low[max(0, span_start - 16):span_start])
                     if outer and count * int(outer.group(1)) <= MAX_GPU_COUNT:
-                        # "3*8*A100": three machines of eight
+                        # "3*8*A100", "2台8卡H800", "2 nodes of 8 H100": machines of that many
                         nodes = int(outer.group(1))
                         notes.append(note("gpus_per_node", nodes=nodes, per_node=count, count=nodes * count))
                         count *= nodes

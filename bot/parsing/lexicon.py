@@ -80,6 +80,10 @@ class RateVocab(_Vocab):
     images_per_s: list[str] = Field(default_factory=list)
     aggregate_words: list[str] = Field(default_factory=list)
     per_user_words: list[str] = Field(default_factory=list)
+    # a request rate written key first: "QPS 5", "qps=20", "每秒 5 个请求" (``per_second_before`` + number +
+    # ``request_nouns``)
+    per_second_before: list[str] = Field(default_factory=list)
+    request_nouns: list[str] = Field(default_factory=list)
 
 
 class LatencyVocab(_Vocab):
@@ -341,6 +345,8 @@ class Lexicon:
     audio_after_duration: Phrases
     rates: Phrases
     aggregate_words: Phrases
+    per_second_before: Phrases
+    request_nouns: Phrases
     per_user_words: Phrases
     latency_keys: Phrases
     percentiles: dict[str, float]
@@ -479,6 +485,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
             [f.quantities["audio_hours"].after_duration for f in files if "audio_hours" in f.quantities])),
         rates=Phrases(rates, left_bound=False),
         aggregate_words=Phrases(_flat(lists(lambda f: f.rates.aggregate_words))),
+        per_second_before=Phrases(_flat(lists(lambda f: f.rates.per_second_before)), left_bound=False),
+        request_nouns=Phrases(_flat(lists(lambda f: f.rates.request_nouns)), left_bound=False),
         per_user_words=Phrases(_flat(lists(lambda f: f.rates.per_user_words))),
         latency_keys=Phrases(latency_keys),
         percentiles={phrase_key(k): v for k, v in merged_maps(lambda f: f.latency.percentiles).items()},

@@ -198,6 +198,21 @@ class _Scanner:
                 elif lex.aggregate_words.search(window):
                     scope = "total"
             self.claim("rate", {"kind": kind, "value": value, "scope": scope}, m.start(), m.end())
+        # key first: "QPS 5", "qps=20", "rps: 3"; "每秒 5 个请求", "5 requests every second"
+        conn = lex.number_connectors.pattern
+        key_first = re.compile(rf"(?P<unit>{lex.rates.pattern})(?:[\s:=]*(?:{conn}))*[\s:=]*{self.num}")
+        for m in key_first.finditer(self.low):
+            kind = lex.rates.value(m.group("unit"))
+            if kind and kind.startswith("requests") and self.free(m.start(), m.end()):
+                self.claim("rate", {"kind": kind, "value": number_value(m, lex), "scope": None}, m.start(), m.end())
+        if lex.per_second_before.pattern != "(?!)":
+            nouns, per_s = lex.request_nouns.pattern, lex.per_second_before.pattern
+            for around in (re.compile(rf"(?:{per_s})\s*{self.num}\s*(?:{nouns})"),
+                           re.compile(rf"{self.num}\s*(?:{nouns})\s*(?:{per_s})")):
+                for m in around.finditer(self.low):
+                    if self.free(m.start(), m.end()):
+                        self.claim("rate", {"kind": "requests_per_s", "value": number_value(m, lex), "scope": None},
+                                   m.start(), m.end())
 
     # ------------------------------------------------------------------ 4. latency
     def latency(self) -> None:
@@ -330,6 +345,30 @@ class _Scanner:
                     continue
             self.claim(name, value, start, end)
 
+    # ------------------------------------------------------------------ 9. tokens of each item
+    def item_lengths(self) -> None:
+        """"200k samples of 2k tok", "1M docs @ 512 tokens", "5w条，每条 1k token": the length of each item
+        said right after a count of items."""
+        if self.out.first("tokens_per_item") is not None:
+            return
+        after = re.compile(rf"^\s*(?:of|@|with|at|x|×|,)?\s*(?:~\s*)?{self.num}\s*(?:tok(?:en)?s?|token)\b")
+        for f in self.out.all("documents"):
+            m = after.match(self.low[f.end:f.end + 40])
+            if not m:
+                continue
+            value = number_value(m, self.lex)
+            if not 0 < value <= 1e6:
+                continue
+            start, end = f.end + m.start("num"), f.end + m.end()
+            # a bare "2k tok" read earlier as a context length belongs to the items it follows
+            taken = next((g for g in self.out.found if g.field == "context_tokens" and start <= g.start < end), None)
+            if taken is not None:
+                taken.field, taken.value = "tokens_per_item", value
+                return
+            if self.free(start, end):
+                self.claim("tokens_per_item", value, start, end)
+                return
+
     def run(self) -> QuantityScan:
         self.resolutions()
         self.money()
@@ -340,6 +379,7 @@ class _Scanner:
         self.durations()
         self.units()
         self.counted()
+        self.item_lengths()
         self.out.found.sort(key=lambda f: f.start)
         return self.out
 

@@ -46,6 +46,9 @@ class PreparedText:
         return (self.text if self.aligned else self.low)[start:end].strip()
 
 
+_CJK_PUNCT = re.compile(r"[，、；：。！？]")
+
+
 def prepare_text(text: str, lex=None) -> PreparedText:
     """NFKC-normalise (full-width "（４０９０）" -> "(4090)"), read Chinese numerals before counters
     ("三天" -> "3 天"), space script boundaries and glued counts, and write MoE sizes one way ("22b*8" ->
@@ -58,6 +61,8 @@ def prepare_text(text: str, lex=None) -> PreparedText:
     Returns:
         The :class:`PreparedText`.
     """
+    # Chinese punctuation separates phrases: keep a space after it, so "fp8，32k" never reads as the number 8,32
+    text = _CJK_PUNCT.sub(lambda m: m.group(0) + " ", text)
     text = unicodedata.normalize("NFKC", text)
     if lex is not None:
         from bot.parsing.numbers import chinese_numerals_to_digits
