@@ -268,6 +268,13 @@ CASES: list[tuple[str, str, dict]] = [
     ("number_owner", "这张卡功耗 450W，跑 qwen2.5 7b", {"power_watts": 450.0}),
     ("number_owner", "租4张A100一周要多少钱", {"duration_hours": 168.0, "gpus": [("a100-sxm-80gb", 4)]}),
     ("number_owner", "预算8万，租几张4090合适", {"budget": Money(amount=80_000, currency="cny")}),
+    ("number_owner", "部署 qwen2.5 32b，bf16，4卡L20，40并发，每人能有多少token/s",
+     {"concurrent_users": 40, "precisions": ["bf16"], "gpus": [("l20-48gb", 4)], "asks_include": "speed"}),
+    ("number_owner", "两台8卡A800跑deepseek v3能撑多少并发", {"gpus": [("a800-sxm-80gb", 16)], "asks_include": "users_served"}),
+    ("number_owner", "客服 QPS=8，qwen2.5 7b 要几张 4090", {"requests_per_s": 8.0}),
+    ("number_owner", "one l40s, int8，16k上下文，能开几个并发", {"context_tokens": 16384, "asks_include": "users_served"}),
+    ("number_owner", "3090 24G 跑 deepseek r1 蒸馏版 32b 行不行", {"models": ["deepseek-r1-distill-qwen-32b"]}),
+    ("number_owner", "lora on 100k examples of 1k tok, llama 3 8b", {"documents": 100_000, "tokens_per_item": 1000}),
 ]
 
 

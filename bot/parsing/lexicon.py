@@ -169,6 +169,9 @@ class LexiconFile(_Vocab):
     power: UnitMap = Field(default_factory=UnitMap)
     electricity: ElectricityVocab = Field(default_factory=ElectricityVocab)
     asks: dict[str, list[str]] = Field(default_factory=dict)
+    # words users put in a model's name in their own language, as the knowledge base's ids spell them
+    # ("蒸馏版" -> "distill": "deepseek r1 蒸馏版 14b" is DeepSeek-R1-Distill-Qwen-14B)
+    model_words: dict[str, list[str]] = Field(default_factory=dict)
     workloads: dict[str, list[str]] = Field(default_factory=dict)
     compare_connectors: list[str] = Field(default_factory=list)
     compare_relations: list[str] = Field(default_factory=list)
@@ -376,6 +379,7 @@ class Lexicon:
     power_units: Phrases
     per_kwh: Phrases
     asks: Phrases
+    model_words: Phrases
     workloads: Phrases
     weak_inference: Phrases
     compare_connectors: Phrases
@@ -516,6 +520,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         power_units=Phrases(merged_maps(lambda f: f.power.units), left_bound=False),
         per_kwh=Phrases(_flat(lists(lambda f: f.electricity.per_kwh))),
         asks=asks,
+        model_words=Phrases({w: target for f in files for target, words in f.model_words.items() for w in words},
+                            left_bound=False),
         workloads=Phrases(_inverse(groups(lambda f: {k: v for k, v in f.workloads.items() if k in _WORKLOADS}))),
         weak_inference=Phrases(_flat(lists(lambda f: f.workloads.get("weak_inference", [])))),
         compare_connectors=Phrases(_flat(lists(lambda f: f.compare_connectors))),

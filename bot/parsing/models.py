@@ -85,6 +85,11 @@ _FAMILY_FUZZY_MIN_LEN = 4
 _FAMILY_FUZZY_CUTOFF = 75.0
 
 
+def shape_words(shape) -> set[str]:
+    """The words a model shape's own name already carries (its extras), which cannot stand between again."""
+    return set(shape.extras) if shape is not None else set()
+
+
 def _typo_of(word: str, family: str) -> bool:
     """Whether ``word`` is ``family`` with one letter dropped or added ("lama", "mistrl", "gemm", "deepsek") or two
     neighbours swapped ("qwne"). A changed letter is another name, not a typo ("llava" is not "llama")."""
@@ -312,6 +317,19 @@ class _ModelScanner:
                 start, end = words[i][1], words[i + n - 1][2]
                 shape = next((s for ss in self.tables.shapes.values() for s in ss if s.id == model_id), None)
                 extended = None
+                # extra words of the family may stand between the name and a size ("deepseek-r1 distill 14b")
+                between: set[str] = set()
+                k = i + n
+                while (k < len(words) - 1 and reps[k] in self.tables.extra_words and reps[k] not in shape_words(shape)
+                       and _NEAR_GAP.match(self.low[words[k - 1][2]:words[k][1]])):
+                    between.add(reps[k])
+                    k += 1
+                if between and shape is not None and _size_key(words[k][0]):
+                    extended, _ = self._by_family(shape.family, shape.version, _size_key(words[k][0]),
+                                                  set(shape.extras) | between)
+                    if extended is not None and extended != model_id:
+                        model_id, end, n = extended, words[k][2], k - i + 1
+                        shape = None
                 if shape is not None and i + n < len(words) and _NEAR_GAP.match(self.low[end:words[i + n][1]]):
                     size = _size_key(words[i + n][0])
                     if size in shape.sizes:

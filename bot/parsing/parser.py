@@ -92,6 +92,13 @@ def _replace_family_aliases(text: str, tables: ParserTables) -> str:
     return pattern.sub(lambda m: f" {tables.family_alias_map[m.group(0).lower()]} ", text)
 
 
+def _replace_model_words(text: str, lex: Lexicon) -> str:
+    """Words of a model name in the user's language, written as the model ids spell them ("蒸馏版" -> distill)."""
+    if lex.model_words.pattern == "(?!)":
+        return text
+    return lex.model_words.regex.sub(lambda m: f" {lex.model_words.value(m.group(0))} ", text)
+
+
 def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     tables = get_tables(kb)
     notes: list[Note] = []
@@ -102,7 +109,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     if len(cleaned) > MAX_MESSAGE_CHARS:
         notes.append(note("message_truncated", chars=MAX_MESSAGE_CHARS, total_chars=len(cleaned)))
         cleaned = cleaned[:MAX_MESSAGE_CHARS]
-    prepared = prepare_text(_replace_family_aliases(cleaned, tables), lex)
+    prepared = prepare_text(_replace_model_words(_replace_family_aliases(cleaned, tables), lex), lex)
     low = prepared.low
     unknown: list[UnknownTerm] = []
     error_paste = is_error_paste(low)
