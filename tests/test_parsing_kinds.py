@@ -48,8 +48,8 @@ CASES: list[tuple[str, str, dict]] = [
     ("family_apart", "fine-tuned llama-2-13b last year; would llama-70B (same generation) fit 4 a100 80g?",
      {"intent": "finetune", "models": ["llama-2-13b", "llama-2-70b"], "gpus": [("a100-sxm-80gb", 4)]}),
     # ------------------------------------------------------------------ a GPU named only by its memory
-    ("capacity", "can my 12gb card run llama 3 8b?",
-     {"intent": "size_inference", "gpus": [("rtx-3060-12gb", None, 12, True)], "models": ["llama-3-8b"]}),
+    ("capacity", "can my 12gb card run llama 3 8b?",  # one card: "my ... card"
+     {"intent": "size_inference", "gpus": [("rtx-3060-12gb", 1, 12, True)], "models": ["llama-3-8b"]}),
     ("capacity", "will two 24gb cards hold qwen2.5 32b at int8?",
      {"intent": "size_inference", "gpus": [("rtx-4090-24gb", 2, 24, True)], "precisions": ["int8"]}),
     ("capacity", "an 80g card enough for qwen2.5 72b fp8?",
@@ -57,11 +57,11 @@ CASES: list[tuple[str, str, dict]] = [
     ("capacity", "i have four 16gb gpus, enough for mixtral 8x7b int4?",
      {"intent": "size_inference", "gpus": [("rtx-4060-ti-16gb", 4, 16, True)], "models": ["mixtral-8x7b"]}),
     ("capacity", "我的24G显卡能跑qwen2.5 14b吗",
-     {"intent": "size_inference", "gpus": [("rtx-4090-24gb", None, 24, True)], "models": ["qwen2.5-14b"]}),
+     {"intent": "size_inference", "gpus": [("rtx-4090-24gb", 1, 24, True)], "models": ["qwen2.5-14b"]}),
     ("capacity", "server with 3 gpus, 32 gb each, for qwen2.5 32b fp16",
      {"intent": "size_inference", "gpus": [("rtx-5090-32gb", 3, 32, True)]}),
     ("capacity", "llama 3 8b needs 16gb, qwen2.5 32b uses 20gb in awq: any 24gb card for both?",
-     {"gpus": [("rtx-4090-24gb", None, 24, True)], "models": ["llama-3-8b", "qwen2.5-32b"]}),
+     {"gpus": [("rtx-4090-24gb", 1, 24, True)], "models": ["llama-3-8b", "qwen2.5-32b"]}),
     # ------------------------------------------------------------------ memory given with the GPU
     ("memory", "a100 40gb for llama 3 70b int4?",
      {"intent": "size_inference", "gpus": [("a100-sxm-40gb", None)]}),

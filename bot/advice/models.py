@@ -80,16 +80,21 @@ def resolve_model(ctx: Context, mention: ModelMention) -> Model | None:
 
 
 def nearest_published(kb: KnowledgeBase, params_b: float) -> Model | None:
-    """The published Llama/Qwen/Mistral dense model closest in size (log ratio), within 2.5x."""
-    best, best_gap = None, math.inf
+    """The published Llama/Qwen/Mistral dense model closest in size (log ratio), within 2.5x, preferring
+    grouped-query attention: current decoders of every size use GQA (Llama 2 70B onwards, Llama 3, Qwen2.5,
+    Mistral), so an older multi-head model (Llama 1 33B: 52 KV heads) would inflate the KV cache of
+    "a 32B model" several times."""
+    near = []
     for m in kb.models.values():
         if (m.family not in _REFERENCE_FAMILIES or m.kind != "llm" or m.is_moe or m.architecture_gaps
                 or not m.num_hidden_layers or m.sliding_window):
             continue
         gap = abs(math.log(m.params_total_b / params_b))
-        if gap < best_gap - 1e-9:
-            best, best_gap = m, gap
-    return best if best_gap < math.log(2.5) else None
+        if gap < math.log(2.5):
+            gqa = bool(m.num_key_value_heads and m.num_attention_heads
+                       and m.num_key_value_heads < m.num_attention_heads)
+            near.append((not gqa, gap, m.id, m))
+    return min(near)[3] if near else None
 
 
 def generic_shape(ctx: Context, total_b: float, active_b: float | None, layers: int | None, hidden: int | None,

@@ -548,6 +548,11 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
                     span_start = start - len(cm.group(0))
                 elif lead.group(0).strip() in ("a", "an", "one", "single", "单"):
                     count = 1
+        plural = re.search(r"(?:cards|gpus|each|per card|per gpu)\b", low[start:end + 10]) or re.search(
+            r"how many\s*$|几张|多少张|每张|每卡", low[max(0, start - 12):start + 1])
+        if count is None and not plural:
+            # "my 24GB card", "24G显存能跑吗": one card, unless the words are plural or a count is asked
+            count = 1
         # a card named by its memory alone is most often one people own (a GeForce), unless a cloud is meant
         cloud = bool(_CLOUD.search(low))
         gpu_id, exact = tables.capacity_gpu(memory, prefer_consumer=not cloud)
