@@ -157,11 +157,11 @@ def test_money(kb, text, field, expected):
 
 @pytest.mark.parametrize(("text", "expected"), [
     # memory.units / card_words: a size that names a card -> (capacity_only, memory GB, count)
-    ("can my 12gb card run phi-3-mini?", (True, 12, None)),
+    ("can my 12gb card run phi-3-mini?", (True, 12, 1)),   # one card, as written
     ("three 24 gb gpus for qwen2.5 32b", (True, 24, 3)),
     ("a 48g accelerator for llama 3 70b int4", (True, 48, 1)),
-    ("16 gb of vram, enough for mistral 7b?", (True, 16, None)),
-    ("our card has 20GB, gemma 2 9b?", (True, 20, None)),   # a card word before the size
+    ("16 gb of vram, enough for mistral 7b?", (True, 16, 1)),
+    ("our card has 20GB, gemma 2 9b?", (True, 20, 1)),   # a card word before the size
 ])
 def test_capacity_cards(kb, text, expected):
     gpu = parse_question(text, kb).gpus[0]

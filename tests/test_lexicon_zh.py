@@ -135,9 +135,9 @@ def test_money(kb, text, field, expected):
 # ---------------------------------------------------------------------------------------------- memory, units
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ("我的16G显卡能跑 qwen2.5 7b 吗", (True, 16, None)),
+    ("我的16G显卡能跑 qwen2.5 7b 吗", (True, 16, 1)),
     ("两张24G的卡 跑 qwen2.5 32b awq", (True, 24, 2)),
-    ("显存48G 够不够 llama 3 70b int4", (True, 48, None)),
+    ("显存48G 够不够 llama 3 70b int4", (True, 48, 1)),
     ("单张 80G 显存 能放下 qwen2.5 72b int4 吗", (True, 80, 1)),
 ])
 def test_capacity_cards(kb, text, expected):
