@@ -204,7 +204,7 @@ def group_cap(ctx: Context, gpu: Gpu) -> int:
 def given_placement(ctx: Context, gpu: Gpu, count: int, group: int = 1) -> Placement | None:
     """The user's own price ("at $2/hr per GPU", "按每卡每小时 15 块算") as a placement of ``count`` x ``gpu``,
     or ``None`` when none was given or the question names other GPUs only. A price not marked per GPU is for
-    the GPUs the question names (their count, else ``count``)."""
+    the GPUs the question names with their count, and per GPU when no count is stated."""
     q = ctx.query
     if q.given_price_per_hour is None:
         return None
@@ -214,8 +214,10 @@ def given_placement(ctx: Context, gpu: Gpu, count: int, group: int = 1) -> Place
     usd = ctx.usd(q.given_price_per_hour)
     if not usd or usd <= 0:
         return None
-    asked = next((m.count for m in named if m.id == gpu.id.split("@")[0] and m.count), None) or q.gpu_count or count
-    per_gpu = usd if q.given_price_per_gpu else usd / asked
+    asked = next((m.count for m in named if m.id == gpu.id.split("@")[0] and m.count), None) or q.gpu_count
+    # "$2.5/hr" with no count stated is read per GPU (how GPU prices are quoted); with "8x ... at $20/hr" the
+    # price is for the GPUs named
+    per_gpu = usd if (q.given_price_per_gpu or not asked) else usd / asked
     offer = Offer(provider="user", provider_name="given_price", instance_type=f"{count}x {gpu.name}", gpu=gpu.id,
                   gpu_count=count, price_per_hour_usd=per_gpu * count,
                   pricing_model=(q.pricing[0] if q.pricing else "on_demand"), as_of=ctx.today, source="the question")

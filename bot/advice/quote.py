@@ -102,6 +102,17 @@ def _hardware(ctx: Context) -> Answer:
     limit = ctx.hourly_limit_usd()
     if limit is not None and headline_groups:
         headline, details = _against_limit(ctx, headline_groups, hours, limit, headline, details)
+    elif q.budget is not None and not q.duration_hours and headline_groups:
+        # "budget $10k, how many H100 hours": what the budget rents at the cheapest price per GPU-hour
+        budget = ctx.usd(q.budget)
+        asked = [r for _g, _c, rows, _m in headline_groups for r in rows if not r.changes and r.price]
+        if budget and asked:
+            o = min(asked, key=lambda r: r.price.price_per_gpu_hour_usd)
+            details.insert(0, headline)
+            headline = note("budget_gpu_hours", budget_usd=budget, gpu_hours=budget / o.price.price_per_gpu_hour_usd,
+                            gpu_name=o.gpu_name, per_gpu_usd=o.price.price_per_gpu_hour_usd,
+                            provider=o.price.provider_name, instance=o.price.instance_type,
+                            config=config(o, with_precision=False), hours=budget / o.price.price_per_hour_usd)
     table = Table(columns=["config", "provider", "instance", "pricing", "usd_per_hour", "usd_per_gpu_hour",
                            "total_usd", "as_of"],
                   rows=[[config(o, with_precision=False), o.price.provider_name, _instance_label(o), _pricing_label(o),

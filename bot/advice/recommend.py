@@ -37,25 +37,10 @@ from bot.advice.training import largest_trainable
 from bot.estimation import efficiency_for, estimate_inference
 from bot.kb.schema import Gpu, Model
 from bot.notes import note
-from bot.pricing.currency import cny_per_usd
 
 __all__ = ["answer"]
 
 _COUNTS = (1, 2, 4, 8)
-
-
-def _limit_usd(ctx: Context) -> tuple[float | None, bool]:
-    """(USD per hour limit, per GPU-hour) from the request, CNY converted at the knowledge base's rate."""
-    lim = ctx.query.price_limit_per_hour
-    if lim is None:
-        return None, False
-    amount = lim.amount
-    if lim.currency != "usd":
-        rate = cny_per_usd(ctx.kb)
-        if lim.currency == "cny" and rate:
-            amount /= rate[0]
-            ctx.assume("cny_rate_used", rate=rate[0], rate_date=rate[1])
-    return amount, ctx.query.price_limit_per_gpu
 
 
 def answer(ctx: Context) -> Answer:
@@ -67,7 +52,8 @@ def answer(ctx: Context) -> Answer:
     models = [m for m in every if m.kind == "llm"]
     if not models and q.budget is not None and q.workload == "training":
         return largest_trainable(ctx)
-    limit, per_gpu = _limit_usd(ctx)
+    hourly = ctx.hourly_limit_usd()  # a stated hourly limit, or a budget spread over the rental length
+    limit, per_gpu = (hourly[0], hourly[1]) if hourly else (None, False)
     if models and q.budget is not None and (q.workload in ("training", "finetune") or q.method):
         return _run_in_budget(ctx, models[0])
     if models:
@@ -138,7 +124,7 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
 
 def _run_in_budget(ctx: Context, model: Model) -> Answer:
     q = ctx.query
-    budget = q.budget.amount
+    budget = ctx.usd(q.budget) or q.budget.amount
     if q.workload == "finetune" or q.method:
         tokens = finetune_tokens(ctx)
         options = finetune_setups(ctx, model, tokens)
@@ -149,9 +135,17 @@ def _run_in_budget(ctx: Context, model: Model) -> Answer:
         table = training_table(options)
     within = [o for o in options if o.fits and o.total_cost_usd is not None and o.total_cost_usd <= budget]
     best = min(within, key=lambda o: o.wall_clock_hours or 1e18) if within else None
-    headline = note("run_in_budget", model_name=model_label(model), budget_usd=budget, config=config(best) if best else None,
-                    total_usd=best.total_cost_usd if best else None, wall_hours=best.wall_clock_hours if best else None,
-                    tokens_tokens=tokens)
+    if best is not None:
+        headline = note("run_in_budget", model_name=model_label(model), budget_usd=budget, config=config(best),
+                        total_usd=best.total_cost_usd, wall_hours=best.wall_clock_hours, tokens_tokens=tokens)
+    else:
+        priced = [o for o in options if o.fits and o.total_cost_usd is not None]
+        cheapest = min(priced, key=lambda o: o.total_cost_usd) if priced else None
+        # nothing within the budget: say so, with the cheapest run and how many tokens the budget trains there
+        headline = note("run_over_budget", model_name=model_label(model), budget_usd=budget, tokens_tokens=tokens,
+                        config=config(cheapest) if cheapest else None,
+                        total_usd=cheapest.total_cost_usd if cheapest else None,
+                        affordable_tokens=tokens * budget / cheapest.total_cost_usd if cheapest else None)
     return ctx.answer(title=note("title_best", model_name=model_label(model), limit_usd=None), headline=headline,
                       options=options, recommendation=options.index(best) if best else None, table=table,
                       actions=next_actions(ctx, best, precision_switch=False))

@@ -91,7 +91,10 @@ def _prices_today(ctx: Context, gpu_id: str) -> list:
     gpu = ctx.kb.gpus.get(gpu_id)
     out = []
     for pricing in ("on_demand", "spot", "commitment"):
-        p = price_of(ctx, place(ctx, gpu, 1, 1, pricing=pricing)) if gpu else None
+        # per GPU-hour: a single GPU or a whole node, whichever is cheaper per GPU
+        found = [pl for n in (1, 8) if gpu and (pl := place(ctx, gpu, n, n, pricing=pricing)) is not None]
+        best = min(found, key=lambda pl: pl.price_per_gpu_hour_usd, default=None)
+        p = price_of(ctx, best)
         if p is not None:
             out.append(note("price_today", gpu_name=gpu.name, pricing_model=p.pricing_model,
                             per_gpu_usd=p.price_per_gpu_hour_usd, provider=p.provider_name,

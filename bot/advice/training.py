@@ -82,8 +82,9 @@ def _answer(ctx: Context, model: Model, tokens: float, options: list[Option]) ->
     o = options[rec] if rec is not None else (options[0] if options else None)
     deadline = ctx.query.deadline_hours
     # the user's own run (GPUs and count as asked) when it misses the deadline they gave: that is the answer
+    counted = any(m.count for m in ctx.query.gpus) or ctx.query.gpu_count
     missed = next((x for x in options if not x.changes and x.fits and deadline and x.wall_clock_hours
-                   and x.wall_clock_hours > deadline * 1.0001 and ctx.query.gpus), None)
+                   and x.wall_clock_hours > deadline * 1.0001 and counted), None)
     if o is None:
         headline = note("training_nothing", model_name=model_label(model))
     elif o.gpu_hours is None:
@@ -100,7 +101,7 @@ def _answer(ctx: Context, model: Model, tokens: float, options: list[Option]) ->
                         deadline_hours=ctx.query.deadline_hours,
                         tokens_in_deadline_tokens=tokens * ctx.query.deadline_hours / missed.wall_clock_hours,
                         needed=config(alt) if alt else None, needed_usd=alt.total_cost_usd if alt else None)
-    elif "gpu_count" in ctx.query.asks and not ctx.query.gpus:
+    elif "gpu_count" in ctx.query.asks and not counted:
         headline = note("training_count", config=config(o), model_name=model_label(model), tokens_tokens=tokens,
                         wall_hours=o.wall_clock_hours, gpu_hours=o.gpu_hours, total_usd=o.total_cost_usd)
     else:
@@ -206,8 +207,16 @@ def largest_trainable(ctx: Context) -> Answer:
         rows.append({"gpu": gpu, "price": price, "gpu_hours": gpu_hours, "flops": flops, "params": params,
                      "tokens": r * params, "mfu": mfu})
     if not rows:
+        unpriced = [c.gpu.name for c in candidate_gpus(ctx, "training") if c.fixed]
+        if budget and unpriced:
+            # the GPU has no price here: the user's own rate makes the answer
+            return ctx.answer(title=note("title_largest_trainable"),
+                              headline=note("largest_trainable_unpriced", gpu_names=unpriced),
+                              examples=["预算100万人民币，按每卡每小时12元算，用A800能预训练多大的模型"] if ctx.zh else
+                              ["largest model we can pretrain for $200k on A800s at $1.80/hr per GPU"])
         return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_budget_and_gpu"),
-                          examples=["largest model we can pretrain for $200k on H100s"])
+                          examples=["20万美元用H100能预训练多大的模型"] if ctx.zh else
+                          ["largest model we can pretrain for $200k on H100s"])
     rows.sort(key=lambda x: -x["params"])
     b = rows[0]
     ctx.assume("chinchilla_budget_method", per_param=r, goodput_pct=eff.c("training_goodput") * 100)

@@ -158,9 +158,12 @@ class _Scanner:
                     limit_after = re.match(r"\s*(?:" + lex.limit_words.pattern + ")", self.low[end:end + 8])
                     role = "limit" if re.search(lex.limit_words.pattern + r"\s*$", window) or limit_after or (
                         lex.budget_words.search(window)) else "price"
-                    if role == "price" and period == "hour" and re.search(
+                    if period == "hour" and not limit_after and not re.search(
+                            lex.limit_words.pattern + r"\s*$", window) and re.search(
                             r"(?:" + lex.given_words.pattern + r")[^$¥€。，,;:：]{0,16}$", window):
-                        role = "given"  # "at $2/hr", "按每卡每小时 15 块算": the price to compute with
+                        # "at $2/hr", "按每卡每小时 15 块算": the price to compute with (a budget said earlier is
+                        # another amount)
+                        role = "given"
                     if limit_after:
                         end += limit_after.end()
                 elif lex.budget_words.search(window) or re.search(lex.limit_words.pattern + r"\s*$", window):
