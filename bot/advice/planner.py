@@ -578,10 +578,11 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
         if cap == 0:
             plan.est, plan.rejection = cap_est, why
             plan.users, plan.batch = users or 1, max(1, math.ceil((users or 1) / plan.replicas))
-            if why is not None and why.code == "reject_memory" and plan.batch > 1:
-                # not even one sequence fits: say what the asked load needs, not what one user needs
+            if why is not None and plan.batch > 1:
+                # the asked load's memory decides first when it does not fit: say what the users need, not
+                # what one user needs (nor a per-user speed computed for one)
                 at_load = _estimate(ctx, model, gpu, precision, engine, tp, pp, plan.batch, load, adp)
-                if at_load is not None:
+                if at_load is not None and (why.code == "reject_memory" or not at_load.fits):
                     plan.est = at_load
                     plan.rejection = note("reject_memory", need_gb=at_load.memory.per_gpu_gb,
                                           usable_gb=at_load.memory.usable_memory_gb)

@@ -285,6 +285,13 @@ def _headline(ctx: Context, groups, hours: float):
                         provider=o.price.provider_name, instance=o.price.instance_type,
                         price_usd=o.price.price_per_hour_usd)
         return note("quote_none", items=[{"gpu_count": c, "gpu_name": g.name} for g, c, _, _ in groups])
+    if len(firsts) >= 2 and len(q.providers) >= 2:
+        # several GPUs at several providers: every asked pair, in the table's order
+        rows = [r for _g, _c, rs, _m in groups for r in rs if not r.changes and r.price][:6]
+        items = [{"config": config(o, with_precision=False), "instance": o.price.instance_type,
+                  "provider": o.price.provider_name, "price_usd": o.price.price_per_hour_usd,
+                  "total_usd": o.total_cost_usd} for o in rows]
+        return note("quote_grid", items=items, hours=hours)
     if len(firsts) >= 2:
         items = [{"config": config(o, with_precision=False), "instance": o.price.instance_type,
                   "provider": o.price.provider_name, "price_usd": o.price.price_per_hour_usd,

@@ -108,6 +108,10 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
             ctx.warn("quantization_quality", precision=shown[rec].precision, model_name=model_label(model))
     headline = _headline(ctx, model, load, shown, rec)
     details = _details(ctx, model, load, shown, rec)
+    if limit is not None and fixed and shown and shown[0].price is not None and not shown[0].changes:
+        mine = shown[0].price.price_per_hour_usd / ((shown[0].gpu_count or 1) if limit[1] else 1)
+        if mine > limit[0] + 1e-9:  # the user's own setup is also over their price limit: say so too
+            details.insert(0, note("fixed_over_limit", config=config(shown[0]), price_usd=mine, limit_usd=limit[0]))
     if limit is not None and not working and before_limit:
         # the price limit, not the hardware, rules everything out: say so with the cheapest that would serve
         cheapest = min(before_limit, key=lambda p: (quality_tier(p.precision), p.placement.price_per_hour_usd))
@@ -214,10 +218,13 @@ def _alternatives(ctx: Context, model: Model, fixed: list[GpuChoice], load: Serv
     q = ctx.query
     # 1. the same GPU, more of them (when the count was fixed)
     if choice.count is not None:
-        for precision, _ in precisions_for(ctx, model, gpu)[:1]:
-            p = plan_serving(ctx, model, gpu, precision, load, whole_instance=False)
-            if p.meets and p.count != choice.count:
-                out.append(serving_option(ctx, p, changes=["count"]))
+        # the fewest GPUs that work, in the precision asked, else in any format tried (quality breaks ties)
+        plans = [plan_serving(ctx, model, gpu, precision, load, whole_instance=False)
+                 for precision, _ in precisions_for(ctx, model, gpu)]
+        plans = [p for p in plans if p.meets and p.count != choice.count]
+        if plans:
+            p = min(plans, key=lambda p: (p.count, quality_tier(p.precision)))
+            out.append(serving_option(ctx, p, changes=["count"]))
     # 2. the same GPU and count, another precision (when the precision was fixed or unsupported)
     if q.precisions or q.full_precision:
         for precision in ("fp8", "int8", "int4"):
@@ -237,7 +244,9 @@ def _alternatives(ctx: Context, model: Model, fixed: list[GpuChoice], load: Serv
                 break
     # 4. another GPU with more memory, in no more GPUs than the user has (or one 8-GPU node)
     if len(out) < 2:
-        bigger = sorted((g for g in (ctx.kb.gpus.get(i) for i in ctx.policy.serving.candidate_gpus) if g
+        pol = ctx.policy.serving
+        ids = pol.candidate_gpus_zh if ctx.zh and pol.candidate_gpus_zh else pol.candidate_gpus  # what they can rent
+        bigger = sorted((g for g in (ctx.kb.gpus.get(i) for i in ids) if g
                          and g.memory_gb > gpu.memory_gb), key=lambda g: g.memory_gb)
         limit = max(choice.count or 1, 8)
         for g in bigger:
