@@ -96,9 +96,8 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     priced = [c for _, c in rows if c is not None and c.cost_per_million_tokens_usd]
     if "cheapest" in q.asks and len(priced) < len(rows):
         # cost-effectiveness asked: say which side has no price rather than compare speed alone
-        priced_gpus = {c.gpu for c in priced}
-        for speed, _ in rows:
-            if speed.gpu not in priced_gpus:
+        for speed, cheap in rows:  # only a GPU type with no price at all (a cost per token may be missing for others)
+            if speed.price is None and (cheap is None or cheap.price is None):
                 ctx.lack("no_price_for_gpu", gpu_name=speed.gpu_name, count=speed.gpu_count)
     if len(fits) >= 2:
         ranked = sorted(fits, key=lambda o: -o.decode_tps)

@@ -37,7 +37,9 @@ def answer(ctx: Context) -> Answer:
     variant_notes(ctx)
     ctx.cite("estimation-notes.md: training FLOPs = 6 x parameters x tokens (8x with recompute); "
              "time = FLOPs / (GPUs x dense peak x MFU)")
-    if "tokens_in_time" in q.asks and q.duration_hours and q.gpus:
+    if "tokens_in_time" in q.asks and (q.duration_hours or q.deadline_hours) and q.gpus:
+        if not q.duration_hours:  # "in 14 days": the time the run has
+            q = ctx.query = q.model_copy(update={"duration_hours": q.deadline_hours})
         return _tokens_in_time(ctx, model)
     if q.duration_hours and not q.deadline_hours and q.training_tokens:
         # "300B tokens, can it finish in half a month": with the tokens given, a length of time is the deadline

@@ -9,6 +9,8 @@ memory. Other GPUs appear only as the suggestions the user can pick.
 
 from __future__ import annotations
 
+import re
+
 from bot.advice.answer import Answer, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
@@ -20,6 +22,9 @@ from bot.kb.schema import Model
 from bot.notes import note
 
 __all__ = ["answer", "applies"]
+
+#: A memory size written inside an unknown GPU's name ("arc b580 12gb", "p150 32G").
+_MEMORY_IN_NAME = re.compile(r"(?<![\d.])(\d{1,3})\s*g(?:b|ib)?\b", re.I)
 
 #: Intents whose answer is about the GPU the user named.
 _INTENTS = ("size_inference", "finetune", "quote", "recommend", "size_training")
@@ -72,6 +77,9 @@ def answer(ctx: Context) -> Answer:
     q = ctx.query
     term = next(t for t in q.unknown_terms if t.kind == "gpu")
     memory = q.memory_stated_gb[0] if q.memory_stated_gb else None
+    inside = _MEMORY_IN_NAME.search(term.as_written)
+    if memory is None and inside:  # "arc b580 12gb": the memory written as part of the name
+        memory = float(inside.group(1))
     models = resolve_models(ctx)
     # the warning that the name was left out does not apply: this answer is about it
     ctx.warnings = [w for w in ctx.warnings if not (w.code == "unknown_term" and w.params.get("written") ==

@@ -126,6 +126,9 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         return "spec_lookup"
     if "break_even" in asks or query.purchase_price is not None:
         return "quote"
+    if "tokens_in_time" in asks and (query.duration_hours or query.deadline_hours) and query.workload != "inference" \
+            and (query.gpus or query.gpu_count) and has_model:
+        return "size_training"  # "how many tokens can we push through a 13b in 14 days on 64 A100s"
     if x.strong_recommend or ("largest_model" in asks) or (money and not gpus and "cost" not in asks) or (
             query.budget is not None and not gpus):
         return "recommend"

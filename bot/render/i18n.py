@@ -250,7 +250,8 @@ class Renderer:
         if isinstance(value, dict):
             return self.value(column, value)
         if kind in ("text", "word") and isinstance(value, str):
-            return self.word(value) if kind == "word" else value
+            # a catalog word ("none", "unsupported") in any text cell is said in the reader's language
+            return self.word(value)
         if isinstance(value, (int, float)) and kind != "text":
             return self.number(kind, value)
         return self.value(column, value)
