@@ -214,8 +214,11 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
             if not any(p.offer.provider == provider for p in found):
                 ctx.lack("no_price_at_provider", provider=_provider_name(ctx, provider), gpu_name=gpu.name,
                          count=count, pricing_model=pricing)
-        if not found and pricing != "on_demand":
+        if not found and pricing != "on_demand" and ctx.offers.for_gpu(gpu.id):
+            # other pricing models exist for this GPU (listed below); with none at all, the line below says so
             ctx.lack("no_pricing_model_prices", pricing_model=pricing, gpu_name=gpu.name, count=count)
+        if not found and pricing != "on_demand" and not ctx.offers.for_gpu(gpu.id) and pricing == pricings[0]:
+            ctx.lack("no_price_for_gpu", gpu_name=gpu.name, count=count)
         if not found and pricing == "on_demand" and pricing == pricings[0]:
             ctx.lack("no_price_for_gpu", gpu_name=gpu.name, count=count)
         best_per_provider: dict[tuple, Placement] = {}
