@@ -156,6 +156,8 @@ class Renderer:
         if isinstance(value, str):
             if name == "method":
                 return self.word(f"method:{value}")
+            if name == "quantity":
+                return self.word(f"quantity:{value}")
             return self.word(value) if name in ("pricing_model", "verdict", "workload", "intent", "changes",
                                                 "alternative") else value
         if not isinstance(value, (int, float)) or (isinstance(value, float) and not math.isfinite(value)):
