@@ -93,7 +93,8 @@ def parse_question(text: str, kb: KnowledgeBase | None = None) -> Query:
         ref = uuid.uuid4().hex[:8]
         log.exception("parse_question failed (ref %s, message of %d characters)", ref, len(text),
                       extra={"ref": ref})
-        return Query(text=text[:MAX_MESSAGE_CHARS], intent="unknown", notes=[note("parse_failed", ref=ref)])
+        return Query(text=text[:MAX_MESSAGE_CHARS], intent="unknown", notes=[note("parse_failed", ref=ref)],
+                     language=detect_language(text[:MAX_MESSAGE_CHARS]))
 
 
 def _replace_family_aliases(text: str, tables: ParserTables) -> str:

@@ -459,7 +459,7 @@ def unclaimed_numbers(low: str, lex: Lexicon, claimed: SpanSet, limit: int = 8) 
             continue
         if re.search(r"https?://\S*$", before) or low[end:end + 1] in ("/", "_") and re.match(r"/\d", low[end:end + 2]):
             continue
-        tail = re.match(r"\s*[\w%/.\-]{1,14}", low[end:end + 16])
+        tail = re.match(r"[ \t]*[\w%/.\-]{1,14}", low[end:end + 16])  # the word after it, on the same line
         text = (low[start:end] + (tail.group(0) if tail else "")).strip()
         if text not in out:
             out.append(text)
