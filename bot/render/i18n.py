@@ -201,11 +201,11 @@ class Renderer:
         if self.zh and x >= 1e4 and (tokens or x >= 1e5):
             for scale, unit in ((1e12, "万亿"), (1e8, "亿"), (1e4, "万")):
                 if x >= scale:
-                    return f"{_three_digits(x / scale)} {unit}"
+                    return f"{x / scale:,.3g} {unit}"
         if tokens and x >= 1e6:
             for scale, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
                 if x >= scale:
-                    return f"{_three_digits(x / scale)}{unit}"
+                    return f"{x / scale:,.3g}{unit}"
         return f"{x:,.0f}" if x == int(x) or x >= 100 else f"{x:,.1f}"
 
     def usd(self, x: float) -> str:
@@ -255,11 +255,6 @@ class Renderer:
         if isinstance(value, (int, float)) and kind != "text":
             return self.number(kind, value)
         return self.value(column, value)
-
-
-def _three_digits(x: float) -> str:
-    """Three significant digits, never in exponent notation ("1.05", "72.5", "1,049" rather than "1.05e+03")."""
-    return f"{x:,.0f}" if x >= 1000 else f"{x:,.3g}"
 
 
 _OPTIONAL = re.compile(r"\[\[(.*?)\]\]", re.S)
