@@ -310,8 +310,8 @@ class _GpuScanner:
         m = _MEMORY_WORD.match(self.words[k][0])
         if m:
             return int(m.group(1)), 1
-        if (self.words[k][0].isdecimal() and len(self.words[k][0]) <= 4 and k + 1 < len(self.words) and self.words[k + 1][0] in ("g", "gb", "gib")
-                and self._joinable(k)):
+        if (self.words[k][0].isdecimal() and len(self.words[k][0]) <= 4  # a card has at most 1,024 GB
+                and k + 1 < len(self.words) and self.words[k + 1][0] in ("g", "gb", "gib") and self._joinable(k)):
             return int(self.words[k][0]), 2
         return None
 

@@ -174,7 +174,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     not_understood = list(dict.fromkeys(low[f.start:f.end].strip() for f in scan.rejected))
     not_understood += [n for n in unclaimed_numbers(low, lex, claimed) if n not in not_understood]
     for f in scan.over_limit:
-        notes.append(note("quantity_over_limit", written=low[f.start:f.end].strip(), quantity=f.field,
+        notes.append(note("quantity_over_limit", written=prepared.written(f.start, f.end), quantity=f.field,
                           max_n=QUANTITY_LIMITS[f.field]))
     long_number = _LONG_NUMBER.search(low)
     if long_number:
