@@ -60,6 +60,7 @@ class Context:
                                           suggestions=term.suggestions))
         if self.query.not_understood:
             self.warnings.append(note("not_understood", items=self.query.not_understood))
+        self.warnings.extend(n for n in self.query.limits if n not in self.warnings)
         if self.query.language == "other":
             self.assumptions.append(note("answer_in_english"))
 

@@ -6,7 +6,10 @@ they behave alike.
 
 from __future__ import annotations
 
+import logging
+import uuid
 from dataclasses import dataclass
+from datetime import date
 
 from bot.advice import help as help_module
 from bot.advice.advise import advise
@@ -14,11 +17,13 @@ from bot.advice.answer import Answer
 from bot.advice.context import Context
 from bot.advice.followup import is_follow_up, merge_follow_up, recommended_gpu
 from bot.kb.loader import KnowledgeBase, get_knowledge
-from bot.notes import note
+from bot.notes import Note, note
 from bot.parsing.parser import parse_question
 from bot.parsing.query import Query
 
 __all__ = ["EXAMPLE_QUESTIONS", "Turn", "help_turn", "respond_to"]
+
+log = logging.getLogger(__name__)
 
 EXAMPLE_QUESTIONS = [*help_module.EXAMPLES, help_module.EXAMPLES_ZH[0]]
 
@@ -51,12 +56,37 @@ def respond_to(text: str, previous: Query | None = None, *, kb: KnowledgeBase | 
         replay: answer ``previous`` again unchanged (the "Show assumptions" button).
 
     Returns:
-        The :class:`Turn`. Never raises for odd input: noise gets a help answer.
+        The :class:`Turn`. Never raises: noise gets a help answer, a problem in the message gets an answer
+        naming it; only a failure of ours (a bug, a broken knowledge base) gets an apology, whose reference
+        id is in the log line that holds the traceback (never the message text). The conversation keeps
+        ``previous`` then.
     """
     kb = kb or get_knowledge()
+    query = previous if replay and previous is not None else parse_question(text, kb)
+    failed = next((n for n in query.notes if n.code == "parse_failed"), None)
+    if failed is not None:
+        return Turn(_apology(query, kb, failed), previous or query)
+    try:
+        return _respond(query, previous, kb, force_intent=force_intent, replay=replay)
+    except Exception:  # our fault, never the user's: apologise with a reference the log holds
+        ref = uuid.uuid4().hex[:8]
+        log.exception("respond_to failed (ref %s, message of %d characters)", ref, len(text or ""),
+                      extra={"ref": ref})
+        return Turn(_apology(query, kb, note("internal_error", ref=ref)), previous or query)
+
+
+def _apology(query: Query, kb: KnowledgeBase, headline: Note) -> Answer:
+    """The answer to a message we failed on: the apology with its reference, and example questions."""
+    failed = Query(text="", intent="unknown", language=query.language)
+    ctx = Context(failed, kb, date.today())
+    examples = help_module.EXAMPLES_ZH[:2] if ctx.zh else help_module.EXAMPLES[:3]
+    return ctx.answer(title=note("title_internal_error"), headline=headline, examples=examples, intent="unknown")
+
+
+def _respond(query: Query, previous: Query | None, kb: KnowledgeBase, *, force_intent: str | None,
+             replay: bool) -> Turn:
     if replay and previous is not None:
         return Turn(advise(previous, kb), previous)
-    query = parse_question(text, kb)
     follow = is_follow_up(query, previous)
     if follow:
         query = merge_follow_up(previous, query)
@@ -78,8 +108,6 @@ def respond_to(text: str, previous: Query | None = None, *, kb: KnowledgeBase | 
 def help_turn(kb: KnowledgeBase | None = None, *, reset: bool = False, usage: str | None = None,
               language: str = "en") -> Turn:
     """A help answer (what the bot does, example questions), e.g. for an empty ``/gpu``."""
-    from datetime import date
-
     kb = kb or get_knowledge()
     query = Query(text="", intent="help", language=language if language in ("en", "zh") else "en")
     return Turn(help_module.answer(Context(query, kb, date.today()), reset=reset, usage=usage), query, reset=reset)

@@ -108,6 +108,7 @@ def merge_follow_up(previous: Query, new: Query) -> Query:
     update["notes"] = notes + [n for n in new.notes if n not in previous.notes]
     update["unknown_terms"] = new.unknown_terms
     update.setdefault("not_understood", new.not_understood)
+    update["limits"] = new.limits
     update["language"] = new.language
     update["previous_recommendation"] = None
     return previous.model_copy(update=update, deep=True)

@@ -20,13 +20,15 @@ _FEATURE = re.compile(
     r"\b(fp8|float8|bf16|bfloat16|flash[\s_-]?attention(?:[\s_-]?2)?|flash[\s_-]?attn(?:[\s_-]?2)?|fa2|fp4|int8"
     r"|marlin|awq|gptq|tf32)\b"
 )
+# A compute capability: at most three digits ("9.0", "89", "sm_100"); a longer number is no capability.
+_CC_NUMBER = r"(\d{1,3}(?:\.\d{1,2})?)(?![\d])"
 _CC = re.compile(
     r"compute capability\s*(?:of\s*)?(?:at least|>=|≥|greater than or equal to|>|of at least|above)\s*(?:sm_?)?"
-    r"(\d+(?:\.\d+)?)|compute capability\s*(?:of\s*)?(\d+(?:\.\d+)?)\s*(?:or higher|or above|and above|or newer|\+)"
+    rf"{_CC_NUMBER}|compute capability\s*(?:of\s*)?{_CC_NUMBER}\s*(?:or higher|or above|and above|or newer|\+)"
 )
 # vLLM: "The quantization method fp8 is not supported for the current GPU. Minimum capability: 89.
 # Current capability: 80." (capabilities written without the dot)
-_MIN_CAP = re.compile(r"minimum (?:compute )?capability:?\s*(\d+(?:\.\d+)?)")
+_MIN_CAP = re.compile(rf"minimum (?:compute )?capability:?\s*{_CC_NUMBER}")
 _ARCH_GATE = re.compile(
     r"(?:only supports?|requires?|needs?)\s*(?:an?\s*)?(ampere|ada|hopper|blackwell)\s*(?:gpus?|architecture)?"
     r"\s*(?:or newer|and newer|or later|or above)?"

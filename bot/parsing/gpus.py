@@ -128,13 +128,16 @@ class _CountPatterns:
 
 @lru_cache(maxsize=4)
 def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_counters: str = "(?!)") -> _CountPatterns:
-    num = rf"\d{{1,5}}|{words_pattern}"
+    # up to 15 digits, so that a count above MAX_GPU_COUNT is read (and set aside, saying so), never skipped;
+    # never the digits of a negative number ("-5 h100": a minus after no letter, digit or dot)
+    num = rf"\d{{1,15}}|{words_pattern}"
     cnt = rf"x|×|\*|-|{counters}"
+    unsigned = r"(?<![a-z0-9.$])(?<!(?<![a-z0-9_.])[-−])"
     before = re.compile(
-        rf"(?<![a-z0-9.$])({num})\s*(?:{cnt}|{name_counters})?\s*(?:of\s+)?(?:(?:nvidia|geforce|tesla|amd)\s+)?$")
-    after = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,5}})(?![\d.])|(\d{{1,5}})\s*(?:{counters}))")
+        rf"{unsigned}({num})\s*(?:{cnt}|{name_counters})?\s*(?:of\s+)?(?:(?:nvidia|geforce|tesla|amd)\s+)?$")
+    after = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,15}})(?![\d.])|(\d{{1,15}})\s*(?:{counters}))")
     standalone = re.compile(
-        rf"(?<![a-z0-9.$])({num})\s*(?:x\s*)?(?:gpus?(?![\s-]*h(?:ou)?rs?\b)(?![a-z])|cards?\b|accelerators?\b|{counters})")
+        rf"{unsigned}({num})\s*(?:x\s*)?(?:gpus?(?![\s-]*h(?:ou)?rs?\b)(?![a-z])|cards?\b|accelerators?\b|{counters})")
     return _CountPatterns(before, after, standalone, dict(words_key))
 
 
@@ -150,6 +153,12 @@ def _counts(lex: Lexicon) -> _CountPatterns:
 def _nodes_pattern(node_units: str) -> re.Pattern[str]:
     """Machines stated before a per-machine count: "2台" of "2台8卡H800", "2 nodes of" of "2 nodes of 8 h100"."""
     return re.compile(rf"(?<![a-z0-9.$])(\d{{1,3}})\s*(?:{node_units}|台)\s*(?:of\s+|x\s*|×\s*|\*\s*|,\s*)?$")
+
+
+def _too_many(word: str) -> bool:
+    """Whether ``word`` is a count in digits above :data:`MAX_GPU_COUNT`."""
+    word = word.strip()
+    return word.isdecimal() and int(word) > MAX_GPU_COUNT
 
 
 def _count_value(word: str, patterns: _CountPatterns) -> int | None:
@@ -310,8 +319,8 @@ class _GpuScanner:
         m = _MEMORY_WORD.match(self.words[k][0])
         if m:
             return int(m.group(1)), 1
-        if (self.words[k][0].isdigit() and k + 1 < len(self.words) and self.words[k + 1][0] in ("g", "gb", "gib")
-                and self._joinable(k)):
+        if (self.words[k][0].isdecimal() and len(self.words[k][0]) <= 4  # a card has at most 1,024 GB
+                and k + 1 < len(self.words) and self.words[k + 1][0] in ("g", "gb", "gib") and self._joinable(k)):
             return int(self.words[k][0]), 2
         return None
 
@@ -354,6 +363,10 @@ class _GpuScanner:
             before = self.counts.before.search(self.low[max(0, span_start - 24):span_start])
             if before and not self._follows_model_word(span_start - len(before.group(0))):
                 count = _count_value(before.group(1), self.counts)
+                if count is None and _too_many(before.group(1)):
+                    notes.append(note("quantity_over_limit", written=f"{before.group(0).strip()} {written}",
+                                      quantity="gpu_count", max_n=MAX_GPU_COUNT))
+                    span_start -= len(before.group(0))
                 if count is not None:
                     span_start -= len(before.group(0))
                     outer = _CHAINED_COUNT.search(self.low[max(0, span_start - 12):span_start]) or \
@@ -366,7 +379,11 @@ class _GpuScanner:
                         span_start -= len(outer.group(0))
         after_count = self.counts.after.match(self.low[span_end:span_end + 16])
         per_unit = _count_value(after_count.group(1) or after_count.group(2), self.counts) if after_count else None
-        if per_unit is not None and count is None:
+        if after_count and per_unit is None and _too_many(after_count.group(1) or after_count.group(2)):
+            notes.append(note("quantity_over_limit", written=f"{written} {after_count.group(0).strip()}",
+                              quantity="gpu_count", max_n=MAX_GPU_COUNT))
+            span_end += after_count.end()
+        elif per_unit is not None and count is None:
             count = per_unit
             span_end += after_count.end()
         elif per_unit is not None and nodes is None and after_count.group(1) and count * per_unit <= MAX_GPU_COUNT:

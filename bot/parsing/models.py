@@ -63,21 +63,25 @@ _SUFFIX_PRECISION = {"gptq": "gptq", "awq": "awq", "int4": "int4", "int8": "int8
 #: "qwen2.5 coder 32b" is not): they must match the model's extras to choose it.
 _BETWEEN_WORDS = frozenset({"instruct", "chat", "base", "it", "hf", "model"})
 _APPROX = re.compile(r"(?:~|about|around|roughly|approx\.?|approximately|circa|约|大约)\s*$")
+#: Not the digits of a negative number ("-7b": a minus after no letter, digit or dot).
+_UNSIGNED = r"(?<!(?<![\w.])[-−])"
 _GENERIC_SIZE = re.compile(
-    r"(?<![\w.])(\d+(?:\.\d+)?)\s?(?:b\b|billion\b)(?:[\s-]*(?:params?|parameters?)\b)?"
+    rf"(?<![\w.]){_UNSIGNED}(\d{{1,15}}(?:\.\d+)?)\s?(?:b\b|billion\b)(?:[\s-]*(?:params?|parameters?)\b)?"
     r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|examples|words|images|requests|docs|documents))"
 )
 #: A name glued to a size with no separator ("glm6b"); known families were resolved before.
 _GLUED_UNKNOWN = re.compile(r"(?<![\w.\-/:])([a-z]{2,})(\d+(?:\.\d+)?)b(?![\w.])"
                             r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|images|requests))")
 _MOE_GENERIC = re.compile(
-    r"(\d+(?:\.\d+)?)\s?b\b[^.;\n]{0,40}?(\d+(?:\.\d+)?)\s?b\s*(?:params?\s*)?(?:active|激活)"
+    r"(?<![\d.])(\d{1,15}(?:\.\d+)?)\s?b\b[^.;\n]{0,40}?(?<![\d.])(\d{1,15}(?:\.\d+)?)\s?b\s*(?:params?\s*)?"
+    r"(?:active|激活)"
 )
-_LAYERS = re.compile(r"(?:\"?num_hidden_layers\"?\s*[=:]\s*(\d+))|(?<![\w.])(\d{1,3})\s*(?:layers|transformer blocks|层)")
+_LAYERS = re.compile(rf"(?:\"?num_hidden_layers\"?\s*[=:]\s*(\d{{1,6}})(?!\d))|(?<![\w.]){_UNSIGNED}(\d{{1,3}})\s*"
+                     r"(?:layers|transformer blocks|层)")
 _HIDDEN = re.compile(r"\"?(?:hidden_size|d_model|n_embd|hidden(?:\s*size)?|dim)\"?\s*[=:]?\s*(\d{3,6})\b")
 _KV_HEADS = re.compile(
     r"\"?(?:num_key_value_heads|n_kv_heads|kv[_\s]heads)\"?\s*[=:]?\s*(\d{1,3})\b|\bgqa\s*[=:(]?\s*(\d{1,3})\b"
-    r"|(?<![\w.])(\d{1,3})\s*kv[\s_-]?heads"
+    rf"|(?<![\w.]){_UNSIGNED}(\d{{1,3}})\s*kv[\s_-]?heads"
 )
 #: Shortest family word a misspelling is fuzzy-matched for, and the rapidfuzz ratio it needs
 #: ("lama" -> llama 88.9, "mistrl" -> mistral 92.3, "qwne" -> qwen 75): short and common words never are.
@@ -518,17 +522,19 @@ class _ModelScanner:
 
 
 def shape_hints(low: str) -> tuple[int | None, int | None, int | None, list[tuple[int, int]]]:
-    """(layers, hidden size, KV heads, spans used) stated in the text ("40 layers, GQA 8", a config.json)."""
-    layers = _LAYERS.search(low)
-    hidden = _HIDDEN.search(low)
-    kv = _KV_HEADS.search(low)
-    spans = [m.span() for m in (layers, hidden, kv) if m]
-    return (
-        int(next(g for g in layers.groups() if g)) if layers else None,
-        int(hidden.group(1)) if hidden else None,
-        int(next(g for g in kv.groups() if g)) if kv else None,
-        spans,
-    )
+    """(layers, hidden size, KV heads, spans used) stated in the text ("40 layers, GQA 8", a config.json).
+
+    A zero ("0 layers", "GQA 0") is not a shape: it is not used and its span is left unclaimed, so the
+    answer lists it as not understood.
+    """
+    values: list[int | None] = []
+    spans = []
+    for m in (_LAYERS.search(low), _HIDDEN.search(low), _KV_HEADS.search(low)):
+        value = int(next(g for g in m.groups() if g)) if m else None
+        values.append(value or None)
+        if value:
+            spans.append(m.span())
+    return values[0], values[1], values[2], spans
 
 
 def scan_models(low: str, written, tables: ParserTables) -> tuple[list[FoundModel], SpanSet, list[str]]:

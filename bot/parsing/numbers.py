@@ -24,16 +24,23 @@ _NUM_CORE = (r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d{1,6})?|\d{1,15}(?:\.\d{1,6})?|\
 #: Characters that may not precede a number: it would be part of a word, an identifier or a version; a comma
 #: only after a digit ("1,000" is read whole; "以内,20 个用户" after a full-width comma is a number).
 _NUM_GUARD = r"(?<![a-z0-9_./#\\:$¥￥€])(?<!\d,)"
+#: A minus sign (ASCII or U+2212) directly before the digits and not after a letter, digit or dot is the
+#: number's sign ("-5 users", "$-1/hr", "(−3 GPUs)"), so a negative figure is read as negative and refused
+#: by the scanners, never read as its absolute value. "3-5 days", "llama-2-70b" keep their hyphen.
+_SIGN = r"(?P<sign>(?<![A-Za-z0-9_.])[-−](?=\.?\d))?"
+#: Digits right after such a sign are only ever read with it.
+_NOT_AFTER_SIGN = r"(?(sign)|(?<!(?<![A-Za-z0-9_.])[-−]))"
 
 
 @lru_cache(maxsize=8)
 def _number_pattern(scale_pattern: str, guarded: bool) -> str:
     guard = _NUM_GUARD if guarded else ""
-    return rf"{guard}(?:~\s*)?{_NUM_CORE}(?![\d])(?:\s?(?P<scale>{scale_pattern}))?"
+    return rf"{guard}(?:~\s*)?{_SIGN}{_NOT_AFTER_SIGN}{_NUM_CORE}(?![\d])(?:\s?(?P<scale>{scale_pattern}))?"
 
 
 def number_regex(lex: Lexicon, *, guarded: bool = True) -> str:
-    """The regex source of a number with an optional scale, with groups ``num``, ``exp``, ``scale``.
+    """The regex source of a number with an optional sign and scale, with groups ``sign``, ``num``, ``exp``,
+    ``scale``.
 
     Usable inside larger patterns (each compiled pattern may contain it once). ``guarded`` refuses a
     number glued to a word, an identifier or a currency sign before it; a caller that matches the
@@ -52,9 +59,11 @@ def number_value(m: re.Match[str], lex: Lexicon, *, binary_k: bool = False) -> f
             context lengths are set), any other number as thousands (``"100k"`` = 100,000).
 
     Returns:
-        The number (float).
+        The number (float), negative when the match has a sign.
     """
     value = float(m.group("num").replace(",", ""))
+    if m.group("sign"):
+        value = -value
     if m.group("exp"):
         value *= 10 ** int(m.group("exp"))
     scale = m.group("scale")
@@ -120,5 +129,6 @@ def chinese_numerals_to_digits(text: str, lex: Lexicon) -> str:
 @lru_cache(maxsize=4)
 def _zh_pattern(chars: str, counters: str) -> re.Pattern[str]:
     # not after an ordinal or a decimal point; after digits only a numeral that starts with a digit ("H100一周"),
-    # not a scale ("10万人民币" is 10 x 10^4, read by the number scanner; see repl)
-    return re.compile(rf"(?<![第.])([{re.escape(chars)}]+)\s*(?={counters})")
+    # not a scale ("10万人民币" is 10 x 10^4, read by the number scanner; see repl); only from the start of a run
+    # of numerals, so a long run is tried once (linear), never from each of its characters
+    return re.compile(rf"(?<![第.{re.escape(chars)}])([{re.escape(chars)}]+)\s*(?={counters})")

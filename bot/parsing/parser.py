@@ -10,7 +10,9 @@ The steps, each a pure function over the prepared, lower-cased text (one ordered
    then cloud instances and GPUs (:mod:`bot.parsing.gpus`), then GPUs named only by their memory;
 4. quantities (:mod:`bot.parsing.quantities`) and the lexicon's words (precisions, engines, methods,
    pricing, providers, features, what is asked);
-5. every number no step used is listed in ``not_understood``;
+5. every number no step used is listed in ``not_understood``, with every quantity that is zero or negative;
+   a bound the message hit (its length, a number's digits, a quantity above what is sized) is a note in
+   ``limits``, which the answer states;
 6. the intent (:func:`bot.parsing.route.route`).
 
 The lexicon (``bot/parsing/lexicon/*.yaml``) is compiled once; alias tables are built once per knowledge
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import re
+import uuid
 
 from bot.kb.claims import match_claims
 from bot.kb.loader import KnowledgeBase, get_knowledge
@@ -30,7 +33,8 @@ from bot.parsing.diagnosis import find_diagnosis, gpus_for_capacity, is_error_pa
 from bot.parsing.gpus import FoundGpu, scan_capacity_gpus, scan_gpus, scan_instances, scan_standalone_counts
 from bot.parsing.lexicon import Lexicon, get_lexicon
 from bot.parsing.models import scan_models, shape_hints
-from bot.parsing.quantities import QuantityScan, scan_quantities, unclaimed_numbers
+from bot.parsing.numbers import MAX_DIGITS
+from bot.parsing.quantities import QUANTITY_LIMITS, QuantityScan, scan_quantities, unclaimed_numbers
 from bot.parsing.query import GpuMention, ModelMention, Money, Query, UnknownTerm
 from bot.parsing.route import RouteInputs, find_workload, route
 from bot.parsing.slack_text import clean_slack_text
@@ -62,6 +66,10 @@ _PASTE_LINE = re.compile(
     r"(?im)^.*(?:traceback|error|exception|warning|\bfile \"|line \d+|torch\.|cuda|gib|mib|\binfo\b|\bdebug\b"
     r"|at 0x|\.py\b|>>>|nvidia-smi|\|\s*\d+\s*\|).*$")
 _HELP_STRIP = re.compile(r"[\s!.?？！。]+")
+#: A run of digits longer than the number reader takes (:data:`bot.parsing.numbers.MAX_DIGITS`).
+_LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
+#: Codes of the notes that state a bound the message hit; they go to ``Query.limits`` (shown as warnings).
+_LIMIT_CODES = frozenset({"message_truncated", "quantity_over_limit", "long_number_ignored"})
 
 
 def parse_question(text: str, kb: KnowledgeBase | None = None) -> Query:
@@ -72,8 +80,9 @@ def parse_question(text: str, kb: KnowledgeBase | None = None) -> Query:
         kb: the knowledge base to resolve names against; ``None`` means :func:`bot.kb.loader.get_knowledge`.
 
     Returns:
-        The :class:`Query`. Never raises: an internal failure is logged (without the message text) and
-        returned as intent ``unknown`` with a note.
+        The :class:`Query`. Never raises: an internal failure (a bug, never the user's doing) is logged with a
+        reference id and without the message text, and returned as intent ``unknown`` with a
+        ``parse_failed`` note carrying the same reference.
     """
     if not isinstance(text, str):
         text = "" if text is None else str(text)
@@ -81,8 +90,11 @@ def parse_question(text: str, kb: KnowledgeBase | None = None) -> Query:
     try:
         return _parse(text, kb if kb is not None else get_knowledge(), get_lexicon())
     except Exception:  # the bot must answer something for any message; the log has the bug
-        log.exception("parse_question failed (message of %d characters)", len(text))
-        return Query(text=text[:MAX_MESSAGE_CHARS], intent="unknown", notes=[note("parse_failed")])
+        ref = uuid.uuid4().hex[:8]
+        log.exception("parse_question failed (ref %s, message of %d characters)", ref, len(text),
+                      extra={"ref": ref})
+        return Query(text=text[:MAX_MESSAGE_CHARS], intent="unknown", notes=[note("parse_failed", ref=ref)],
+                     language=detect_language(text[:MAX_MESSAGE_CHARS]))
 
 
 def _replace_family_aliases(text: str, tables: ParserTables) -> str:
@@ -168,9 +180,18 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     if region:
         vocab_spans.add(region.span())
 
-    # 5. every number accounted for
+    # 5. every number accounted for: the unusable quantities first, then the numbers nothing read
     claimed = SpanSet([*name_spans.spans(), *scan.claimed.spans(), *vocab_spans.spans(), *paste_spans.spans()])
-    not_understood = unclaimed_numbers(low, lex, claimed)
+    not_understood = list(dict.fromkeys(low[f.start:f.end].strip() for f in scan.rejected))
+    not_understood += [n for n in unclaimed_numbers(low, lex, claimed) if n not in not_understood]
+    for f in scan.over_limit:
+        notes.append(note("quantity_over_limit", written=prepared.written(f.start, f.end), quantity=f.field,
+                          max_n=QUANTITY_LIMITS[f.field]))
+    long_number = _LONG_NUMBER.search(low)
+    if long_number:
+        digits = long_number.group(0)
+        notes.append(note("long_number_ignored", max_digits=MAX_DIGITS, digits_n=len(digits),
+                          written=digits if len(digits) <= 24 else f"{digits[:20]}…"))
 
     engine = next(iter(lex.engines.found(_masked(low, model_spans))), None)
     if engine is None and any(n.code == "ollama_default_quant" or (n.code == "assumed_model" and ":" in str(
@@ -207,8 +228,9 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         diagnosis=diagnosis,
         config_error=pasted.error if pasted is not None and pasted.entry is None else None,
         unknown_terms=unknown,
-        not_understood=not_understood,
-        notes=list(dict.fromkeys(notes)),
+        not_understood=not_understood[:8],
+        notes=[n for n in dict.fromkeys(notes) if n.code not in _LIMIT_CODES],
+        limits=[n for n in dict.fromkeys(notes) if n.code in _LIMIT_CODES],
         **layout,
         **fields,
     )

@@ -16,7 +16,10 @@ never also a duration):
    number or a key word before it; where several readings match, the longest phrase wins.
 
 The scanner reports the spans it used; :func:`unclaimed_numbers` then lists every number no scanner
-(and no name) used, which the answer reports as not understood.
+(and no name) used, which the answer reports as not understood. A quantity that is zero or negative
+("0 gpus", "-5 users", "$-1/hr") is never used: it is set aside as ``rejected`` (reported as not
+understood); one above its bound in :data:`QUANTITY_LIMITS` is set aside as ``over_limit`` (the answer
+states the bound).
 """
 
 from __future__ import annotations
@@ -26,11 +29,36 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from bot.parsing.gpus import MAX_GPU_COUNT
 from bot.parsing.lexicon import Lexicon, phrase_key
 from bot.parsing.numbers import number_regex, number_value
 from bot.parsing.text import SpanSet
 
-__all__ = ["Found", "QuantityScan", "scan_quantities", "unclaimed_numbers"]
+__all__ = ["QUANTITY_LIMITS", "Found", "QuantityScan", "scan_quantities", "unclaimed_numbers"]
+
+#: Tokens in one request (context, prompt, output, per item): the longest context window in
+#: knowledge/models.yaml as of 2026-12 (Llama 4 Scout, ``max_position_embeddings`` 10,485,760).
+MAX_REQUEST_TOKENS = 10_485_760
+#: The largest value of each quantity that is read (field or scanner kind -> bound, in the field's unit);
+#: a larger one is set aside and the answer states the bound. Each is far beyond any real request, and
+#: keeps every figure derived from it finite and every loop over it short (a 10^12-token prompt is
+#: 10^8 prefill chunks):
+#: GPUs: :data:`bot.parsing.gpus.MAX_GPU_COUNT`; nodes: that many GPUs in 8-GPU servers; users (sequences
+#: in flight) and batch: 1,000,000 and 65,536 (vLLM's default ``max_num_seqs`` is 256); LoRA rank: 16,384,
+#: the widest hidden size in the knowledge base (Llama 3.1 405B), past which a rank adds nothing;
+#: diffusion steps: 1,000 (DDPM's whole schedule, Ho et al. 2020); epochs: 100,000; training tokens:
+#: 10^15 (the largest published pretraining runs use ~36T tokens, Qwen3 2025); per-request tokens:
+#: :data:`MAX_REQUEST_TOKENS`; durations: 1,000 years (no price or GPU generation lasts that long, so a
+#: longer one can only be noise); money: 10^12 in any currency (above the largest announced AI
+#: infrastructure plans, ~USD 500B in 2025); items and audio: 10^12 and 10^9 hours.
+QUANTITY_LIMITS: dict[str, float] = {
+    "gpu_count": MAX_GPU_COUNT, "node_count": MAX_GPU_COUNT // 8, "concurrent_users": 1_000_000,
+    "batch_size": 65_536, "lora_rank": 16_384, "steps": 1_000, "epochs": 100_000, "training_tokens": 1e15,
+    "context_tokens": MAX_REQUEST_TOKENS, "input_tokens": MAX_REQUEST_TOKENS, "output_tokens": MAX_REQUEST_TOKENS,
+    "tokens_per_item": MAX_REQUEST_TOKENS, "tokens_plain": MAX_REQUEST_TOKENS,
+    "duration_hours": 8_760_000, "deadline_hours": 8_760_000, "period_hours": 8_760_000, "audio_hours": 1e9,
+    "images": 1e12, "documents": 1e12, "money": 1e12,
+}
 
 #: Characters between a key word and its number ("ctx: 8k", "batch size = 4").
 _GAP = r"[\s:=~(]*"
@@ -60,10 +88,16 @@ class Found:
 
 @dataclass
 class QuantityScan:
-    """What :func:`scan_quantities` found: quantities by field, in order, and the spans they used."""
+    """What :func:`scan_quantities` found: quantities by field, in order, and the spans they used.
+
+    ``rejected`` holds quantities that are zero or negative, ``over_limit`` those above
+    :data:`QUANTITY_LIMITS`; neither is used, and both spans are claimed so no other reading takes them.
+    """
 
     found: list[Found] = field(default_factory=list)
     claimed: SpanSet = field(default_factory=SpanSet)
+    rejected: list[Found] = field(default_factory=list)
+    over_limit: list[Found] = field(default_factory=list)
 
     def first(self, name: str) -> Found | None:
         """The first quantity of ``name``, or ``None``."""
@@ -89,7 +123,14 @@ class _Scanner:
             s < end and start < e for s, e in self.out.claimed.spans())
 
     def claim(self, name: str, value: Any, start: int, end: int) -> None:
-        self.out.found.append(Found(name, value, start, end))
+        """Record a quantity, or set it aside when it is zero, negative or above its bound."""
+        size = _magnitude(value)
+        if size is not None and not size > 0:
+            self.out.rejected.append(Found(name, value, start, end))
+        elif size is not None and size > QUANTITY_LIMITS.get(name, float("inf")):
+            self.out.over_limit.append(Found(name, value, start, end))
+        else:
+            self.out.found.append(Found(name, value, start, end))
         self.out.claimed.add((start, end))
 
     def before(self, pos: int, width: int = 28) -> str:
@@ -337,15 +378,15 @@ class _Scanner:
                 continue
             if name == "training_tokens" and value < 1e6:
                 continue
-            if name in ("input_tokens", "output_tokens", "context_tokens", "tokens_per_item") and value > 1e7:
-                continue  # "15T tokens in 30 days": no prompt or context is ten million tokens; a training size
+            if name == "input_tokens" and self.low[start:end].rstrip().endswith(" in") and re.match(
+                    rf"\s*(?:{self.num})\s*(?:{self.lex.duration_units.pattern})", self.low[end:end + 24]):
+                continue  # "15T tokens in 30 days": "in" begins a length of time, the tokens are not a prompt
             if name == "tokens_plain":
                 if value >= 1e6:
                     continue
                 name = "context_tokens"
-            if name in _COUNT_FIELDS and (value != int(value) or value <= 0):
-                if name != "epochs":
-                    continue
+            if name in _COUNT_FIELDS and name != "epochs" and value > 0 and value != int(value):
+                continue  # "2.5 users" is no count (a zero or negative one is set aside by claim)
             self.claim(name, value, start, end)
 
     # ------------------------------------------------------------------ 9. tokens of each item
@@ -387,12 +428,21 @@ class _Scanner:
         return self.out
 
 
+def _magnitude(value: Any) -> float | None:
+    """The number a quantity's value stands for (money's amount, a rate's value, a resolution's smaller side)."""
+    if isinstance(value, dict):
+        value = next((value[k] for k in ("amount", "value", "ms") if k in value), None)
+    elif isinstance(value, list):
+        value = min(value, default=None)
+    return float(value) if isinstance(value, int | float) else None
+
+
 #: Ties between readings of the same length: the more specific field first.
 _PRIORITY = {"tokens_per_item": 5, "input_tokens": 4, "output_tokens": 4, "context_tokens": 3, "training_tokens": 2,
              "tokens_plain": 1, "concurrent_users": 3, "gpu_count": 2}
 _NUMBER_BEFORE = re.compile(r"\d(?:[\d,.]*\d)?\s*[kmbw万千亿]?\s*$")
 _RESOLUTION = re.compile(r"(?<![\w.])(\d{3,4})\s*[x×*]\s*(\d{3,4})(?![\w.])")
-_NUMK = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s*(?P<k>k)?")
+_NUMK = re.compile(r"(?P<num>\d{1,15}(?:\.\d{1,6})?)\s*(?P<k>k)?")
 
 
 def _k_tokens(m: re.Match[str]) -> int:
@@ -440,9 +490,9 @@ def _money_patterns(num: str, bare_num: str, before: str, after: str) -> tuple[r
 
 @lru_cache(maxsize=4)
 def _io_pattern(num: str) -> re.Pattern[str]:
-    n = r"\d+(?:\.\d+)?\s*k?"
+    n = r"\d{1,15}(?:\.\d{1,6})?\s*k?"
     tok = r"(?:\s*tok(?:en)?s?)?"
-    return re.compile(rf"(?<![\w.])(?P<a>{n}){tok}\s*in(?:put)?\b\s*(?:[/,&+]|and)?\s*(?P<b>{n}){tok}\s*out(?:put)?\b")
+    return re.compile(rf"(?<![\w.\-−])(?P<a>{n}){tok}\s*in(?:put)?\b\s*(?:[/,&+]|and)?\s*(?P<b>{n}){tok}\s*out(?:put)?\b")
 
 
 def scan_quantities(low: str, lex: Lexicon, masked: SpanSet) -> QuantityScan:
@@ -480,7 +530,7 @@ def unclaimed_numbers(low: str, lex: Lexicon, claimed: SpanSet, limit: int = 8) 
             continue
         if re.search(r"https?://\S*$", before) or low[end:end + 1] in ("/", "_") and re.match(r"/\d", low[end:end + 2]):
             continue
-        tail = re.match(r"\s*[\w%/.\-]{1,14}", low[end:end + 16])
+        tail = re.match(r"[ \t]*[\w%/.\-]{1,14}", low[end:end + 16])  # the word after it, on the same line
         text = (low[start:end] + (tail.group(0) if tail else "")).strip()
         if text not in out:
             out.append(text)

@@ -230,8 +230,12 @@ class Query(_Record):
         diagnosis: what a pasted error says, when there is one.
         config_error: why a pasted ``config.json`` could not be used.
         unknown_terms: GPU/model names not in the knowledge base, with suggestions.
-        not_understood: numbers and quantities that were read but not understood, as written.
+        not_understood: numbers and quantities that were read but not understood, as written (a zero or
+            negative count, amount or duration included: "0 gpus", "-5 users").
         notes: what was assumed while reading (typed sentences).
+        limits: the bounds the message hit while being read, stated in the answer (the message cut at
+            ``MAX_MESSAGE_CHARS``, a number longer than ``MAX_DIGITS`` digits, a quantity above its bound in
+            :data:`bot.parsing.quantities.QUANTITY_LIMITS` or a GPU count above ``MAX_GPU_COUNT``).
         previous_recommendation: conversation state, not a constraint: the configuration the previous
             answer recommended, so that a follow-up asking its price ("租一个月多少钱？") prices it.
     """
@@ -306,6 +310,7 @@ class Query(_Record):
     unknown_terms: list[UnknownTerm] = Field(default_factory=list)
     not_understood: list[str] = Field(default_factory=list)
     notes: list[Note] = Field(default_factory=list)
+    limits: list[Note] = Field(default_factory=list)
     previous_recommendation: GpuMention | None = None
 
     # ------------------------------------------------------------------ conveniences (not stored)
@@ -339,7 +344,7 @@ class Query(_Record):
     def fixed(self) -> set[str]:
         """Names of the fields the user set (every set field is a constraint the answer must keep)."""
         defaults = Query(text="")
-        skip = {"text", "language", "intent", "asks", "notes", "not_understood", "unknown_terms",
+        skip = {"text", "language", "intent", "asks", "notes", "not_understood", "unknown_terms", "limits",
                 "previous_recommendation"}
         return {name for name in type(self).model_fields
                 if name not in skip and getattr(self, name) != getattr(defaults, name)}

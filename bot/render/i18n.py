@@ -157,6 +157,8 @@ class Renderer:
         if isinstance(value, str):
             if name == "method":
                 return self.word(f"method:{value}")
+            if name == "quantity":
+                return self.word(f"quantity:{value}")
             return self.word(value) if name in ("pricing_model", "verdict", "workload", "intent", "changes",
                                                 "alternative", "provider", "provider_name") else value
         if not isinstance(value, (int, float)) or (isinstance(value, float) and not math.isfinite(value)):
@@ -189,8 +191,8 @@ class Renderer:
             return self.duration(x)
         if kind == "tokens":
             return self.count(x, tokens=True)
-        if kind == "b":
-            return f"{_sig3(x)}B" if x >= 1 else f"{_sig3(x * 1000)}M"
+        if kind == "b":  # model sizes are written without separators: "671B", "5000B", "1.5B"
+            return (f"{x:.0f}B" if x >= 100 else f"{_sig3(x)}B") if x >= 1 else f"{_sig3(x * 1000)}M"
         if kind == "int":
             return self.count(x)
         return f"{x:,.0f}" if abs(x) >= 100 else f"{x:,.2f}".rstrip("0").rstrip(".")
