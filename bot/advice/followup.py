@@ -98,6 +98,12 @@ def merge_follow_up(previous: Query, new: Query) -> Query:
         update["intent"] = "quote"
     if new.asks:
         update["asks"] = new.asks
+    elif new.concurrent_users or new.target_tokens_per_s or new.requests_per_s:
+        # a load is now given ("并发改成100"): the capacity question of the last turn is answered by it
+        update["asks"] = [a for a in previous.asks if a not in ("users_served", "throughput", "request_rate")]
+    elif new.duration_hours and not any(getattr(new, f) not in (None, [], False) for f in _FIELDS
+                                        if f != "duration_hours"):
+        update["asks"] = [*previous.asks, "cost"]  # "租一个月呢": what the same setup costs for that long
     kept = []
     if previous.models and not new.models:
         kept.append(", ".join(m.as_written for m in previous.models))

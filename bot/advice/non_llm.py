@@ -225,6 +225,10 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
         # "transcribe 200 hours": for a speech model a bare duration is the audio, not a rental length
         q = ctx.query = q.model_copy(update={"audio_hours": q.duration_hours, "duration_hours": None})
         ctx.assume("duration_as_audio", audio_hours_n=q.audio_hours)
+    if task is not None and _job_given(ctx, task) and q.duration_hours and not q.deadline_hours:
+        # "5万张 a day", "1M documents in 10 hours": with a job given, a length of time is its deadline
+        q = ctx.query = q.model_copy(update={"deadline_hours": q.duration_hours})
+        ctx.assume("duration_as_deadline", deadline_hours=q.deadline_hours)
     choices = candidate_gpus(ctx, "non_llm")
     fixed = any(c.fixed for c in choices)
     rows = [_row(ctx, task, model, c) for c in choices[:8]]

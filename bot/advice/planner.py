@@ -112,7 +112,8 @@ def candidate_gpus(ctx: Context, section: Literal["serving", "training", "finetu
     q = ctx.query
     named = [m for m in q.gpus if m.id in ctx.kb.gpus]
     if named:
-        shared = q.gpu_count if len(named) == 1 else None
+        # a count said once for several GPU types ("910B vs A800, 8 cards each") applies to each of them
+        shared = q.gpu_count if len(named) == 1 or all(m.count is None for m in named) else None
         return [GpuChoice(resolve_gpu(ctx, m), m.count or shared, True, m) for m in named]
     pol = getattr(ctx.policy, section)
     ids = pol.candidate_gpus_zh if ctx.zh and pol.candidate_gpus_zh else pol.candidate_gpus

@@ -100,7 +100,18 @@ def _hardware(ctx: Context) -> Answer:
     details = _cheapest_list_price(ctx, headline_groups) if "cheapest" in q.asks else []
     details += _without_idle(headline_groups)
     limit = ctx.hourly_limit_usd()
-    if limit is not None and headline_groups:
+    if limit is not None and headline_groups and "gpu_count" in q.asks:
+        # "每月预算3万，能租几张4090": how many the money rents at the cheapest price per GPU-hour
+        gpu = headline_groups[0][0]
+        one = min((p for n in (1, 8) if (p := place(ctx, gpu, n, 1)) is not None),
+                  key=lambda p: p.price_per_gpu_hour_usd, default=None)
+        if one is not None:
+            n = int(limit[0] // one.price_per_gpu_hour_usd)
+            details.insert(0, headline)
+            headline = note("budget_rents_gpus", count=n, gpu_name=gpu.name, hours=hours,
+                            per_gpu_usd=one.price_per_gpu_hour_usd, provider=one.offer.provider_name,
+                            total_usd=n * one.price_per_gpu_hour_usd * hours, limit_usd=limit[0])
+    elif limit is not None and headline_groups:
         headline, details = _against_limit(ctx, headline_groups, hours, limit, headline, details)
     elif q.budget is not None and not q.duration_hours and headline_groups:
         # "budget $10k, how many H100 hours": what the budget rents at the cheapest price per GPU-hour

@@ -16,6 +16,7 @@ from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
 from bot.advice.options import caveats, config, next_actions
 from bot.advice.planner import (
+    GpuChoice,
     ServingLoad,
     candidate_gpus,
     place,
@@ -125,14 +126,16 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
 def _run_in_budget(ctx: Context, model: Model) -> Answer:
     q = ctx.query
     budget = ctx.usd(q.budget) or q.budget.amount
-    if q.workload == "finetune" or q.method:
-        tokens = finetune_tokens(ctx)
-        options = finetune_setups(ctx, model, tokens)
-        table = finetune_table(options)
-    else:
-        tokens = training_tokens(ctx, model)
-        options = training_runs(ctx, model, tokens)
-        table = training_table(options)
+    finetune = q.workload == "finetune" or q.method
+    tokens = finetune_tokens(ctx) if finetune else training_tokens(ctx, model)
+    options = finetune_setups(ctx, model, tokens) if finetune else training_runs(ctx, model, tokens)
+    if ctx.zh and not any(o.total_cost_usd for o in options) and not q.gpus:
+        # no price for the cards sold in China: a budget can only be checked against prices elsewhere (said)
+        section = ctx.policy.finetune if finetune else ctx.policy.training
+        abroad = [GpuChoice(ctx.kb.gpus[g], None, False) for g in section.candidate_gpus if g in ctx.kb.gpus]
+        options = finetune_setups(ctx, model, tokens, abroad) if finetune else training_runs(ctx, model, tokens, abroad)
+        ctx.assume("budget_checked_abroad")
+    table = finetune_table(options) if finetune else training_table(options)
     within = [o for o in options if o.fits and o.total_cost_usd is not None and o.total_cost_usd <= budget]
     best = min(within, key=lambda o: o.wall_clock_hours or 1e18) if within else None
     if best is not None:

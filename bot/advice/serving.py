@@ -122,6 +122,12 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
                         limit_usd=limit[0], per_gpu=limit[1], config=config(alt), price_usd=alt.price_per_hour_usd,
                         provider=alt.price.provider_name if alt.price else None)
     q = ctx.query
+    if rec is not None and "cost" in q.asks and q.duration_hours and not shown[rec].changes:
+        # the cost for the stated length was asked: it leads (the sizing line follows)
+        cost = next((d for d in details if d.code == "cost_for_duration"), None)
+        if cost is not None:
+            details = [headline] + [d for d in details if d is not cost]
+            headline = cost
     if rec is not None and fixed and "fit" in q.asks and not q.precisions and headline.code in ("fit_yes", "serve_one"):
         # "does it fit" with no format named: the model as released first; a quantized fit comes second
         o = shown[rec]
@@ -405,6 +411,10 @@ def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: Se
     details = _details(ctx, model, load, options, rec)
     if not ctx.query.concurrent_users:
         details.insert(0, note("capacity_method", per_user_tps=load.capacity_tps))
+    cost = next((d for d in details if d.code == "cost_for_duration"), None)
+    if cost is not None and "cost" in ctx.query.asks:  # "租一个月呢": the cost of this setup for that long leads
+        details = [headline] + [d for d in details if d is not cost]
+        headline = cost
     title = "title_throughput" if headline.code == "throughput_capacity" else "title_users_served"
     return ctx.answer(title=note(title, model_name=model_label(model)), headline=headline, details=details,
                       options=options, recommendation=rec, table=_table(options),

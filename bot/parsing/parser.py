@@ -266,6 +266,10 @@ def _strong_recommend(low: str, lex: Lexicon) -> bool:
 
 # --------------------------------------------------------------------------- pieces
 
+#: Words that make a user count simultaneous (what sizing needs), as against a head count.
+_CONCURRENT_CUE = re.compile(r"concurrent|simultaneous|at once|online|peak|in flight|同时|并发|在线|高峰|峰值|路")
+
+
 def _quantity_fields(scan: QuantityScan, notes: list[Note]) -> dict:
     """Query fields from the quantities read (the first of each kind; money by its role)."""
     out: dict = {}
@@ -274,6 +278,12 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note]) -> dict:
               "training_tokens": float, "documents": float, "tokens_per_item": float, "images": float,
               "epochs": float, "audio_hours": float, "duration_hours": float, "deadline_hours": float}
     rename = {"steps": "image_steps"}
+    # several user counts ("500 people use it, 60 online at peak"): the one said to be simultaneous sizes the load
+    users = scan.all("concurrent_users")
+    if len(users) > 1:
+        cued = [f for f in users if _CONCURRENT_CUE.search(scan.text[f.start:f.end] if scan.text else "")]
+        if cued:
+            out["concurrent_users"] = int(cued[0].value)
     for f in scan.found:
         name = rename.get(f.field, f.field)
         if name in simple and name not in out:

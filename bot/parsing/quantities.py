@@ -96,6 +96,7 @@ class QuantityScan:
 
     found: list[Found] = field(default_factory=list)
     claimed: SpanSet = field(default_factory=SpanSet)
+    text: str = ""
     rejected: list[Found] = field(default_factory=list)
     over_limit: list[Found] = field(default_factory=list)
 
@@ -113,7 +114,7 @@ class _Scanner:
         self.low = low
         self.lex = lex
         self.masked = masked
-        self.out = QuantityScan()
+        self.out = QuantityScan(text=low)
         self.num = number_regex(lex)
 
     # ------------------------------------------------------------------ helpers
@@ -361,7 +362,8 @@ class _Scanner:
                                                number_value(m, lex), m.start(), m.end()))
             if keys:
                 # token quantities may repeat their unit after the number ("每条平均 1k token")
-                tail = r"(?:\s*(?:tokens?|tok|个token|个 token))?" if name in _TOKEN_FIELDS else ""
+                tail = r"(?:\s*(?:tokens?|tok|个token|个 token))?" if name in _TOKEN_FIELDS else (
+                    r"(?:\s*(?:张图片|张图|张|幅|images?|pictures?))?" if name == "images" else "")  # "出5万张"
                 pattern = re.compile(rf"(?P<key>{keys.pattern})(?:[\s:=]*(?:{conn}))?[\s:=~(]*{self.num}{tail}")
                 for m in pattern.finditer(self.low):
                     if units and _NUMBER_BEFORE.search(self.low[max(0, m.start() - 12):m.start()]) and \
