@@ -12,7 +12,7 @@ from bot.advice.answer import Answer, Option
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.options import caveats, config, next_actions, variant_notes
-from bot.advice.planner import candidate_gpus
+from bot.advice.planner import candidate_gpus, finetune_option, group_cap, plan_finetune
 from bot.advice.runs import finetune_alternatives, finetune_setups, finetune_table, finetune_tokens
 from bot.errors import AdvisorError
 from bot.estimation import EstimationError, estimate_finetune
@@ -41,6 +41,7 @@ def answer(ctx: Context) -> Answer:
     if fixed and q.method and options and not any(o.fits for o in options):
         options += finetune_alternatives(ctx, model, tokens, options[0], fixed[0])
     if q.deadline_hours:
+        options += _in_time(ctx, model, tokens, choices, options)
         for o in options:  # a setup that fits but finishes after the user's deadline does not answer them
             if o.fits and o.wall_clock_hours and o.wall_clock_hours > q.deadline_hours * 1.0001:
                 o.meets = False
@@ -102,6 +103,26 @@ def _memory_headline(ctx: Context, model: Model, o: Option):
                 weights_gb=m.weights_gb, gradients_gb=m.gradients_gb, optimizer_gb=m.optimizer_gb,
                 activations_gb=m.activations_gb + m.overhead_gb, config=config(o), mem_gb=o.memory_per_gpu_gb,
                 usable_gb=o.usable_gb, sharding=o.sharding if o.gpu_count and o.gpu_count > 1 else None)
+
+
+def _in_time(ctx: Context, model: Model, tokens: float, choices, options: list[Option]) -> list[Option]:
+    """For GPU types with no count fixed whose fewest GPUs finish late: the fewest that finish within the
+    deadline (data parallel: wall clock falls close to 1/N), as added options."""
+    q = ctx.query
+    out = []
+    for choice in (c for c in choices if c.count is None):
+        late = [o for o in options if o.gpu == choice.gpu.id and o.fits and o.wall_clock_hours
+                and o.wall_clock_hours > q.deadline_hours]
+        if not late or any(o.gpu == choice.gpu.id and o.fits and o.wall_clock_hours
+                           and o.wall_clock_hours <= q.deadline_hours for o in options):
+            continue
+        first = late[0]
+        for n in (c for c in ctx.policy.finetune.counts if c > (first.gpu_count or 1) and c <= group_cap(ctx, choice.gpu)):
+            est = plan_finetune(ctx, model, choice.gpu, n, first.method or "lora", tokens)
+            if est is not None and est.fits and est.wall_clock_hours and est.wall_clock_hours <= q.deadline_hours:
+                out.append(finetune_option(ctx, model, choice.gpu, est, changes=["count"]))
+                break
+    return out
 
 
 def _pick(options: list[Option]) -> int | None:

@@ -64,6 +64,11 @@ def _hours(ctx: Context) -> float:
     q = ctx.query
     if q.duration_hours:
         return q.duration_hours
+    if q.commitment_term in ("1y", "3y") and "commitment" in q.pricing:
+        # a reservation is bought for its term: price the whole term ("32 H100s reserved 1yr")
+        hours = {"1y": 1, "3y": 3}[q.commitment_term] * 8760.0
+        ctx.assume("priced_for_term", hours=hours)
+        return hours
     ctx.assume("priced_per_hour")
     return ctx.policy.quote.default_hours.value
 
@@ -314,7 +319,7 @@ def _headline(ctx: Context, groups, hours: float):
         return note("quote_compare", items=items, hours=hours, ratio_x=ratio)
     rows = [r for r in groups[0][2] if not r.changes]
     asked_terms = [p for p in q.pricing if p != "on_demand"]
-    if len(asked_terms) == 1 and len(q.providers) < 2:
+    if len(q.pricing) == 1 and len(asked_terms) == 1 and len(q.providers) < 2:
         # one pricing model asked (spot, a commitment): its best row leads; on-demand rows are the reference
         rows = [r for r in rows if r.price.pricing_model == asked_terms[0]] or rows
         if rows:
