@@ -2,6 +2,7 @@
 
 Usage: python bench/fuzz_core.py [--n 30000] [--seed 20261201] [--seconds 3600] [--timeout 10]
                                  [--only CLASS ...] [--examples] [--json OUT]
+       python bench/fuzz_core.py --scaling   (time per answer at 1,000 / 2,000 / 4,000 characters)
 
 Written from the outside, against the public entry points only: every input goes through
 ``bot.advice.conversation.respond_to`` and the three renderers (``bot.render.terminal.render_text``,
@@ -46,6 +47,10 @@ Checks per input (one count per input and check, per class):
   named in the answer's headline, details, warnings or what is missing: it was used or dropped silently.
 
 Exit status 0 always (the counts are the result); ``--json`` writes them for comparison.
+
+``--scaling`` times the whole path (fastest of 3) on repetitions of one unit at 1,000, 2,000 and 4,000
+characters (the message-length bound): linear work doubles with the length (ratio 4k/2k ~2); a quadratic
+scan shows as a ratio towards 4.
 """
 
 from __future__ import annotations
@@ -497,7 +502,44 @@ class _Runner:
             self.proc.join()
 
 
+SCALING_UNITS = ["9", "1,", "1.", "一", "张", "9b ", "7b/", "8x h100 ", "$1/hr ", "0 gpus ", "((", "{", "x", "🎉",
+                 "llama "]
+
+
+def scaling() -> None:
+    """Print the time of respond_to + the three renderers on 1k/2k/4k characters of each unit, and the ratio."""
+    from bot.advice.conversation import respond_to
+    from bot.kb.loader import get_knowledge
+    from bot.render.blockkit import render_message
+    from bot.render.jsonout import render_json
+    from bot.render.terminal import render_text
+
+    kb = get_knowledge()
+    respond_to("warm up: llama 3 8b on h100", kb=kb)
+    print("| unit | 1,000 chars | 2,000 | 4,000 | 4k / 2k |")
+    print("|---|---:|---:|---:|---:|")
+    worst = 0.0
+    for unit in SCALING_UNITS:
+        row = []
+        for n in (1000, 2000, 4000):
+            text = (unit * (n // len(unit) + 1))[:n]
+            best = math.inf
+            for _ in range(3):
+                started = time.perf_counter()
+                answer = respond_to(text, kb=kb).answer
+                render_text(answer), render_message(answer), render_json(answer)
+                best = min(best, time.perf_counter() - started)
+            row.append(best)
+        worst = max(worst, row[2] / row[1])
+        print(f"| `{unit.strip() or repr(unit)}` | {row[0] * 1e3:.0f} ms | {row[1] * 1e3:.0f} ms | "
+              f"{row[2] * 1e3:.0f} ms | {row[2] / row[1]:.2f} |")
+    print(f"worst 4k/2k ratio: {worst:.2f}")
+
+
 def main(argv: list[str]) -> int:
+    if "--scaling" in argv:
+        scaling()
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=30000)
     parser.add_argument("--seed", type=int, default=20261201)

@@ -185,13 +185,14 @@ def test_a_config_number_out_of_bounds_is_named(value, reason):
 def test_a_generic_model_above_5000b_states_the_bound():
     answer = _check("9999b model on h100")
     warning = next(w for w in answer.warnings if w.code == "model_size_out_of_range")
-    assert warning.params == {"params_b": 9999.0, "min_b": 0.01, "max_b": 5000.0}
-    assert "A 9999B model is outside what I size (10M to 5000B)." in compose(answer).warnings
+    assert warning.params == {"written": "9999b", "params_b": 9999.0, "min_b": 0.01, "max_b": 5000.0}
+    assert '"9999b": a 9999B model is outside what I size (10M to 5000B).' in compose(answer).warnings
 
 
 def test_a_model_of_0_001b_states_the_bound_instead_of_apologising():
     answer = _check("0.001B model on h100")
-    assert [w.params["params_b"] for w in answer.warnings if w.code == "model_size_out_of_range"] == [0.001]
+    warning = next(w for w in answer.warnings if w.code == "model_size_out_of_range")
+    assert (warning.params["written"], warning.params["params_b"]) == ("0.001B", 0.001)  # shown as "1M"
 
 
 def test_zero_layers_is_not_understood_and_not_used():

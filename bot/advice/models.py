@@ -72,7 +72,9 @@ def resolve_model(ctx: Context, mention: ModelMention) -> Model | None:
     if mention.generic and mention.params_total_b:
         total = mention.params_total_b
         if not 0.01 <= total <= MAX_PARAMS_B:
-            ctx.warn("model_size_out_of_range", params_b=total, min_b=0.01, max_b=MAX_PARAMS_B)
+            # the user's own words first: "0.005B" shown as "5M" alone would not say which size was meant
+            ctx.warn("model_size_out_of_range", written=mention.as_written, params_b=total, min_b=0.01,
+                     max_b=MAX_PARAMS_B)
             return None
         active = mention.params_active_b if mention.params_active_b and mention.params_active_b < total else None
         return generic_shape(ctx, total, active, mention.layers, mention.hidden_size, mention.kv_heads)
