@@ -571,8 +571,8 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
                 elif lead.group(0).strip() in ("a", "an", "one", "single", "单"):
                     count = 1
         plural = re.search(r"(?:cards|gpus|each|per card|per gpu)\b", low[start:end + 10]) or re.search(
-            r"how many\s*$|几张|多少张|每张|每卡", low[max(0, start - 12):start + 1])
-        if count is None and not plural:
+            r"how many\s*$|几张|多少张|每张|每卡", low[max(0, start - 12):start + 1]) or counts.standalone.search(low)
+        if count is None and not plural:  # (a GPU count said anywhere, "16卡", "2 gpus", is the count instead)
             # "my 24GB card", "24G显存能跑吗": one card, unless the words are plural or a count is asked
             count = 1
         # a card named by its memory alone is most often one people own (a GeForce), unless a cloud is meant

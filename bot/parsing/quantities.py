@@ -252,6 +252,14 @@ class _Scanner:
                 self.claim("rate", {"kind": kind, "value": number_value(m, lex), "scope": None}, m.start(), m.end())
         if lex.per_second_before.pattern != "(?!)":
             nouns, per_s = lex.request_nouns.pattern, lex.per_second_before.pattern
+            # "每秒输出10个token": tokens per second written around the number
+            for m in re.finditer(rf"(?:{per_s})\s*(?:输出|生成|吐|出)?\s*{self.num}\s*个?\s*tokens?\b", self.low):
+                if self.free(m.start(), m.end()):
+                    window = self.low[max(0, m.start() - 40):m.end() + 40]
+                    scope = "per_user" if lex.per_user_words.search(window) else (
+                        "total" if lex.aggregate_words.search(window) else None)
+                    self.claim("rate", {"kind": "tokens_per_s", "value": number_value(m, lex), "scope": scope},
+                               m.start(), m.end())
             for around in (re.compile(rf"(?:{per_s})\s*{self.num}\s*(?:{nouns})"),
                            re.compile(rf"{self.num}\s*(?:{nouns})\s*(?:{per_s})")):
                 for m in around.finditer(self.low):
