@@ -139,7 +139,7 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     # what serving a model costs needs the serving plan first: the sizing answer prices it ("monthly cost to
     # serve llama 70b to 20 users"); a run (training, fine-tuning) or GPUs alone are priced by the quote
     serving_cost = has_model and query.workload == "inference"
-    if joined and has_model and not query.claims and "break_even" not in asks:
+    if joined and has_model and gpus >= 2 and not query.claims and "break_even" not in asks:
         # GPUs compared for a model, whatever figure is asked of them (speed, cost per token, cost of a run)
         return "compare"
     if not serving_cost and (
