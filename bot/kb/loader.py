@@ -486,23 +486,29 @@ _FX_TOLERANCE = 5e-4
 CATALOG_MEMORY_TOLERANCE = 0.07
 
 
-def _load_unpriced(path: Path, price_files, out: _Collector) -> dict[str, UnpricedProvider]:
-    """Named clouds without price rows; an id that has a price file is reported (it would hide its prices)."""
+def _validated_file(path: Path, model, out: _Collector):
+    """``model`` validated from the YAML file ``path``; ``None`` (errors as file:line: field: message) when the
+    file is missing, unreadable or invalid."""
     if not path.exists():
-        return {}
+        return None
     raw = _read(path, out)
     if raw is None:
-        return {}
+        return None
     try:
-        items = UnpricedProviderFile.model_validate(raw).providers
+        return model.model_validate(raw)
     except ValidationError as exc:
         for err in exc.errors():
             loc = list(err["loc"])
             out.add(path, loc, ".".join(str(p) for p in loc), err["msg"].removeprefix("Value error, "))
-        return {}
+        return None
+
+
+def _load_unpriced(path: Path, price_files, out: _Collector) -> dict[str, UnpricedProvider]:
+    """Named clouds without price rows; an id that has a price file is reported (it would hide its prices)."""
+    file = _validated_file(path, UnpricedProviderFile, out)
     priced = {pf.provider for _, pf in price_files}
     result: dict[str, UnpricedProvider] = {}
-    for index, item in enumerate(items):
+    for index, item in enumerate(file.providers if file else []):
         if item.id in priced or item.id in result:
             out.add(path, ["providers", index, "id"], "id", f"provider {item.id!r} is priced or listed twice")
         result[item.id] = item
@@ -510,25 +516,13 @@ def _load_unpriced(path: Path, price_files, out: _Collector) -> dict[str, Unpric
 
 
 def _load_exchange_rates(path: Path, out: _Collector) -> dict[str, ExchangeRate]:
-    if not path.exists():
-        return {}
-    raw = _read(path, out)
-    if raw is None:
-        return {}
-    try:
-        rates = ExchangeRateFile.model_validate(raw).exchange_rates
-    except ValidationError as exc:
-        for err in exc.errors():
-            loc = list(err["loc"])
-            out.add(path, loc, ".".join(str(p) for p in loc), err["msg"].removeprefix("Value error, "))
-        return {}
+    file = _validated_file(path, ExchangeRateFile, out)
     result: dict[str, ExchangeRate] = {}
-    for index, rate in enumerate(rates):
+    for index, rate in enumerate(file.exchange_rates if file else []):
         if rate.id in result:
             out.add(path, ["exchange_rates", index, "id"], "id", f"duplicate exchange rate id {rate.id!r}")
         result[rate.id] = rate
     return result
-
 
 def _check_price_file(path: Path, pf: PriceFile, rates: dict[str, ExchangeRate], gpus: dict[str, Gpu],
                       gpus_unreadable: bool, out: _Collector) -> None:
