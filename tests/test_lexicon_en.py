@@ -432,3 +432,15 @@ def test_an_added_word_is_a_data_change(tmp_path):
                                                     "  fsdp: [fsdp, fully sharded, shardy]"), encoding="utf-8")
     assert load_lexicon(directory).sharding.value("shardy") == "fsdp"
     assert get_lexicon().sharding.value("shardy") is None
+
+
+@pytest.mark.parametrize(("text", "expected_users", "expected_count"), [
+    # simultaneous_words / own_card_words
+    ("3,000 employees, about 120 concurrent at peak, llama 3 8b", 120, None),
+    ("will my rtx 3090 run mistral 7b", None, 1),
+])
+def test_simultaneous_and_own_card_words(kb, text, expected_users, expected_count):
+    q = parse_question(text, kb)
+    assert q.concurrent_users == expected_users
+    if expected_count is not None:
+        assert q.gpus[0].count == expected_count

@@ -299,3 +299,13 @@ def test_broken_chinese_file_is_reported_with_file_line_and_field(tmp_path):
     with pytest.raises(KnowledgeError) as err:
         load_lexicon(directory)
     assert f"{directory / 'zh.yaml'}:2: precisions: unknown precision(s) ['fp12']" in str(err.value)
+
+
+@pytest.mark.parametrize(("text", "field", "expected"), [
+    # simultaneous_words: of several user counts, the simultaneous one sizes the load
+    ("公司 800 人用，峰值并发 50 个用户，qwen2.5 14b", "concurrent_users", 50),
+    # own_card_words: "我的 <卡>" is one card
+    ("手上的 3090 能跑 qwen2.5 7b 吗", "gpus.0.count", 1),
+])
+def test_simultaneous_and_own_card_words(kb, text, field, expected):
+    assert _field(parse_question(text, kb), field) == expected

@@ -41,8 +41,6 @@ _TIGHT_GAP = re.compile(r"^\s?$")
 _GLUED_WORD = re.compile(r"^[a-z0-9]+x\d{1,2}$")
 _MEMORY_WORD = re.compile(r"^(\d{1,3})(?:g|gb|gib)$")
 _JOIN_GAP = re.compile(r"^[ \t\-_]{0,2}$")
-#: A possessive right before a GPU name: the user's own single card.
-_ONE_OWNED = re.compile(r"(?:\bmy|\bour|我的|我们的|我这张|这张)\s*$")
 _CHAINED_COUNT = re.compile(r"(?<![\w.])(\d{1,3})\s*[x×*]\s*$")  # the "3*" of "3*8*A100"
 #: A product code after a brand word ("Ascend 310P", "Hopper H20"): the brand alone names another product.
 _MODEL_CODE = re.compile(r"^(?:\d{2,5}[a-z]{0,3}|[a-z]{1,2}\d{2,5}[a-z]{0,3})$")
@@ -228,6 +226,7 @@ class _GpuScanner:
         self.counts = _counts(lex)
         self.not_name_prefixes = lex.not_name_prefixes.pattern
         self.percentiles = lex.percentiles  # "p99" is a latency percentile, not a Tesla P-series card
+        self.own_card = re.compile(rf"(?:{lex.own_card_words.pattern})\s*$")  # "my 4070 ti super": one card
         self.words = _words(low, masked)
         self.reps = [_repair_word(w) for w, _, _ in self.words]
         self.fuzzy_budget = max_fuzzy  # bounds the work on a 40,000-character message
@@ -393,7 +392,7 @@ class _GpuScanner:
             notes.append(note("gpus_per_node", nodes=count, per_node=per_unit, count=count * per_unit))
             nodes, count = count, count * per_unit
             span_end += after_count.end()
-        if count is None and _ONE_OWNED.search(self.low[max(0, span_start - 10):span_start]) and not \
+        if count is None and self.own_card.search(self.low[max(0, span_start - 12):span_start]) and not \
                 written.lower().endswith("s"):
             count = 1  # "my 4070 ti super", "我的 4090": the one card the user has
         if assumed and memory_gb is None:

@@ -173,6 +173,10 @@ class LexiconFile(_Vocab):
     # ("蒸馏版" -> "distill": "deepseek r1 蒸馏版 14b" is DeepSeek-R1-Distill-Qwen-14B)
     model_words: dict[str, list[str]] = Field(default_factory=dict)
     workloads: dict[str, list[str]] = Field(default_factory=dict)
+    # a user count said to be simultaneous ("60 online at peak", "同时在线"): it sizes the load, not a head count
+    simultaneous_words: list[str] = Field(default_factory=list)
+    # right before a GPU name: the user's own one card ("my 4070 ti super", "我的 4090")
+    own_card_words: list[str] = Field(default_factory=list)
     compare_connectors: list[str] = Field(default_factory=list)
     compare_relations: list[str] = Field(default_factory=list)
     precisions: dict[str, list[str]] = Field(default_factory=dict)
@@ -382,6 +386,8 @@ class Lexicon:
     model_words: Phrases
     workloads: Phrases
     weak_inference: Phrases
+    simultaneous_words: Phrases
+    own_card_words: Phrases
     compare_connectors: Phrases
     compare_relations: Phrases
     precisions: Phrases
@@ -524,6 +530,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
                             left_bound=False),
         workloads=Phrases(_inverse(groups(lambda f: {k: v for k, v in f.workloads.items() if k in _WORKLOADS}))),
         weak_inference=Phrases(_flat(lists(lambda f: f.workloads.get("weak_inference", [])))),
+        simultaneous_words=Phrases(_flat(lists(lambda f: f.simultaneous_words))),
+        own_card_words=Phrases(_flat(lists(lambda f: f.own_card_words))),
         compare_connectors=Phrases(_flat(lists(lambda f: f.compare_connectors))),
         compare_relations=Phrases(_flat(lists(lambda f: f.compare_relations))),
         precisions=Phrases(_inverse(groups(lambda f: f.precisions))),

@@ -158,7 +158,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     default_currency = "cny" if detect_language(cleaned) == "zh" else "usd"
     for f in scan.all("money"):
         f.value["currency"] = f.value["currency"] or default_currency
-    fields = _quantity_fields(scan, notes)
+    fields = _quantity_fields(scan, notes, lex)
     precisions, kv_precision = _precisions(low, lex, vocab_spans, model_spans)
     models = _models(model_found, low, pasted, unknown, notes, vocab_spans)
     for m in models:
@@ -266,11 +266,7 @@ def _strong_recommend(low: str, lex: Lexicon) -> bool:
 
 # --------------------------------------------------------------------------- pieces
 
-#: Words that make a user count simultaneous (what sizing needs), as against a head count.
-_CONCURRENT_CUE = re.compile(r"concurrent|simultaneous|at once|online|peak|in flight|同时|并发|在线|高峰|峰值|路")
-
-
-def _quantity_fields(scan: QuantityScan, notes: list[Note]) -> dict:
+def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dict:
     """Query fields from the quantities read (the first of each kind; money by its role)."""
     out: dict = {}
     simple = {"concurrent_users": int, "batch_size": int, "lora_rank": int, "image_steps": int,
@@ -281,7 +277,8 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note]) -> dict:
     # several user counts ("500 people use it, 60 online at peak"): the one said to be simultaneous sizes the load
     users = scan.all("concurrent_users")
     if len(users) > 1:
-        cued = [f for f in users if _CONCURRENT_CUE.search(scan.text[f.start:f.end] if scan.text else "")]
+        # the cue may be part of the phrase ("同时在线 60") or stand just before it ("峰值并发 50 个用户")
+        cued = [f for f in users if lex.simultaneous_words.search(scan.text[max(0, f.start - 8):f.end])]
         if cued:
             out["concurrent_users"] = int(cued[0].value)
     for f in scan.found:
