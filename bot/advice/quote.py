@@ -53,9 +53,48 @@ def answer(ctx: Context) -> Answer:
     if models and (q.workload in ("training", "finetune") or q.method):
         return _run_cost(ctx, models[0])
     if not q.gpus:
+        return price_list(ctx)
+    return _hardware(ctx)
+
+
+def price_list(ctx: Context) -> Answer:
+    """No GPU named ("what's the cheapest gpu", "gpu prices per hour"): every GPU the prices cover, at its
+    cheapest dated price per GPU-hour for the pricing model asked (on-demand by default), cheapest first.
+
+    Undated and stale prices are left out (they cannot be checked), as are the clouds the question's market
+    excludes. The answer says the cheapest GPU is not the cheapest for a model, and asks for one.
+    """
+    q = ctx.query
+    pricing = next(iter(q.pricing), "on_demand")
+    exclude = excluded_providers(ctx)
+    hours = _hours(ctx)
+    rows: list[Option] = []
+    for gpu in ctx.kb.gpus.values():
+        found = [p for p in all_placements(ctx.offers, gpu.id, 1, today=ctx.today, pricing_model=pricing, limit=20)
+                 if not p.stale and p.offer.as_of is not None and p.offer.condition is None
+                 and p.offer.provider not in exclude and (not q.providers or p.offer.provider in q.providers)]
+        if not found:
+            continue
+        best = min(found, key=lambda p: (p.price_per_gpu_hour_usd, p.price_per_hour_usd))
+        count = best.gpus_rented
+        rows.append(Option(gpu=gpu.id, gpu_name=gpu.name, gpu_count=count, price=price_of(ctx, best),
+                           duration_hours=hours, total_cost_usd=best.price_per_hour_usd * hours))
+    rows.sort(key=lambda o: o.price.price_per_gpu_hour_usd)
+    if not rows:
         return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_gpu"),
                           examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
-    return _hardware(ctx)
+    shown = rows[:ctx.policy.serving.shown_options * 2]
+    items = [{"gpu_name": o.gpu_name, "memory_gb": ctx.kb.gpus[o.gpu].memory_gb, "per_gpu_usd":
+              o.price.price_per_gpu_hour_usd, "provider": o.price.provider_name} for o in shown[:3]]
+    ctx.lack("cheapest_for_model")
+    table = Table(columns=["config", "memory_gb", "provider", "instance", "pricing", "usd_per_hour",
+                           "usd_per_gpu_hour", "as_of"],
+                  rows=[[config(o, with_precision=False), ctx.kb.gpus[o.gpu].memory_gb, o.price.provider_name,
+                         _instance_label(o), _pricing_label(o), o.price.price_per_hour_usd,
+                         o.price.price_per_gpu_hour_usd, o.price.as_of] for o in shown])
+    return ctx.answer(title=note("title_price_list"), headline=note("price_list", items=items,
+                                                                    pricing_model=_pricing_label(shown[0])),
+                      options=shown, recommendation=0, table=table, examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
 
 
 # --------------------------------------------------------------------------- GPUs and instances

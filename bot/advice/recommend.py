@@ -26,6 +26,7 @@ from bot.advice.planner import (
     serving_load,
     serving_option,
 )
+from bot.advice.quote import price_list
 from bot.advice.runs import (
     finetune_setups,
     finetune_table,
@@ -59,6 +60,8 @@ def answer(ctx: Context) -> Answer:
         return _run_in_budget(ctx, models[0])
     if models:
         return _best_serving(ctx, models[0], limit, per_gpu)
+    if "cheapest" in q.asks and not q.gpus and limit is None and q.budget is None:
+        return price_list(ctx)  # "what's the cheapest gpu": a price list, not what the dearest node runs
     return _what_runs(ctx, limit, per_gpu)
 
 

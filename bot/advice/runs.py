@@ -9,6 +9,8 @@ fine-tuning and quote answers (a cost question about a run is answered with the 
 
 from __future__ import annotations
 
+import math
+
 from bot.advice.answer import Option, Table
 from bot.advice.context import Context
 from bot.advice.options import config
@@ -84,7 +86,7 @@ def training_runs(ctx: Context, model: Model, tokens: float, choices: list[GpuCh
             out.append(training_option(ctx, model, choice.gpu, est, placement, why))
             continue
         smallest = in_time = None
-        last = None
+        last = missed = None
         for n in (c for c in ctx.policy.training.counts if c <= group_cap(ctx, choice.gpu)):
             est, placement, why = plan_training(ctx, model, choice.gpu, n, tokens, precision)
             if est is None:
@@ -95,6 +97,11 @@ def training_runs(ctx: Context, model: Model, tokens: float, choices: list[GpuCh
             if smallest is not None and (est.wall_clock_hours or 0) <= deadline:
                 in_time = last
                 break
+            missed = n
+        if in_time is not None and missed is not None:
+            in_time = _fewest_whole_machines(ctx, model, choice.gpu, tokens, precision, missed, in_time, deadline)
+        elif in_time is None and smallest is not None and last is not None and ctx.query.deadline_hours:
+            in_time = _beyond_counts(ctx, model, choice.gpu, tokens, precision, last, deadline)
         if smallest is None:
             if last is not None:
                 out.append(training_option(ctx, model, choice.gpu, *last))
@@ -105,6 +112,54 @@ def training_runs(ctx: Context, model: Model, tokens: float, choices: list[GpuCh
     if any(c.count is None for c in choices):
         ctx.assume("training_counts", days=deadline / 24)
     return out
+
+
+def _fewest_whole_machines(ctx: Context, model: Model, gpu: Gpu, tokens: float, precision: str, missed: int,
+                           met: tuple, deadline_h: float) -> tuple:
+    """The fewest GPUs, in whole machines, that still finish by the deadline.
+
+    The policy's counts double (1, 2, 4, ... 512), so the first count that meets a deadline can be nearly twice
+    what is needed (a run needing 336 A100s would be planned on 512). Between the last count that missed
+    (``missed``) and the one that met (``met``, an (estimate, placement, rejection) tuple) this bisects over
+    multiples of one machine (policy ``limits.gpus_per_machine``, 8 GPUs: the HGX/DGX node clusters are rented
+    by); wall clock falls with the count, so the bisection finds the fewest machines. Returns the tuple for that
+    count, or ``met`` when no whole-machine count in between meets the deadline.
+    """
+    step = int(ctx.policy.limits.gpus_per_machine.value)
+    low, high = missed // step, met[0].gpu_count // step   # machines: low misses (or is < 1 machine), high meets
+    best = met
+    while high - low > 1:
+        mid = (low + high) // 2
+        est, placement, why = plan_training(ctx, model, gpu, mid * step, tokens, precision)
+        if est is not None and est.fits and (est.wall_clock_hours or 0) <= deadline_h:
+            high, best = mid, (est, placement, why)
+        else:
+            low = mid
+    return best
+
+
+def _beyond_counts(ctx: Context, model: Model, gpu: Gpu, tokens: float, precision: str, largest: tuple,
+                   deadline_h: float) -> tuple | None:
+    """A run past the policy's largest count when the user's deadline needs it (a 1T-parameter model in 90 days).
+
+    Wall clock scales about inversely with the count at a fixed MFU, so the count is the largest tried
+    (``largest``, an (estimate, placement, rejection) tuple) times its wall clock over the deadline, in whole
+    machines (policy ``limits.gpus_per_machine``), then one more step of machines at a time (at most four) while
+    communication keeps it over. Returns that count's tuple, or ``None`` when even that misses.
+    """
+    step = int(ctx.policy.limits.gpus_per_machine.value)
+    est = largest[0]
+    if not est.wall_clock_hours:
+        return None
+    need = step * math.ceil(est.gpu_count * est.wall_clock_hours / deadline_h / step)
+    for _ in range(5):
+        got = plan_training(ctx, model, gpu, need, tokens, precision)
+        if got[0] is None:
+            return None
+        if got[0].fits and (got[0].wall_clock_hours or 0) <= deadline_h:
+            return got
+        need += step
+    return None
 
 
 def finetune_setups(ctx: Context, model: Model, tokens: float, choices: list[GpuChoice] | None = None,

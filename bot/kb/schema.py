@@ -459,9 +459,11 @@ class NonLlmPolicy(_Strict):
 
 class LimitsPolicy(_Strict):
     """Hardware shapes the planner does not propose: ``consumer_group_max_gpus`` caps the GPUs of one
-    tensor-parallel, pipeline or sharded (ZeRO/FSDP) job on consumer cards (no NVLink, no InfiniBand)."""
+    tensor-parallel, pipeline or sharded (ZeRO/FSDP) job on consumer cards (no NVLink, no InfiniBand);
+    ``gpus_per_machine`` is the step multi-machine training runs are sized in (whole 8-GPU nodes)."""
 
     consumer_group_max_gpus: Sourced
+    gpus_per_machine: Sourced
 
 
 class QuotePolicy(_Strict):

@@ -152,6 +152,15 @@ class IgnorableVocab(_Vocab):
     after: list[str] = Field(default_factory=list)
 
 
+class ModelObjectVocab(_Vocab):
+    """Where a model's name stands in a question: after a workload verb (``verbs``), before a preposition or
+    punctuation (``ends``); ``skip`` lists objects that are not a model's name ("it", "inference", "users")."""
+
+    verbs: list[str] = Field(default_factory=list)
+    ends: list[str] = Field(default_factory=list)
+    skip: list[str] = Field(default_factory=list)
+
+
 class LexiconFile(_Vocab):
     """One language's vocabulary file (see ``bot/parsing/lexicon/en.yaml`` for what each section means)."""
 
@@ -177,6 +186,9 @@ class LexiconFile(_Vocab):
     simultaneous_words: list[str] = Field(default_factory=list)
     # right before a GPU name: the user's own one card ("my 4070 ti super", "我的 4090")
     own_card_words: list[str] = Field(default_factory=list)
+    # the object of a workload verb names the model ("serve kimi k2 on h200s"): when no model is recognised, the
+    # words between one of ``verbs`` and one of ``ends`` are reported as an unknown model, unless they are ``skip``
+    model_object: ModelObjectVocab = Field(default_factory=ModelObjectVocab)
     compare_connectors: list[str] = Field(default_factory=list)
     compare_relations: list[str] = Field(default_factory=list)
     precisions: dict[str, list[str]] = Field(default_factory=dict)
@@ -388,6 +400,9 @@ class Lexicon:
     weak_inference: Phrases
     simultaneous_words: Phrases
     own_card_words: Phrases
+    object_verbs: Phrases
+    object_ends: Phrases
+    object_skip: Phrases
     compare_connectors: Phrases
     compare_relations: Phrases
     precisions: Phrases
@@ -532,6 +547,9 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         weak_inference=Phrases(_flat(lists(lambda f: f.workloads.get("weak_inference", [])))),
         simultaneous_words=Phrases(_flat(lists(lambda f: f.simultaneous_words))),
         own_card_words=Phrases(_flat(lists(lambda f: f.own_card_words))),
+        object_verbs=Phrases(_flat(lists(lambda f: f.model_object.verbs))),
+        object_ends=Phrases(_flat(lists(lambda f: f.model_object.ends))),
+        object_skip=Phrases(_flat(lists(lambda f: f.model_object.skip))),
         compare_connectors=Phrases(_flat(lists(lambda f: f.compare_connectors))),
         compare_relations=Phrases(_flat(lists(lambda f: f.compare_relations))),
         precisions=Phrases(_inverse(groups(lambda f: f.precisions))),

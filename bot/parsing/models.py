@@ -65,15 +65,18 @@ _BETWEEN_WORDS = frozenset({"instruct", "chat", "base", "it", "hf", "model"})
 _APPROX = re.compile(r"(?:~|about|around|roughly|approx\.?|approximately|circa|约|大约)\s*$")
 #: Not the digits of a negative number ("-7b": a minus after no letter, digit or dot).
 _UNSIGNED = r"(?<!(?<![\w.])[-−])"
+#: A size in billions ("7b", "13 billion params"), or in trillions when a model or parameter word follows ("a 1T
+#: model", "1.5 trillion parameters": a bare "1T" is a token count far more often).
 _GENERIC_SIZE = re.compile(
-    rf"(?<![\w.]){_UNSIGNED}(\d{{1,15}}(?:\.\d+)?)\s?(?:b\b|billion\b)(?:[\s-]*(?:params?|parameters?)\b)?"
+    rf"(?<![\w.]){_UNSIGNED}(\d{{1,15}}(?:\.\d+)?)\s?(?:(b)\b|(billion)\b|(t|trillion)(?=[\s-]*(?:params?|parameters?|model|moe)\b))"
+    r"(?:[\s-]*(?:params?|parameters?)\b)?"
     r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|examples|words|images|requests|docs|documents))"
 )
 #: A name glued to a size with no separator ("glm6b"); known families were resolved before.
 _GLUED_UNKNOWN = re.compile(r"(?<![\w.\-/:])([a-z]{2,})(\d+(?:\.\d+)?)b(?![\w.])"
                             r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|images|requests))")
 _MOE_GENERIC = re.compile(
-    r"(?<![\d.])(\d{1,15}(?:\.\d+)?)\s?b\b[^.;\n]{0,40}?(?<![\d.])(\d{1,15}(?:\.\d+)?)\s?b\s*(?:params?\s*)?"
+    r"(?<![\d.])(\d{1,15}(?:\.\d+)?)\s?(?:b|t|trillion)\b[^.;\n]{0,40}?(?<![\d.])(\d{1,15}(?:\.\d+)?)\s?b\s*(?:params?\s*)?"
     r"(?:active|激活)"
 )
 _LAYERS = re.compile(rf"(?:\"?num_hidden_layers\"?\s*[=:]\s*(\d{{1,6}})(?!\d))|(?<![\w.]){_UNSIGNED}(\d{{1,3}})\s*"
@@ -505,14 +508,14 @@ class _ModelScanner:
             if name:
                 start -= len(name.group(0))
                 unknown = self.written(start, m.end())
-            total = float(m.group(1))
+            total = float(m.group(1)) * (1000 if m.group(4) else 1)
             if total <= 0:
                 continue
             active = None
             if moe and moe.start() <= m.start() < moe.end() and float(moe.group(2)) < total:
                 active = float(moe.group(2))
                 active_spans.append((moe.start(2), moe.end()))
-            size = f"{m.group(1)}B"
+            size = f"{total:g}B"
             notes = [note("unknown_model_generic", written=unknown, size=size) if unknown
                      else note("generic_model", size=size, active_b=active)]
             self.found.append(FoundModel(None, self.written(start, m.end()), start, m.end(), generic=True,

@@ -167,6 +167,12 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     precisions = _merge_precisions(precisions)
     if family_only and not models:
         notes.append(note("family_without_size", written=family_only[0]))
+    elif not models and not pasted and len(unknown) < MAX_UNKNOWN_TERMS:
+        named = _model_object(low, prepared.written, lex, name_spans)
+        if named and named.lower() not in {u.as_written.lower() for u in unknown}:
+            # no suggestions: the words are a name the knowledge base lacks, and fuzzy neighbours of a whole
+            # phrase ("glm 4.5 air" -> DeepSeek-R1) mislead more than they help
+            unknown.append(UnknownTerm(as_written=named, kind="model"))
     other_quantities = SpanSet([(f.start, f.end) for f in scan.found if f.field != "gpu_count"])
     gpus = _merge_gpus(gpu_found, low, lex, fields, notes, other_quantities)
     diagnosis = find_diagnosis(low)
@@ -383,6 +389,31 @@ def _merge_precisions(precisions: list[str]) -> list[str]:
     if specific:
         return [p for p in precisions if p != "int4"] if "int4" in precisions else precisions
     return precisions
+
+
+#: The most words a model's name is read over after a workload verb ("deepseek coder v2 lite instruct").
+_OBJECT_MAX_WORDS = 5
+
+
+def _model_object(low: str, written, lex, names: SpanSet) -> str | None:
+    """The model a question names that the knowledge base lacks: the words after a workload verb up to a
+    preposition or punctuation ("serve kimi k2 on h200s" -> "kimi k2", "部署 kimi k2 要几张卡"), as written, or
+    ``None`` when there is none, it is a GPU, a number or a vocabulary word (lexicon ``model_object``)."""
+    for verb in lex.object_verbs.finditer(low):
+        start = verb.end()
+        while start < len(low) and low[start] == " ":
+            start += 1
+        end_m = lex.object_ends.search(low, start)
+        end = end_m.start() if end_m else len(low)
+        phrase = low[start:end].strip().rstrip(".")
+        if not phrase or any(a < end and start < b for a, b in names.spans()):
+            continue
+        if (len(phrase.split()) > _OBJECT_MAX_WORDS or not any(c.isalpha() for c in phrase)
+                or lex.object_skip.fullmatch(phrase) or lex.object_verbs.fullmatch(phrase)
+                or not re.search(r"[a-z\u4e00-\u9fff]", phrase) or phrase[0].isdigit()):
+            continue
+        return written(start, start + len(phrase))
+    return None
 
 
 def _models(found, low: str, pasted, unknown: list[UnknownTerm], notes: list[Note], spans: SpanSet
