@@ -32,7 +32,9 @@ fitted to the rows; conditions come from the row):
   (num_prompts <= concurrency), which is one batch: prompts x TTFT + output x TPOT; TTFT, TPOT and
   inter-token latency directly;
 * layout (tp, pp, ep, attention DP), engine (from the framework named) and KV dtype come from the
-  row's conditions; nothing else is set, so engine defaults (knowledge/engines.yaml) apply;
+  row's conditions; nothing else is set, so engine defaults (knowledge/engines.yaml) apply, as of the row's
+  date where an engine changed its default (llama.cpp fused attention only since 2025-08-19, so an earlier
+  llama-bench row without ``-fa`` runs unfused);
 * non-LLM rows -> bot.estimation.non_llm (images, transcription, embeddings);
 * memory: GGUF file sizes -> weights_gb; LoRA/QLoRA max GPU RAM -> estimate_finetune; rows that
   are upper bounds ("<48GB") count as 0% error when the estimate is below the bound.
@@ -201,6 +203,19 @@ def _kv_dtype(cond: dict) -> str | None:
     return None
 
 
+def _fused_attention(kb: KnowledgeBase, eng: str, b: Benchmark) -> bool | None:
+    """``False`` when the row's build predates its engine's fused-attention default
+    (``fused_attention_since`` in knowledge/engines.yaml) and the row does not say flash attention
+    was turned on (``-fa``); ``None`` (the engine default) otherwise."""
+    e = kb.engines.get(eng)
+    if e is None or e.fused_attention_since is None or not b.date:
+        return None
+    said = (b.framework + " " + " ".join(f"{k} {v}" for k, v in dict(b.conditions).items())).lower()
+    if re.search(r"-fa\b|flash[ _-]?att", said) and not re.search(r"-fa 0|flash[ _-]?attn?\w* (?:off|0|false)", said):
+        return None
+    return False if str(b.date) < e.fused_attention_since.isoformat()[:len(str(b.date))] else None
+
+
 def _model(kb: KnowledgeBase, b: Benchmark):
     model_id = b.model_id or resolve_model(kb, b.model)
     if model_id:
@@ -339,7 +354,7 @@ def _inference_row(kb, b, model, gpu, prec) -> Row:
     common = dict(count=b.gpu_count, precision=prec, engine=eng, tensor_parallel=tp, pipeline_parallel=pp,
                   expert_parallel=ep if ep and ep > 1 else None, attention_data_parallel=adp,
                   kv_precision=_kv_dtype(cond), input_tokens=int(isl) if isl else None,
-                  output_tokens=int(osl) if osl else None)
+                  output_tokens=int(osl) if osl else None, fused_attention=_fused_attention(kb, eng, b))
     label = f"{eng} TP{tp or '?'}" + (f" EP{ep}" if ep and ep > 1 else "") + (" ADP" if adp else "")
 
     def est(batch_size):

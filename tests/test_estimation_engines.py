@@ -117,3 +117,29 @@ def test_broken_engines_file_is_reported_with_file_and_line(tmp_path):
     assert len(issues) == 1
     assert issues[0].startswith("knowledge/engines.yaml:12: memory_utilization: ")
     assert "vllm" in issues[0]
+
+
+def test_unfused_attention_adds_the_score_matrix_traffic_to_a_long_prompt(kb):
+    # llama.cpp ran attention unfused by default until 2025-08-19 (pull request #15434 made flash attention the
+    # default; #5021 had added it behind -fa): KQ is written in fp32, read and rewritten by the softmax, read by
+    # KQV = 16 B per score element (efficiency.yaml unfused_attention_score_bytes; Dao et al. arXiv:2205.14135 s3).
+    # Llama 3 8B Q4_K_M on an RTX 4090, an 8,192-token prompt in llama.cpp's 512-token micro-batches: chunk i
+    # (i = 0..15) has 512 new tokens after 512 x i cached = 512 x 512 x i + 512^2 / 2 causal elements per layer per
+    # head; summed: 512^2 x (120 + 8) = 33,554,432 (= 8192^2 / 2). x 32 layers x 32 heads x 16 B = 5.498e11 B at
+    # 1,008 GB/s x 0.85 (llama.cpp 16-bit MBU for activation traffic) = 0.6417 s more time to first token.
+    common = dict(count=1, precision="q4_k_m", engine="llama.cpp", input_tokens=8192, output_tokens=1)
+    fused = estimate_inference(kb, "llama-3-8b", "rtx-4090-24gb", **common)
+    unfused = estimate_inference(kb, "llama-3-8b", "rtx-4090-24gb", fused_attention=False, **common)
+    expected_s = 33_554_432 * 32 * 32 * 16 / (1008e9 * 0.85)
+    assert expected_s == pytest.approx(0.6417, abs=1e-4)
+    assert unfused.ttft_s - fused.ttft_s == pytest.approx(expected_s, rel=1e-6)
+    assert any("attention not fused" in a for a in unfused.assumptions)
+    assert not any("attention not fused" in a for a in fused.assumptions)
+    # the current default (fused) is what an answer uses; the fact and its date are data
+    assert kb.engines["llama.cpp"].fused_attention is True
+    assert kb.engines["llama.cpp"].fused_attention_since.isoformat() == "2025-08-19"
+    # a 512-token prompt barely moves: 512^2 / 2 x 32 x 32 x 16 B / (1,008 GB/s x 0.85) = 2.5 ms
+    short = dict(common, input_tokens=512)
+    d_short = (estimate_inference(kb, "llama-3-8b", "rtx-4090-24gb", fused_attention=False, **short).ttft_s
+               - estimate_inference(kb, "llama-3-8b", "rtx-4090-24gb", **short).ttft_s)
+    assert d_short == pytest.approx(512 * 512 / 2 * 32 * 32 * 16 / (1008e9 * 0.85), rel=1e-6)

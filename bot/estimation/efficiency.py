@@ -120,7 +120,8 @@ class EngineProfile(Sourced):
         kv_cache_dtype_default, kv_cache_dtype_quantized: the engine's KV dtype rule
             (:class:`bot.kb.schema.Engine`).
         chunked_prefill, continuous_batching, prefix_caching, cuda_graphs, fp16_accumulate,
-        multi_gpu_split: documented defaults (:class:`bot.kb.schema.Engine`).
+        multi_gpu_split, fused_attention, fused_attention_since: documented defaults
+        (:class:`bot.kb.schema.Engine`).
         fact_sources: sources of the documented defaults.
     """
 
@@ -146,6 +147,8 @@ class EngineProfile(Sourced):
     cuda_graphs: bool = True
     fp16_accumulate: bool = False
     multi_gpu_split: Literal["tensor", "layer"] = "tensor"
+    fused_attention: bool = True
+    fused_attention_since: date | None = None
     fact_sources: list[str] = Field(default_factory=list)
 
 
@@ -333,6 +336,8 @@ class EfficiencyTable(_Strict):
                 "cuda_graphs": e.cuda_graphs,
                 "fp16_accumulate": e.fp16_accumulate,
                 "multi_gpu_split": e.multi_gpu_split,
+                "fused_attention": e.fused_attention,
+                "fused_attention_since": e.fused_attention_since,
                 "fact_sources": list(e.sources),
             })
         alias: dict[str, str] = {}

@@ -9,7 +9,9 @@ Formulas (estimation-notes.md, "Memory for inference" and "Throughput and latenc
   or of what weights and activations leave (TensorRT-LLM);
 * one forward pass (per pipeline stage, per GPU) = max(weight bytes read / (bandwidth x MBU),
   GEMM FLOPs / (dense peak x efficiency)) + max(KV bytes read / (bandwidth x MBU), attention FLOPs /
-  (16-bit peak x efficiency)) + memory-bound activation kernels (norms, RoPE, residuals, SwiGLU,
+  (16-bit peak x efficiency)) [+ the score matrix's trips through memory when the engine does not
+  fuse attention: heads x score elements x ``unfused_attention_score_bytes`` / bandwidth]
+  + memory-bound activation kernels (norms, RoPE, residuals, SwiGLU,
   quantisation) + layers x (per-layer cost + MoE routing cost + MLA cost) + collectives. The GEMMs
   and the attention kernels run one after the other. Weight bytes = what the tokens touch (MoE: the
   shared part and the experts routed to; the busiest expert-parallel rank sets the pace); small
@@ -89,6 +91,7 @@ class _Ctx:
     tile: int                 # tensor-core tile tokens (padded small-batch GEMMs)
     node: int                 # GPUs per node (NVLink domain)
     attention_dp: bool
+    score_bytes: float = 0.0  # device-memory bytes per attention score element (0: fused attention)
 
     def act_io_bytes(self, tp: int) -> float:
         """Bytes per token per layer per GPU moved by the memory-bound kernels around the GEMMs
@@ -361,6 +364,7 @@ def _pass_s(c: _Ctx, tp: int, pp: int, ep: int, tokens: float, ctx: float, kv_se
     attn_f = 4 * _attended(m, ctx) * c.d_attn_decode * tokens + extra_attn_flops
     rate = c.peak_flops * c.mfu if c.peak_flops and c.mfu else None
     split = tp * pp
+    score_t = _score_traffic_s(c, tokens, ctx, extra_attn_flops) / split if c.score_bytes else 0.0
     imb = _ep_imbalance(1e9, m.num_local_experts or 1, ep, c.eff.c("expert_parallel_load_imbalance")) if ep > 1 else 1.0
     gemm_c = (dense_f + expert_f * imb) / split / rate if rate else 0.0
     attn_c = attn_f / split / c.attn_rate if rate and c.attn_rate else 0.0
@@ -371,9 +375,23 @@ def _pass_s(c: _Ctx, tp: int, pp: int, ep: int, tokens: float, ctx: float, kv_se
         moe_t += layers * eng.mla_layer_overhead_us * 1e-6
     coll = _collectives_s(c, tp, ep, rows, layers)
     io_t = rows * layers * c.act_io_bytes(tp) / (gpu.memory_bandwidth_gb_s * GB * c.mbu_io)
-    total = max(w_t, gemm_c) + max(kv_t, attn_c) + io_t + layer_t + moe_t + coll
+    total = max(w_t, gemm_c) + max(kv_t, attn_c) + score_t + io_t + layer_t + moe_t + coll
     return total, {"weights": w_t, "kv": kv_t, "compute": gemm_c + attn_c, "gemm": gemm_c, "attn": attn_c,
-                   "io": io_t, "layer": layer_t, "moe": moe_t, "coll": coll}
+                   "scores": score_t, "io": io_t, "layer": layer_t, "moe": moe_t, "coll": coll}
+
+
+def _score_traffic_s(c: _Ctx, tokens: float, ctx: float, extra_attn_flops: float) -> float:
+    """Seconds the attention score matrix spends in device memory in one pass (whole model, one
+    GPU's worth before the TP split) when the engine does not fuse attention: every score element
+    (per head, query position, key position) is written, read and written by the softmax, and read
+    again (``unfused_attention_score_bytes``, 16 B); decode tokens have ``_attended(ctx)`` elements
+    per head, prompt tokens the causal count behind ``extra_attn_flops`` (= 4 x d_attn per element).
+    Source: Dao et al. arXiv:2205.14135 section 3 (standard attention materialises S and P in HBM)."""
+    heads = c.model.num_attention_heads or 0
+    elems = _attended(c.model, ctx) * tokens
+    if extra_attn_flops and c.d_attn_prefill:
+        elems += extra_attn_flops / (4 * c.d_attn_prefill)
+    return heads * elems * c.score_bytes / (c.gpu.memory_bandwidth_gb_s * GB * c.mbu_io)
 
 
 def _decode_step(c: _Ctx, tp: int, pp: int, ep: int, batch: int, extra_tokens: float = 0.0,
@@ -580,6 +598,7 @@ def estimate_inference_for(
     expert_parallel: int | None = None,
     attention_data_parallel: bool = False,
     prefix_cached_tokens: int | None = None,
+    fused_attention: bool | None = None,
 ) -> InferenceEstimate:
     """Serving estimate for a :class:`Model` on a :class:`Gpu` (see :func:`estimate_inference`)."""
     for name, value in (("count", count), ("context_tokens", context_tokens), ("input_tokens", input_tokens),
@@ -710,6 +729,14 @@ def estimate_inference_for(
                isl, osl, cached, model.compute_params_b * 1e9, mbu, mfu if peak_tflops else None,
                peak_tflops * 1e12 if peak_tflops else None, attn_rate, d_pre, d_dec, eff.tile_tokens(gpu), node,
                bool(attention_data_parallel))
+    fused = eng.fused_attention if fused_attention is None else fused_attention
+    if not fused and model.kind == "llm":
+        ctx.score_bytes = eff.c("unfused_attention_score_bytes")
+        assumptions.append(
+            f"attention not fused ({eng_name} without flash attention"
+            + (f"; its default only since {eng.fused_attention_since}" if eng.fused_attention_since else "")
+            + f"): the score matrix goes through device memory, {ctx.score_bytes:g} B per score element per head "
+            "(long prompts slow down)")
 
     # objective and layouts
     ep = expert_parallel or 1
@@ -866,6 +893,7 @@ def estimate_inference(
     expert_parallel: int | None = None,
     attention_data_parallel: bool = False,
     prefix_cached_tokens: int | None = None,
+    fused_attention: bool | None = None,
 ) -> InferenceEstimate:
     """Estimate serving ``model_id`` on ``gpu_id``: memory, fit, layout, TTFT, decode speed, throughput.
 
@@ -907,6 +935,9 @@ def estimate_inference(
             conversation, a shared system prompt); prefill then covers only the new tokens, which
             still attend to the cached ones. Ignored, with a warning, for engines without prefix
             caching. See :func:`bot.estimation.serving_workload`.
+        fused_attention: ``False`` for a build that does not fuse attention (llama.cpp before
+            2025-08-19 without ``-fa``): the score matrix's device-memory traffic is added to every
+            pass. ``None`` = the engine's documented default (``knowledge/engines.yaml``).
 
     Returns:
         :class:`InferenceEstimate` (GB = 1e9 bytes; seconds; tokens/s), with the layout, the KV
@@ -924,4 +955,4 @@ def estimate_inference(
         output_tokens=output_tokens, batch_size=batch_size, engine=engine, tensor_parallel=tensor_parallel,
         pipeline_parallel=pipeline_parallel, replicas=replicas, objective=objective,
         expert_parallel=expert_parallel, attention_data_parallel=attention_data_parallel,
-        prefix_cached_tokens=prefix_cached_tokens)
+        prefix_cached_tokens=prefix_cached_tokens, fused_attention=fused_attention)

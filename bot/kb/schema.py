@@ -904,6 +904,11 @@ class Engine(_Strict):
             tensor parallelism, ``layer`` = consecutive layers per GPU, a pipeline).
         fp16_accumulate: fp16 GEMMs may accumulate in fp16, so GeForce cards run them at their
             ``fp16_accumulate_tflops`` rate.
+        fused_attention: attention runs as one fused (FlashAttention-style) kernel by default, so
+            the score matrix never reaches device memory.
+        fused_attention_since: the date from which the engine's builds use fused attention by
+            default; earlier builds materialise the score matrix unless asked (llama.cpp ``-fa``).
+            ``None`` = every build the knowledge base covers behaves as ``fused_attention`` says.
     """
 
     id: str
@@ -922,6 +927,8 @@ class Engine(_Strict):
     memory_utilization_of: Literal["total", "free"] = "total"
     multi_gpu_split: Literal["tensor", "layer"] = "tensor"
     fp16_accumulate: bool = False
+    fused_attention: bool = True
+    fused_attention_since: date | None = None
     sources: Annotated[list[str], Field(min_length=1)]
     as_of: date
     notes: list[str] = Field(default_factory=list)
