@@ -269,9 +269,18 @@ def test_a_quantity_above_its_bound_is_stated_not_used(text, written, quantity, 
     assert all(g.count is None for g in answer.query.gpus)
 
 
-def test_a_quantity_bound_is_said_in_chinese():
+def test_a_quantity_bound_is_said_in_chinese_first():
+    # the stated count was not used, so the answer says that before anything sized without it
     answer = _check("用 100000 张 H100 部署 llama 3 70b")
-    assert "未使用：“100000 张 H100”超出了我能估算的最大GPU 数量（65,536）。" in compose(answer).warnings
+    assert compose(answer).headline == "未使用：“100000 张 H100”超出了我能估算的最大GPU 数量（65,536）。"
+
+
+@pytest.mark.parametrize(("text", "written"), [("llama 3.1 70b on 0 gpus", "0 gpus"),
+                                               ("serve llama 3 8b to -5 users", "-5 users")])
+def test_an_unusable_quantity_leads_the_answer(text, written):
+    answer = _check(text)
+    assert answer.headline.code == "quantity_unusable" and answer.headline.params["written"] == written
+    assert written not in answer.query.not_understood or not any(w.code == "not_understood" for w in answer.warnings)
 
 
 def test_gqa_zero_is_not_used_as_kv_heads():

@@ -319,10 +319,20 @@ def test_provider(kb, message, provider):
 
 @pytest.mark.parametrize("message,pricing", [
     ("spot", "spot"), ("preemptible", "spot"), ("interruptible", "spot"), ("reserved", "commitment"),
-    ("1-year commitment", "commitment"), ("3-year", "commitment"), ("on-demand", "on_demand"),
+    ("1-year commitment", "commitment"), ("3-year reserved", "commitment"), ("on-demand", "on_demand"),
 ])
 def test_pricing(kb, message, pricing):
     assert parse_question(message, kb).pricing == [pricing]
+
+
+@pytest.mark.parametrize("message,hours,pricing", [
+    ("8x H100 for one year", 8760, []),            # a term alone is a length of time, not a commitment
+    ("8张H100 用一年多少钱", 8760, []),               # 一年 is read as 1年: still a duration
+    ("32 h100s reserved 1yr, monthly cost?", 730, ["commitment"]),  # the contract's term; the month is asked
+])
+def test_a_term_is_a_duration_unless_committed(kb, message, hours, pricing):
+    q = parse_question(message, kb)
+    assert (q.duration_hours, q.pricing, q.commitment_term) == (hours, pricing, "1y")
 
 
 @pytest.mark.parametrize("message,engine", [

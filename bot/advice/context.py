@@ -20,6 +20,10 @@ from bot.pricing.offers import OfferTable, offer_table
 __all__ = ["Context"]
 
 
+#: Limits notes that lead an answer: a stated quantity was not used.
+_LEADING_LIMITS = frozenset({"quantity_over_limit", "quantity_unusable"})
+
+
 @dataclass
 class Context:
     """The request being answered, the knowledge it is answered from, and what the answer accumulates.
@@ -60,8 +64,10 @@ class Context:
             else:
                 self.warnings.append(note("unknown_term", written=term.as_written, kind=term.kind,
                                           suggestions=term.suggestions))
-        if self.query.not_understood:
-            self.warnings.append(note("not_understood", items=self.query.not_understood))
+        unusable = {n.params.get("written", "").lower() for n in self.query.limits if n.code == "quantity_unusable"}
+        rest = [x for x in self.query.not_understood if x.lower() not in unusable]
+        if rest:
+            self.warnings.append(note("not_understood", items=rest))
         self.warnings.extend(n for n in self.query.limits if n not in self.warnings)
         if self.query.language == "other":
             self.assumptions.append(note("answer_in_english"))
@@ -154,6 +160,13 @@ class Context:
                                (pf := self.kb.providers.get(o.price.provider)) is not None and pf.market == "global"})
             if overseas:
                 self.assume("overseas_prices", providers=overseas)
+        dropped = [n for n in self.query.limits if n.code in _LEADING_LIMITS]
+        if dropped and headline.code not in _LEADING_LIMITS:
+            # a quantity the user stated and the answer could not use is said first ("0 gpus", "1000000 H100"):
+            # everything below is answered without it
+            details = [headline, *(details or [])]
+            headline = dropped[0]
+            self.warnings = [w for w in self.warnings if w != headline]
         dates = sorted({d for d in self.price_dates if d} | {o.price.as_of for o in options
                                                              if o.price is not None and o.price.as_of})
         return Answer(query=self.query, intent=intent or self.query.intent, title=title, headline=headline,

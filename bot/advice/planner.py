@@ -348,8 +348,14 @@ def serving_load(ctx: Context) -> ServingLoad:
         total = q.requests_per_s * out
         ctx.assume("rps_to_tps", requests_per_s=q.requests_per_s, output_tokens=out, target_tps=total)
     capacity_asked = bool({"users_served", "throughput", "request_rate"} & set(q.asks))
+    counted = any(g.id for g in q.gpus) and all(g.count or q.gpu_count for g in q.gpus if g.id)
     if not given and not users and total is None and any(g.id for g in q.gpus) and not capacity_asked:
         # one user on hardware the user named: report its speed, do not fail it against a default floor
+        per_user = 0.0
+    elif not given and counted and total is None and not capacity_asked:
+        # "两张能不能跑 ... 10个人同时用": the user's own GPUs and count answer whether they fit and keep the stated
+        # targets; the policy floor is our comfort figure, not the user's, so it is reported (serving.py says when
+        # each user gets less), not a reason for "no"
         per_user = 0.0
     elif not given:
         ctx.assume("per_user_floor", per_user_tps=floor)

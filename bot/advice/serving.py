@@ -106,6 +106,10 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         _assumptions_of(ctx, model, shown[rec])
         if quality_tier(shown[rec].precision) and not ctx.query.precisions:
             ctx.warn("quantization_quality", precision=shown[rec].precision, model_name=model_label(model))
+    if rec is not None and fixed and not load.per_user_given and load.per_user_tps == 0 and load.users and \
+            shown[rec].tps_per_user is not None and shown[rec].tps_per_user < load.floor_tps:
+        ctx.warn("below_reading_speed", config=config(shown[rec]), per_user_tps=shown[rec].tps_per_user,
+                 floor_tps=load.floor_tps)
     headline = _headline(ctx, model, load, shown, rec)
     details = _details(ctx, model, load, shown, rec)
     if limit is not None and fixed and shown and shown[0].price is not None and not shown[0].changes:

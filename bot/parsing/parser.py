@@ -69,7 +69,9 @@ _HELP_STRIP = re.compile(r"[\s!.?？！。]+")
 #: A run of digits longer than the number reader takes (:data:`bot.parsing.numbers.MAX_DIGITS`).
 _LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 #: Codes of the notes that state a bound the message hit; they go to ``Query.limits`` (shown as warnings).
-_LIMIT_CODES = frozenset({"message_truncated", "quantity_over_limit", "long_number_ignored"})
+#: Hours in a commitment term (365 x 24 a year).
+_TERM_HOURS = {"1y": 8760.0, "3y": 26280.0}
+_LIMIT_CODES = frozenset({"message_truncated", "quantity_over_limit", "long_number_ignored", "quantity_unusable"})
 
 
 def parse_question(text: str, kb: KnowledgeBase | None = None) -> Query:
@@ -148,7 +150,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
 
     # 4. words with digits ("1 year", "4-bit", "flash attention 2") first, then quantities
     vocab_spans = SpanSet()
-    for phrases in (lex.engines, lex.methods, lex.sharding, lex.pricing, lex.commitment_terms, lex.features,
+    # a commitment term is also a length of time ("for one year", "用一年"): the duration scan reads it too
+    for phrases in (lex.engines, lex.methods, lex.sharding, lex.pricing, lex.features,
                     lex.gradient_checkpointing, lex.asks, lex.workloads, lex.spec_fields, lex.precisions):
         for m in phrases.finditer(low):
             if any(c.isdigit() for c in m.group(0)) and m.start() not in name_spans:
@@ -158,6 +161,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     default_currency = "cny" if detect_language(cleaned) == "zh" else "usd"
     for f in scan.all("money"):
         f.value["currency"] = f.value["currency"] or default_currency
+    for m in lex.commitment_terms.finditer(low):
+        vocab_spans.add(m.span())  # read above as a length of time or not: the term itself is understood
     fields = _quantity_fields(scan, notes, lex)
     precisions, kv_precision = _precisions(low, lex, vocab_spans, model_spans)
     models = _models(model_found, low, pasted, unknown, notes, vocab_spans)
@@ -190,6 +195,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     claimed = SpanSet([*name_spans.spans(), *scan.claimed.spans(), *vocab_spans.spans(), *paste_spans.spans()])
     not_understood = list(dict.fromkeys(low[f.start:f.end].strip() for f in scan.rejected))
     not_understood += [n for n in unclaimed_numbers(low, lex, claimed) if n not in not_understood]
+    for f in scan.rejected:
+        notes.append(note("quantity_unusable", written=prepared.written(f.start, f.end).strip(), quantity=f.field))
     for f in scan.over_limit:
         notes.append(note("quantity_over_limit", written=prepared.written(f.start, f.end), quantity=f.field,
                           max_n=QUANTITY_LIMITS[f.field]))
@@ -205,6 +212,12 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         engine = "ollama"
     if fields.get("concurrent_users") is None and lex.single_user_words.search(low):
         fields["concurrent_users"] = 1
+    term = next(iter(lex.commitment_terms.found(low)), None)
+    period = scan.first("period_hours")
+    if term and "commitment" in lex.pricing.found(low) and period is not None and \
+            fields.get("duration_hours") == _TERM_HOURS.get(term):
+        # "reserved 1yr, monthly cost?": the term is the contract; the period asked is the answer's length
+        fields["duration_hours"] = period.value
     query = Query(
         text=cleaned,
         language=detect_language(cleaned),
@@ -220,7 +233,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         full_context_prompts=bool(lex.full_context_words.search(low)),
         providers=providers,
         pricing=lex.pricing.found(low),
-        commitment_term=next(iter(lex.commitment_terms.found(low)), None),
+        commitment_term=term,
         region=region.group(0) if region else None,
         sharding=next((s for s in lex.sharding.found(low) if s != "offload"), None),
         cpu_offload="offload" in lex.sharding.found(low),

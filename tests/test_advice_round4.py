@@ -1,0 +1,87 @@
+"""Answer kinds fresh evaluators found wrong (session of 2026-12-01), from the user's side.
+
+Each expected figure is worked out by hand from the knowledge files and cited where it is used.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from bot.advice.advise import advise
+from bot.parsing.parser import parse_question
+
+TODAY = date(2026, 12, 1)
+
+
+def ask(kb, text: str):
+    return advise(parse_question(text, kb), kb, today=TODAY)
+
+
+# --------------------------------------------------------------------------- training counts
+
+def test_a_deadline_is_met_with_whole_machines_not_the_next_power_of_two(kb):
+    # 6 x 13e9 x 1e12 = 7.8e22 FLOPs; the answer's own GPU-hours (A100, bf16) over 3 weeks (504 h) is the
+    # fewest GPUs that can finish: ceil(gpu_hours / 504). Whole 8-GPU machines (policy limits.gpus_per_machine),
+    # at most one machine above that (communication grows with the count), never the 512 a doubling gives.
+    a = ask(kb, "how many A100s to train a 13B model on 1T tokens in 3 weeks")
+    rec = a.options[a.recommendation]
+    fewest = rec.gpu_hours / 504
+    assert rec.gpu_count % 8 == 0
+    assert fewest <= rec.gpu_count <= fewest + 16
+    assert rec.wall_clock_hours <= 504
+
+
+def test_a_deadline_beyond_the_largest_policy_count_is_still_answered(kb):
+    # 6 x 1e12 x 15e12 = 9e25 FLOPs. At any MFU the H100 reaches (<= 0.5 of 989 TFLOPS = 4.9e14 FLOP/s),
+    # 90 days (2,160 h = 7.78e6 s) need at least 9e25 / (4.9e14 x 7.78e6) = 23,600 GPUs: far past 4,096.
+    a = ask(kb, "train a 1T model on 15T tokens, how many H100s for 90 days")
+    rec = a.options[a.recommendation]
+    assert a.query.models[0].params_total_b == 1000
+    assert rec.gpu_count >= 23_600 and rec.wall_clock_hours <= 2160
+
+
+# --------------------------------------------------------------------------- names the knowledge base lacks
+
+@pytest.mark.parametrize(("text", "written"), [
+    ("serve kimi k2 on h200s, how many?", "kimi k2"),
+    ("how many H100 to serve glm 4.5 air for 100 users", "glm 4.5 air"),
+    ("部署 kimi k2 要几张 H200", "kimi k2"),
+])
+def test_an_unknown_model_is_named_as_unknown(kb, text, written):
+    a = ask(kb, text)
+    assert [(w.code, w.params["written"]) for w in a.warnings if w.code == "unknown_model"] == [("unknown_model",
+                                                                                                  written)]
+
+
+@pytest.mark.parametrize("text", ["can I run inference on an A100", "how much to run it on h100",
+                                  "train my own model on 8 a100s how long"])
+def test_a_verb_without_a_model_name_names_nothing(kb, text):
+    assert not [t for t in parse_question(text, kb).unknown_terms if t.kind == "model"]
+
+
+# --------------------------------------------------------------------------- price list
+
+def test_cheapest_gpu_without_a_model_is_a_price_list(kb):
+    # knowledge/prices/lambda.yaml: 1x NVIDIA Quadro RTX 6000 at $0.69/h (as of 2026-09-20), the lowest dated
+    # on-demand price per GPU-hour in the knowledge base
+    a = ask(kb, "what's the cheapest gpu lol")
+    assert a.headline.code == "price_list"
+    first = a.headline.params["items"][0]
+    assert (first["gpu_name"], first["per_gpu_usd"]) == ("Quadro RTX 6000", pytest.approx(0.69))
+    per_gpu = [o.price.price_per_gpu_hour_usd for o in a.options]
+    assert per_gpu == sorted(per_gpu)
+
+
+# --------------------------------------------------------------------------- the user's own hardware
+
+def test_own_hardware_is_not_failed_against_the_default_speed_floor(kb):
+    # 2x RTX 4090 48GB, int4 Llama 3 70B, 10 users at 8k: weights 39.8 GB + KV 10 x 8,192 x 327,680 B = 26.8 GB
+    # fit 2 x 51 GB usable; the per-user speed is reported, and said when under the 10 tok/s default floor
+    a = ask(kb, "4090 48G 魔改版两张能不能跑 llama3 70b int4，8k上下文，10个人同时用")
+    rec = a.options[a.recommendation]
+    assert rec.gpu_count == 2 and rec.meets and not rec.changes
+    assert rec.memory_per_gpu_gb == pytest.approx((39.8 + 26.8 + 4.8) / 2, rel=0.02)
+    below = [w for w in a.warnings if w.code == "below_reading_speed"]
+    assert bool(below) == (rec.tps_per_user < 10)
