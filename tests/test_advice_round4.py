@@ -85,3 +85,36 @@ def test_own_hardware_is_not_failed_against_the_default_speed_floor(kb):
     assert rec.memory_per_gpu_gb == pytest.approx((39.8 + 26.8 + 4.8) / 2, rel=0.02)
     below = [w for w in a.warnings if w.code == "below_reading_speed"]
     assert bool(below) == (rec.tps_per_user < 10)
+
+
+# --------------------------------------------------------------------------- machines asked
+
+@pytest.mark.parametrize(("text", "per_node"), [
+    ("满血 DeepSeek-V3 用昇腾 910B 部署要几台机器（每台8卡）", 8),
+    ("how many 8-gpu nodes of H100 to serve deepseek v3 to 100 users", 8),
+])
+def test_machines_asked_are_answered_in_whole_machines(kb, text, per_node):
+    q = parse_question(text, kb)
+    assert q.gpus_per_node == per_node and all(g.count is None for g in q.gpus)
+    a = advise(q, kb, today=TODAY)
+    rec = a.options[a.recommendation]
+    assert a.headline.code == "machines_needed" and rec.gpu_count % per_node == 0
+    assert a.headline.params["machines"] == rec.gpu_count // per_node
+
+
+def test_the_910b_runs_int8_where_fp8_is_asked(kb):
+    # Ascend 910B3 lists int8 and no fp8 (knowledge/gpus.yaml): W8A8 is the nearest format, not int4.
+    # 671 GB of int8 weights need more than 8 x 64 GB, so 2 machines of 8 (16 cards).
+    a = ask(kb, "满血 DeepSeek-V3 用昇腾 910B 部署要几台机器（每台8卡）")
+    assert a.options[0].rejection.params["nearest"] == "int8"
+    rec = a.options[a.recommendation]
+    assert (rec.precision, rec.gpu_count) == ("int8", 16)
+
+
+@pytest.mark.parametrize(("text", "hours", "pricing"), [
+    ("8x H100 for one year", 8760, []),
+    ("32 h100s reserved 1yr, monthly cost?", 730, ["commitment"]),
+])
+def test_a_year_is_priced_as_asked(kb, text, hours, pricing):
+    a = ask(kb, text)
+    assert a.headline.params["hours"] == hours and a.query.pricing == pricing

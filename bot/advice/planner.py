@@ -633,6 +633,13 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
         if objective == "capacity":
             return max(plans, key=lambda p: (p.capacity, p.per_user_tps or 0))
         best = min(plans, key=_plan_cost)
+        per_node = ctx.query.gpus_per_node
+        if count is None and per_node and best.count % per_node:
+            # the machines were asked ("每台8卡，要几台"): the fewest whole machines that hold the plan
+            whole = plan_serving(ctx, model, gpu, precision, load, count=per_node * math.ceil(best.count / per_node),
+                                 objective=objective, whole_instance=False)
+            if whole.meets:
+                return whole
         if count is None and whole_instance and best.placement is not None and best.placement.idle_gpus > 0:
             # the instance holds more GPUs than the plan uses and they are paid for: use them all
             fuller = plan_serving(ctx, model, gpu, precision, load, count=best.placement.gpus_rented,

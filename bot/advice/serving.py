@@ -15,6 +15,8 @@ answer says so first and then shows alternatives, each labelled with what it cha
 
 from __future__ import annotations
 
+import math
+
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
@@ -112,6 +114,13 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
                  floor_tps=load.floor_tps)
     headline = _headline(ctx, model, load, shown, rec)
     details = _details(ctx, model, load, shown, rec)
+    per_node = ctx.query.gpus_per_node
+    if rec is not None and per_node and shown[rec].gpu_count:
+        # machines were asked: they lead, the sizing line follows
+        o = shown[rec]
+        details.insert(0, headline)
+        headline = note("machines_needed", machines=math.ceil(o.gpu_count / per_node), per_node=per_node,
+                        config=config(o), model_name=model_label(model))
     if limit is not None and fixed and shown and shown[0].price is not None and not shown[0].changes:
         mine = shown[0].price.price_per_hour_usd / ((shown[0].gpu_count or 1) if limit[1] else 1)
         if mine > limit[0] + 1e-9:  # the user's own setup is also over their price limit: say so too

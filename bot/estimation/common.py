@@ -169,7 +169,9 @@ def resolve_precision(eff: EfficiencyTable, gpu: Gpu, model: Model, requested: s
     if fmt.requires and not gpu.supports(fmt.requires):
         alt = None
         if fmt.requires == "fp8":
-            alt = "int8" if gpu.supports("int8") and gpu.dense_tflops.int8 else "int4"
+            # the same byte width first: a card with an INT8 path runs W8A8 (Ascend's W8A8, SmoothQuant), whether
+            # or not its INT8 peak is published (a missing peak is reported where compute is used)
+            alt = "int8" if gpu.supports("int8") else "int4"
             warnings.append(
                 f"{gpu.name} has no FP8 tensor cores (FP8 needs compute capability >= 8.9: Ada or Hopper; "
                 f"it has {_cc_text(gpu)}). Nearest alternatives: INT8 (W8A8, e.g. SmoothQuant) or INT4 "

@@ -34,7 +34,8 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 #: What a question can ask for (see :class:`bot.parsing.query.Query.asks`).
 ASKS = ("fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "cost", "cheapest", "best",
-        "memory", "comparison", "spec", "support", "break_even", "largest_model", "help", "throughput", "request_rate")
+        "memory", "comparison", "spec", "support", "break_even", "largest_model", "help", "throughput", "request_rate",
+        "node_count")
 _QUANTITY_FIELDS = ("concurrent_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
                     "documents", "epochs", "audio_hours", "tokens_per_item", "context_tokens", "input_tokens",
                     "output_tokens", "training_tokens", "tokens_plain", "transistors")
@@ -161,6 +162,16 @@ class ModelObjectVocab(_Vocab):
     skip: list[str] = Field(default_factory=list)
 
 
+class PerMachineVocab(_Vocab):
+    """Words that make a GPU count a per-machine count: ``before`` the number ("每台 8 卡", "each node has 8"),
+    ``after`` it ("8 gpus per node", "8-gpu nodes", "8卡机器")."""
+
+    before: list[str] = Field(default_factory=list)
+    after: list[str] = Field(default_factory=list)
+    # right before the per-machine count, these ask for the machines ("how many 8-gpu nodes")
+    asked_before: list[str] = Field(default_factory=list)
+
+
 class LexiconFile(_Vocab):
     """One language's vocabulary file (see ``bot/parsing/lexicon/en.yaml`` for what each section means)."""
 
@@ -189,6 +200,8 @@ class LexiconFile(_Vocab):
     # the object of a workload verb names the model ("serve kimi k2 on h200s"): when no model is recognised, the
     # words between one of ``verbs`` and one of ``ends`` are reported as an unknown model, unless they are ``skip``
     model_object: ModelObjectVocab = Field(default_factory=ModelObjectVocab)
+    # a GPU count said per machine ("每台8卡", "8-gpu nodes"): with machines asked, the count is per machine
+    per_machine: PerMachineVocab = Field(default_factory=PerMachineVocab)
     compare_connectors: list[str] = Field(default_factory=list)
     compare_relations: list[str] = Field(default_factory=list)
     precisions: dict[str, list[str]] = Field(default_factory=dict)
@@ -401,6 +414,9 @@ class Lexicon:
     simultaneous_words: Phrases
     own_card_words: Phrases
     object_verbs: Phrases
+    per_machine_before: Phrases
+    per_machine_after: Phrases
+    per_machine_asked: Phrases
     object_ends: Phrases
     object_skip: Phrases
     compare_connectors: Phrases
@@ -548,6 +564,9 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         simultaneous_words=Phrases(_flat(lists(lambda f: f.simultaneous_words))),
         own_card_words=Phrases(_flat(lists(lambda f: f.own_card_words))),
         object_verbs=Phrases(_flat(lists(lambda f: f.model_object.verbs))),
+        per_machine_before=Phrases(_flat(lists(lambda f: f.per_machine.before))),
+        per_machine_after=Phrases(_flat(lists(lambda f: f.per_machine.after)), left_bound=False),
+        per_machine_asked=Phrases(_flat(lists(lambda f: f.per_machine.asked_before))),
         object_ends=Phrases(_flat(lists(lambda f: f.model_object.ends))),
         object_skip=Phrases(_flat(lists(lambda f: f.model_object.skip))),
         compare_connectors=Phrases(_flat(lists(lambda f: f.compare_connectors))),

@@ -212,6 +212,18 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         engine = "ollama"
     if fields.get("concurrent_users") is None and lex.single_user_words.search(low):
         fields["concurrent_users"] = 1
+    gpus_per_node, machines_asked = _per_machine_count(low, lex)
+    if machines_asked and "node_count" not in asks:
+        asks.append("node_count")
+    if "node_count" in asks and "gpu_count" not in asks:
+        asks.append("gpu_count")  # machines are a GPU count in whole machines
+    if "node_count" not in asks:
+        gpus_per_node = None
+    if gpus_per_node is not None:
+        # "每台8卡，要几台": the count is per machine and the machines are asked, so no total count is fixed
+        gpus = [g.model_copy(update={"count": None}) if g.count == gpus_per_node else g for g in gpus]
+        if fields.get("gpu_count") == gpus_per_node:
+            fields.pop("gpu_count")
     term = next(iter(lex.commitment_terms.found(low)), None)
     period = scan.first("period_hours")
     if term and "commitment" in lex.pricing.found(low) and period is not None and \
@@ -234,6 +246,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         providers=providers,
         pricing=lex.pricing.found(low),
         commitment_term=term,
+        gpus_per_node=gpus_per_node,
         region=region.group(0) if region else None,
         sharding=next((s for s in lex.sharding.found(low) if s != "offload"), None),
         cpu_offload="offload" in lex.sharding.found(low),
@@ -402,6 +415,21 @@ def _merge_precisions(precisions: list[str]) -> list[str]:
     if specific:
         return [p for p in precisions if p != "int4"] if "int4" in precisions else precisions
     return precisions
+
+
+def _per_machine_count(low: str, lex) -> tuple[int | None, bool]:
+    """(GPUs per machine when the text says the count is per machine, whether the machines are asked for).
+
+    "每台8卡", "8 gpus per node", "8卡机器" give the per-machine count (lexicon ``per_machine``); "how many 8-gpu
+    nodes" also asks for the machines. ``(None, False)`` when no count is said per machine.
+    """
+    for pattern in (rf"(?:{lex.per_machine_before.pattern})\s*(\d{{1,2}})(?!\d)",
+                    rf"(?<![\d.])(\d{{1,2}})[\s-]*(?:x\s*)?(?:{lex.per_machine_after.pattern})"):
+        m = re.search(pattern, low)
+        if m and 0 < int(m.group(1)) <= 16:
+            asked = re.search(rf"(?:{lex.per_machine_asked.pattern})\s*$", low[max(0, m.start() - 16):m.start()])
+            return int(m.group(1)), bool(asked)
+    return None, False
 
 
 #: The most words a model's name is read over after a workload verb ("deepseek coder v2 lite instruct").

@@ -38,9 +38,10 @@ Intent = Literal[
 #: stated duration or run; ``cheapest``: the lowest-cost option; ``best``: the best option (under a
 #: budget when one is given); ``memory``: memory needed; ``comparison``: several items compared;
 #: ``spec``: a hardware fact; ``support``: whether a GPU supports a format or kernel; ``break_even``: buy vs rent; ``largest_model``: biggest model that fits;
-#: ``help``: what the bot does.
+#: ``help``: what the bot does; ``node_count``: how many machines (with ``gpus_per_node``).
 Ask = Literal["fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "cost", "cheapest", "best",
-              "memory", "comparison", "spec", "support", "break_even", "largest_model", "help", "throughput", "request_rate"]
+              "memory", "comparison", "spec", "support", "break_even", "largest_model", "help", "throughput", "request_rate",
+              "node_count"]
 
 
 class _Record(BaseModel):
@@ -214,6 +215,8 @@ class Query(_Record):
         gpu_count: a GPU count named without a GPU type ("on 8 gpus"); a count next to a GPU name is
             that mention's ``count``.
         node_count: machines/nodes named ("2 nodes").
+        gpus_per_node: GPUs per machine when the question asks how many machines ("每台8卡，要几台",
+            "how many 8-gpu nodes"): the count is then searched in whole machines of this many GPUs.
         sharding: ``fsdp``, ``zero1``, ``zero2``, ``zero3``.
         cpu_offload: CPU offload named.
         gradient_checkpointing: gradient checkpointing named.
@@ -294,6 +297,7 @@ class Query(_Record):
     pipeline_parallel: int | None = None
     gpu_count: int | None = None
     node_count: int | None = None
+    gpus_per_node: int | None = None
     sharding: str | None = None
     cpu_offload: bool = False
     gradient_checkpointing: bool | None = None
