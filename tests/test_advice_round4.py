@@ -118,3 +118,32 @@ def test_the_910b_runs_int8_where_fp8_is_asked(kb):
 def test_a_year_is_priced_as_asked(kb, text, hours, pricing):
     a = ask(kb, text)
     assert a.headline.params["hours"] == hours and a.query.pricing == pricing
+
+
+# --------------------------------------------------------------------------- Chinese quantities and facts
+
+def test_a_head_count_in_chinese_reaches_the_answer_with_the_months_totals(kb):
+    # 每个月预算五万人民币 = ¥50,000 over 730 h = ¥68.49/h; "200 人部署" is the user count
+    a = ask(kb, "每个月预算五万人民币，想给公司 200 人部署 Qwen2.5-72B 内部用，8k 上下文，够不够？")
+    assert a.query.concurrent_users == 200
+    assert a.headline.params["hours"] == 730 and a.headline.params["users"] == 200
+    assert a.headline.params["limit_total_usd"] * a.cny_per_usd == pytest.approx(50_000)
+
+
+def test_a_1_8t_model_in_chinese_is_read():
+    # "1.8T 参数的模型": 1,800 B parameters
+    from bot.kb.loader import get_knowledge
+
+    q = parse_question("用 H100 训练 1.8T 参数的模型，13T token，三个月内训完要多少张卡", get_knowledge())
+    assert [m.params_total_b for m in q.models] == [1800]
+
+
+def test_h800_fp8_is_not_published_not_unsupported(kb):
+    # knowledge/gpus.yaml: the H800 lists fp8 but no datasheet states its dense FP8 figure (null);
+    # the NVLink figures differ: 400 vs 900 GB/s
+    a = ask(kb, "H800 和 H100 训练速度差多少？")
+    fp8 = a.table.columns.index("fp8_tflops")
+    assert [row[fp8] for row in a.table.rows] == ["unpublished", 1979]
+    nvlink = [f for f in a.headline.params["facts"] if f.code == "ratio_nvlink"]
+    assert nvlink and nvlink[0].params["ratio_x"] == pytest.approx(400 / 900)
+    assert not [w for w in a.warnings if w.code == "unknown_model"]

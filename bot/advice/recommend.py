@@ -108,16 +108,22 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
     for o in shown[:3]:
         caveats(ctx, o, ctx.kb.gpus.get((o.gpu or "").split("@")[0]))
     ctx.assume("best_means_capacity", per_user_tps=load.capacity_tps)
+    # a budget for a period ("每月预算 5 万"): the period's totals beside the hourly figures
+    hours = ctx.query.duration_hours if ctx.query.duration_hours and limit is not None and not per_gpu else None
     if shown:
         o = shown[0]
         headline = note("best_under_budget", config=config(o), model_name=model_label(model), limit_usd=limit,
                         price_usd=o.price_per_hour_usd, max_users=o.max_users, per_user_tps=load.capacity_tps,
-                        decode_tps=o.decode_tps, provider=o.price.provider_name if o.price else None)
+                        decode_tps=o.decode_tps, provider=o.price.provider_name if o.price else None, hours=hours,
+                        total_usd=o.price_per_hour_usd * hours if hours and o.price_per_hour_usd else None)
     else:
         cheapest = min(over, key=lambda o: o.price_per_hour_usd or 1e9) if over else None
         headline = note("nothing_under_budget", model_name=model_label(model), limit_usd=limit,
                         cheapest=config(cheapest) if cheapest else None,
-                        cheapest_usd=cheapest.price_per_hour_usd if cheapest else None)
+                        cheapest_usd=cheapest.price_per_hour_usd if cheapest else None, hours=hours,
+                        limit_total_usd=limit * hours if hours else None,
+                        cheapest_total_usd=cheapest.price_per_hour_usd * hours if hours and cheapest else None,
+                        users=load.users)
     table = Table(columns=["config", "max_users", "decode_tps", "ttft_s", "usd_per_hour", "usd_per_m_tokens"],
                   rows=[[config(o), o.max_users, o.decode_tps, o.ttft_s, o.price_per_hour_usd,
                          o.cost_per_million_tokens_usd] for o in shown])

@@ -131,9 +131,12 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         alt = serving_option(ctx, cheapest, changes=["price"])
         shown.append(alt)
         details = _details(ctx, model, load, [alt], 0)
+        hours = ctx.query.duration_hours if ctx.query.duration_hours and not limit[1] else None  # "每月预算5万"
         headline = note("serve_over_limit", model_name=model_label(model), users=load.users or 1,
                         limit_usd=limit[0], per_gpu=limit[1], config=config(alt), price_usd=alt.price_per_hour_usd,
-                        provider=alt.price.provider_name if alt.price else None)
+                        provider=alt.price.provider_name if alt.price else None, hours=hours,
+                        limit_total_usd=limit[0] * hours if hours else None,
+                        total_usd=alt.price_per_hour_usd * hours if hours and alt.price_per_hour_usd else None)
     q = ctx.query
     if rec is not None and "cost" in q.asks and q.duration_hours and not shown[rec].changes:
         # the cost for the stated length was asked: it leads (the sizing line follows)

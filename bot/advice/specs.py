@@ -25,7 +25,8 @@ def spec_table(ctx: Context, gpus: list[Gpu]) -> Table:
             ctx.price_dates.append(p.offer.as_of)
         ctx.cite(*g.sources[:1])
         dense16 = g.dense_tflops.bf16 or g.dense_tflops.fp16
-        fp8 = g.dense_tflops.fp8 if g.dense_tflops.fp8 else ("unsupported" if not g.supports("fp8") else None)
+        # supported with no datasheet figure (H800) is "not published", never read as "no FP8"
+        fp8 = g.dense_tflops.fp8 if g.dense_tflops.fp8 else ("unsupported" if not g.supports("fp8") else "unpublished")
         rows.append([g.name, g.memory_gb, g.memory_bandwidth_gb_s, dense16, fp8, g.nvlink_gb_s or "none",
                      g.tdp_watts, p.offer.price_per_gpu_hour_usd if p else None])
     return Table(columns=["gpu", "memory_gb", "bandwidth_gb_s", "dense16_tflops", "fp8_tflops", "nvlink_gb_s",
@@ -42,6 +43,10 @@ def ratio_facts(a: Gpu, b: Gpu) -> list[Note]:
     else:
         missing = [g.name for g, v in ((a, a16), (b, b16)) if not v]
         out.append(note("compute_figure_missing", gpus=missing))
+    if a.nvlink_gb_s and b.nvlink_gb_s and abs(a.nvlink_gb_s - b.nvlink_gb_s) > 1:
+        # same chip, different GPU-to-GPU link (H800 vs H100, A800 vs A100): what differs for multi-GPU jobs
+        out.append(note("ratio_nvlink", a=a.name, b=b.name, ratio_x=a.nvlink_gb_s / b.nvlink_gb_s,
+                        a_gb_s=a.nvlink_gb_s, b_gb_s=b.nvlink_gb_s))
     return out
 
 

@@ -68,7 +68,7 @@ _UNSIGNED = r"(?<!(?<![\w.])[-−])"
 #: A size in billions ("7b", "13 billion params"), or in trillions when a model or parameter word follows ("a 1T
 #: model", "1.5 trillion parameters": a bare "1T" is a token count far more often).
 _GENERIC_SIZE = re.compile(
-    rf"(?<![\w.]){_UNSIGNED}(\d{{1,15}}(?:\.\d+)?)\s?(?:(b)\b|(billion)\b|(t|trillion)(?=[\s-]*(?:params?|parameters?|model|moe)\b))"
+    rf"(?<![\w.]){_UNSIGNED}(\d{{1,15}}(?:\.\d+)?)\s?(?:(b)\b|(billion)\b|(t|trillion)(?=[\s-]*(?:params?\b|parameters?\b|model\b|moe\b|参数|模型|的模型)))"
     r"(?:[\s-]*(?:params?|parameters?)\b)?"
     r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|examples|words|images|requests|docs|documents))"
 )

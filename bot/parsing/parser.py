@@ -451,7 +451,7 @@ def _model_object(low: str, written, lex, names: SpanSet) -> str | None:
             continue
         if (len(phrase.split()) > _OBJECT_MAX_WORDS or not any(c.isalpha() for c in phrase)
                 or lex.object_skip.fullmatch(phrase) or lex.object_verbs.fullmatch(phrase)
-                or not re.search(r"[a-z\u4e00-\u9fff]", phrase) or phrase[0].isdigit()):
+                or not re.search(r"[a-z]", phrase) or phrase[0].isdigit()):  # model names carry Latin letters
             continue
         return written(start, start + len(phrase))
     return None

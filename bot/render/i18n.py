@@ -251,8 +251,9 @@ class Renderer:
             return self.word("yes" if value else "no_caps")
         if isinstance(value, dict):
             return self.value(column, value)
-        if kind in ("text", "word") and isinstance(value, str):
-            # a catalog word ("none", "unsupported") in any text cell is said in the reader's language
+        if isinstance(value, str) and (kind in ("text", "word") or value in self._catalog.words):
+            # a catalog word ("none", "unsupported", "unpublished") in any cell, a number column's included, is
+            # said in the reader's language
             return self.word(value)
         if isinstance(value, (int, float)) and kind != "text":
             return self.number(kind, value)
