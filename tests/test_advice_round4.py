@@ -147,3 +147,31 @@ def test_h800_fp8_is_not_published_not_unsupported(kb):
     nvlink = [f for f in a.headline.params["facts"] if f.code == "ratio_nvlink"]
     assert nvlink and nvlink[0].params["ratio_x"] == pytest.approx(400 / 900)
     assert not [w for w in a.warnings if w.code == "unknown_model"]
+
+
+# --------------------------------------------------------------------------- stated hardware, pasted errors, memory
+
+def test_a_card_described_by_memory_and_bandwidth_is_sized_not_looked_up(kb):
+    # Qwen2.5-32B fp16: 32.8e9 x 2 B = 65.5 GB of weights > 48 GB; the card is the user's, at their 1,000 GB/s
+    a = ask(kb, "我们有一款国产卡，48GB 显存，带宽 1TB/s，能跑 Qwen2.5-32B fp16 吗")
+    assert a.intent == "size_inference"
+    first = a.options[0]
+    assert not first.fits and first.gpu_name == "48GB GPU (1,000 GB/s)"
+    assert first.weights_gb == pytest.approx(65.5, rel=0.01)
+
+
+def test_an_oom_paste_is_one_card_of_its_capacity_and_asks_nothing_by_its_words(kb):
+    # 23.65 GiB total capacity = a 24 GB card (RTX 4090: 24 x 0.987 = 23.7); "capacity" in the message is
+    # PyTorch's word, not a question about users. Qwen2.5 14B bf16: 14.8e9 x 2 B = 29.5 GB > 25.5 GB usable
+    a = ask(kb, "跑 qwen2.5 14b bf16 报错 CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.65 GiB total "
+                "capacity; 21.80 GiB already allocated) 怎么办")
+    assert "users_served" not in a.query.asks
+    assert [(g.id, g.count, g.capacity_only) for g in a.query.gpus] == [("rtx-4090-24gb", 1, True)]
+    assert a.options[0].gpu_count == 1 and not a.options[0].fits
+
+
+def test_the_kv_cache_asked_leads_the_memory_answer(kb):
+    # Qwen2.5 7B: 2 x 28 layers x 4 KV heads x 128 x 2 B = 57,344 B/token; x 131,072 tokens = 7.52 GB
+    a = ask(kb, "qwen2.5-7b at 128k context, how much vram does the kv cache take for one user?")
+    assert a.headline.code == "memory_summary"
+    assert a.headline.params["kv"][0]["kv_gb"] == pytest.approx(57_344 * 131_072 / 1e9, rel=0.01)

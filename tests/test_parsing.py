@@ -359,7 +359,8 @@ def test_cuda_oom_identifies_gpu_from_capacity(kb):
     assert query.diagnosis.tried_to_allocate_gib == pytest.approx(0.15625)
     assert query.gpus[0].id == "t4-16gb" and query.gpus[0].variant_assumed
     capacity = next(n for n in query.notes if n.code == "error_capacity_gpu")
-    assert "T4" in capacity.params["gpu_names"] and "V100 SXM2 16GB" in capacity.params["gpu_names"]
+    # 14.58 GiB is the T4's 16 GB less the ECC reserve (8.5%); the other 16 GB cards follow, consumer cards first
+    assert capacity.params["gpu_names"][0] == "T4" and "RTX 4060 Ti 16GB" in capacity.params["gpu_names"]
 
 
 def test_feature_gates(kb):

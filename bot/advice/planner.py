@@ -97,8 +97,16 @@ class GpuChoice:
 
 def resolve_gpu(ctx: Context, mention: GpuMention) -> Gpu:
     """The :class:`Gpu` a mention stands for; with a memory size the datasheet lacks ("3080 20G", a modified
-    "4090 48G") a copy with that memory, under an id no price row has (it is not the stock card)."""
+    "4090 48G") a copy with that memory, under an id no price row has (it is not the stock card). A card named
+    only by its memory with a bandwidth stated ("一款国产卡，48GB 显存，带宽 1TB/s") is that card: a copy of the
+    same-memory stand-in with the stated bandwidth, named by both (speed follows the bandwidth; compute figures
+    stay the stand-in's, which the capacity note says)."""
     gpu = ctx.kb.gpus[mention.id]
+    stated_bw = ctx.query.bandwidth_stated_gb_s
+    if mention.capacity_only and len(stated_bw) == 1 and abs(stated_bw[0] - gpu.memory_bandwidth_gb_s) >= 1:
+        ctx.assume("stated_bandwidth_used", memory_gb=gpu.memory_gb, bandwidth_gb_s=stated_bw[0], gpu_name=gpu.name)
+        return gpu.model_copy(update={"id": f"{gpu.id}@{stated_bw[0]:g}gbs", "memory_bandwidth_gb_s": stated_bw[0],
+                                      "name": f"{gpu.memory_gb:g}GB GPU ({stated_bw[0]:,.0f} GB/s)"})
     if mention.memory_gb and abs(mention.memory_gb - gpu.memory_gb) >= 1:
         ctx.assume("stated_memory_used", gpu_name=gpu.name, memory_gb=mention.memory_gb)
         return gpu.model_copy(update={"id": f"{gpu.id}@{mention.memory_gb:g}gb", "memory_gb": mention.memory_gb,

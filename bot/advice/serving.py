@@ -476,7 +476,7 @@ def _memory(ctx: Context, models: list[Model]) -> Answer:
     context = q.context_tokens or int(eff.c("default_context_tokens"))
     users = q.concurrent_users or 1
     h100 = ctx.kb.gpus.get("h100-sxm-80gb")
-    rows, items = [], []
+    rows, items, kv = [], [], []
     for model in models:
         for precision in precisions:
             try:
@@ -491,10 +491,13 @@ def _memory(ctx: Context, models: list[Model]) -> Answer:
                          total, est.gpu_count])
             items.append({"model_name": model.name, "precision": est.precision, "weights_gb": m.weights_gb,
                           "total_gb": total})
+            kv_item = {"model_name": model.name, "kv_gb": m.kv_cache_gb or 0.0, "kv_precision": est.kv_precision}
+            if not any(k["model_name"] == model.name and abs(k["kv_gb"] - kv_item["kv_gb"]) < 1e-6 for k in kv):
+                kv.append(kv_item)  # 16-bit KV is the same size whether it is called bf16 or fp16
     ctx.assume("memory_method", context_tokens=context, users=users)
     ctx.cite("estimation-notes.md: weights = parameters x bytes per weight; KV = 2 x layers x KV heads x head_dim x bytes")
     return ctx.answer(title=note("title_memory", model_names=[model_label(m) for m in models]),
-                      headline=note("memory_summary", items=items, context_tokens=context, users=users),
+                      headline=note("memory_summary", items=items, context_tokens=context, users=users, kv=kv),
                       table=Table(columns=["model_precision", "weights_gb", "kv_gb", "total_gb", "h100_count"],
                                   rows=rows),
                       actions=next_actions(ctx, None))

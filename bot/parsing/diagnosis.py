@@ -107,5 +107,18 @@ def gpus_for_capacity(kb: KnowledgeBase, total_gib: float) -> list[str]:
     if abs(predicted(best) - total_gib) > max(1.0, 0.04 * total_gib):
         return []
     same_size = [g for g in gpus if g.memory_gb == best.memory_gb]
-    same_size.sort(key=lambda g: (round(abs(predicted(g) - total_gib), 1), -len(kb.offers_for(g.id))))
+    # on a tie the consumer card first: a PyTorch traceback pasted into a chat comes from a desk far more often
+    # than from a workstation card of the same memory (a 23.65 GiB 4090/3090 before a Quadro RTX 6000)
+    same_size.sort(key=lambda g: (round(abs(predicted(g) - total_gib), 1), g.segment != "consumer",
+                                  -len(kb.offers_for(g.id))))
     return [g.id for g in same_size]
+
+
+#: The memory details of an allocator message ("(GPU 0; 23.65 GiB total capacity; 21.80 GiB already allocated)"):
+#: the framework's words, not the user's ("capacity" there asks nothing).
+_ERROR_DETAIL = re.compile(r"\([^()]*\b(?:gib|mib)\b[^()]*\)")
+
+
+def error_detail_spans(low: str) -> list[tuple[int, int]]:
+    """Spans of ``low`` (lower-cased message) that quote an error's memory details, which no ask is read from."""
+    return [m.span() for m in _ERROR_DETAIL.finditer(low)]

@@ -29,7 +29,7 @@ from bot.kb.claims import match_claims
 from bot.kb.loader import KnowledgeBase, get_knowledge
 from bot.notes import Note, note
 from bot.parsing.config_paste import find_pasted_config
-from bot.parsing.diagnosis import find_diagnosis, gpus_for_capacity, is_error_paste
+from bot.parsing.diagnosis import error_detail_spans, find_diagnosis, gpus_for_capacity, is_error_paste
 from bot.parsing.gpus import FoundGpu, scan_capacity_gpus, scan_gpus, scan_instances, scan_standalone_counts
 from bot.parsing.lexicon import Lexicon, get_lexicon
 from bot.parsing.models import scan_models, shape_hints
@@ -184,7 +184,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     if diagnosis and diagnosis.total_capacity_gib and not gpus:
         gpus.extend(_gpu_from_capacity(kb, tables, diagnosis.total_capacity_gib, notes))
     providers = _providers(low, tables, lex, gpu_found, vocab_spans)
-    asks = [a for group in lex.asks.found(low) for a in (group if isinstance(group, list) else [group])]
+    ask_text = _masked(low, SpanSet(error_detail_spans(low))) if diagnosis else low
+    asks = [a for group in lex.asks.found(ask_text) for a in (group if isinstance(group, list) else [group])]
     asks = list(dict.fromkeys(asks))
     layout = _layout(low, lex, vocab_spans)
     region = _REGION.search(low)
@@ -548,7 +549,8 @@ def _gpu_from_capacity(kb: KnowledgeBase, tables: ParserTables, total_gib: float
     names = [tables.index.display_name("gpu", c) for c in candidates[:6]]
     notes.append(note("error_capacity_gpu", total_gib=total_gib, memory_gb=kb.gpus[candidates[0]].memory_gb,
                       gpu_names=names, gpu_name=names[0]))
-    return [GpuMention(id=candidates[0], as_written=f"{total_gib:g} GiB total capacity", variant_assumed=True)]
+    return [GpuMention(id=candidates[0], as_written=f"{total_gib:g} GiB total capacity", variant_assumed=True,
+                       capacity_only=True, count=1)]  # the one GPU the traceback names
 
 
 def _providers(low: str, tables: ParserTables, lex: Lexicon, gpus: list[FoundGpu], spans: SpanSet) -> list[str]:
