@@ -69,6 +69,8 @@ _HELP_STRIP = re.compile(r"[\s!.?？！。]+")
 #: A run of digits longer than the number reader takes (:data:`bot.parsing.numbers.MAX_DIGITS`).
 _LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 #: Codes of the notes that state a bound the message hit; they go to ``Query.limits`` (shown as warnings).
+#: Hours in a commitment term (365 x 24 per year), used when a term is said as a length of time.
+_TERM_HOURS = {"1y": 8760.0, "3y": 26280.0}
 _LIMIT_CODES = frozenset({"message_truncated", "quantity_over_limit", "long_number_ignored"})
 
 
@@ -175,6 +177,11 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
             unknown.append(UnknownTerm(as_written=named, kind="model"))
     other_quantities = SpanSet([(f.start, f.end) for f in scan.found if f.field != "gpu_count"])
     gpus = _merge_gpus(gpu_found, low, lex, fields, notes, other_quantities)
+    too_many = next((f for f in scan.over_limit if f.field == "gpu_count"), None)
+    uncounted = [g for g in gpus if g.count is None and g.count_over_limit is None]
+    if too_many is not None and fields.get("gpu_count") is None and len(uncounted) == 1:
+        # "100万张4090", "1,000,000 H100 GPUs": the count set aside belongs to the one GPU named without a count
+        gpus[gpus.index(uncounted[0])] = uncounted[0].model_copy(update={"count_over_limit": int(too_many.value)})
     diagnosis = find_diagnosis(low)
     if diagnosis and diagnosis.total_capacity_gib and not gpus:
         gpus.extend(_gpu_from_capacity(kb, tables, diagnosis.total_capacity_gib, notes))
@@ -218,6 +225,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         workload=find_workload(low, lex),
         engine=engine,
         full_context_prompts=bool(lex.full_context_words.search(low)),
+        one_machine=bool(lex.same_machine_words.search(low)),
         providers=providers,
         pricing=lex.pricing.found(low),
         commitment_term=next(iter(lex.commitment_terms.found(low)), None),
@@ -240,6 +248,10 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         **layout,
         **fields,
     )
+    if query.commitment_term and query.duration_hours is None and query.deadline_hours is None \
+            and "commitment" not in query.pricing:
+        # a term said with no commitment word is a length of time ("8张 H100 跑一年": a year of use)
+        query = query.model_copy(update={"duration_hours": _TERM_HOURS[query.commitment_term]})
     marked = _mark_gpus(low, gpu_found)
     intent = route(query, RouteInputs(
         low=low, marked=marked,
@@ -291,8 +303,13 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
         name = rename.get(f.field, f.field)
         if name in simple and name not in out:
             out[name] = simple[name](f.value)
-    if "duration_hours" not in out and (period := scan.first("period_hours")):
-        out["duration_hours"] = period.value
+    periods = [f.value for f in scan.all("period_hours")]
+    if "duration_hours" not in out and periods:
+        # "按小时多少钱？包月多少？", "hourly and monthly cost": the longest period is the length priced; the hourly
+        # price is in every quote, and each period named is kept (``periods_hours``)
+        out["duration_hours"] = max(periods)
+    if len(periods) > 1:
+        out["periods_hours"] = sorted(set(periods))
     gpu_count = scan.first("gpu_count")
     if gpu_count:
         out["gpu_count"] = int(gpu_count.value)
@@ -461,7 +478,8 @@ def _merge_gpus(found: list[FoundGpu], low: str, lex: Lexicon, fields: dict, not
         if mention is None:
             by_id[f.id] = GpuMention(id=f.id, as_written=f.as_written, count=f.count, memory_gb=f.memory_gb,
                                      capacity_only=f.capacity_only, variant_assumed=f.variant_assumed,
-                                     instance_type=f.instance_type, provider=f.provider)
+                                     instance_type=f.instance_type, provider=f.provider,
+                                     count_over_limit=f.count_over_limit)
             continue
         update: dict = {}
         if mention.count is None and f.count is not None:
