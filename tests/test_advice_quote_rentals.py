@@ -167,3 +167,31 @@ def test_break_even_for_a_workstation_uses_its_own_host_power(kb):
     rows = [tuple(r[1:3]) for r in a.table.rows]
     assert len(rows) == len(set(rows))
     assert not any(n.code == "prices_quoted" for n in a.assumptions)
+
+
+def test_buying_that_never_pays_back_says_so(kb):
+    # rent: 2 x $0.10 x 730 = $146/month. own: 2 x 450 W + 400 W workstation host = 1.3 kW; power 1.3 x 1.4 x 730 x
+    # $0.13 = $172.72, hosting 1.3 x $200 = $260: $432.72/month > $146, so buying never pays back
+    a = ask(kb, "buy 2x RTX 4090 for $5000 or rent at $0.10 per GPU hour, break even?")
+    assert a.headline.code == "break_even_never"
+    assert a.headline.params["rent_month_usd"] == pytest.approx(2 * 0.10 * 730)
+    assert a.headline.params["own_month_usd"] == pytest.approx(1.3 * 1.4 * 730 * 0.13 + 1.3 * 200)
+
+
+def test_a_one_gpu_server_takes_the_server_host_pro_rata(kb):
+    # L40S (gpus.yaml TDP 350 W) in a 1-GPU server: host max(400 W, 3,300 W x 1/8 = 412.5 W) = 412.5 W;
+    # 0.7625 kW. rent 1 x $1.00 x 730 = $730; own 0.7625 x 1.4 x 730 x 0.13 + 0.7625 x 200 = $253.81
+    a = ask(kb, "buying an L40S for $9000 vs renting at $1/h, when does it pay off")
+    power = next(n for n in a.assumptions if n.code == "break_even_power_parts")
+    assert power.params["host_w"] == pytest.approx(412.5) and power.params["kw"] == pytest.approx(0.7625)
+    own = 0.7625 * 1.4 * 730 * 0.13 + 0.7625 * 200
+    assert a.headline.params["months"] == pytest.approx(9000 / (730 - own))
+
+
+def test_a_cheaper_marketplace_ask_is_said_below_the_list_price(kb):
+    # list: 4 x RunPod 1x_RTX4090_SECURE $0.69/h x 168 h = $463.68; marketplace: 4 x Vast.ai 1x-RTX_4090-32-65536
+    # $0.40/h x 168 = $268.80 (knowledge/prices/vast.yaml, undated)
+    a = ask(kb, "租4张4090一周多少钱")
+    assert a.headline.params["total_usd"] == pytest.approx(4 * 0.69 * 168)
+    lower = next(d for d in a.details if d.code == "quote_marketplace_lower")
+    assert lower.params["total_usd"] == pytest.approx(4 * 0.40 * 168)

@@ -251,7 +251,7 @@ def price_of(ctx: Context, placement: Placement | None) -> Price | None:
                  region=o.region, origin=o.origin,
                  price_per_hour_usd=placement.price_per_hour_usd, price_per_gpu_hour_usd=o.price_per_gpu_hour_usd,
                  as_of=o.as_of, stale=placement.stale, separate_instances=placement.separate_instances,
-                 group_split=placement.group_split, source=o.source)
+                 group_split=placement.group_split, source=o.source, marketplace=o.marketplace)
 
 
 def cost_per_million_tokens(price_per_hour_usd: float | None, tokens_per_s: float | None) -> float | None:

@@ -160,6 +160,7 @@ def _hardware(ctx: Context) -> Answer:
     headline = _headline(ctx, headline_groups, hours)
     details = _cheapest_list_price(ctx, headline_groups)
     details += _without_idle(headline_groups)
+    details += _marketplace_lower(headline_groups)
     details += _period_totals(ctx, headline_groups, hours)
     if over_limit is not None:
         details.insert(0, headline)
@@ -263,6 +264,23 @@ def _period_totals(ctx: Context, groups, hours: float) -> list:
     return out
 
 
+def _marketplace_lower(groups) -> list:
+    """When a marketplace ask (one host's price, listed after the list prices) is below the leading row's total:
+    that ask, so the cheapest way is said even though it is not a list price."""
+    out = []
+    for _gpu, _count, rows, _mention in groups:
+        asked = [r for r in rows if not r.changes and r.price]
+        if not asked or asked[0].price.marketplace:
+            continue
+        low = min((r for r in asked if r.price.marketplace and r.price.pricing_model == asked[0].price.pricing_model),
+                  key=lambda r: r.total_cost_usd, default=None)
+        if low is not None and low.total_cost_usd < asked[0].total_cost_usd:
+            out.append(note("quote_marketplace_lower", config=config(low, with_precision=False),
+                            provider=low.price.provider_name, instance=_instance_label(low),
+                            price_usd=low.price.price_per_hour_usd, total_usd=low.total_cost_usd))
+    return out
+
+
 def _without_idle(groups) -> list:
     """When the leading row rents more GPUs than asked (an 8-GPU node for one GPU): the cheapest row that rents
     just the GPUs asked."""
@@ -322,7 +340,7 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
     """
     q = ctx.query
     providers = q.providers or ([mention.provider] if mention.provider and mention.instance_type else [])
-    out: list[tuple[Option, bool]] = []
+    out: list[Option] = []
     exclude = excluded_providers(ctx)
     group = _group(ctx, count)
     for pricing in pricings:
@@ -366,13 +384,13 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
             changes = ["provider"] if providers and key[0] not in providers else []
             opt = Option(gpu=gpu.id, gpu_name=gpu.name, gpu_count=count, price=price_of(ctx, p), duration_hours=hours,
                          total_cost_usd=p.price_per_hour_usd * hours, changes=changes)
-            out.append((opt, p.offer.marketplace))
+            out.append(opt)
     order = {pricing: i for i, pricing in enumerate(pricings)}
-    out.sort(key=lambda r: (bool(r[0].changes), r[0].price.instance_type != mention.instance_type
-                            if mention.instance_type else False, order.get(r[0].price.pricing_model, len(order)),
-                            r[1], round(r[0].total_cost_usd, 2), r[0].price.idle_gpus > 0, r[0].price.instances,
-                            r[0].price.stale, r[0].price.as_of is None))
-    return [opt for opt, _marketplace in out]
+    out.sort(key=lambda o: (bool(o.changes), o.price.instance_type != mention.instance_type
+                            if mention.instance_type else False, order.get(o.price.pricing_model, len(order)),
+                            o.price.marketplace, round(o.total_cost_usd, 2), o.price.idle_gpus > 0, o.price.instances,
+                            o.price.stale, o.price.as_of is None))
+    return out
 
 
 def _term(text: str | None) -> str | None:
@@ -450,7 +468,7 @@ def _headline(ctx: Context, groups, hours: float):
         items = [{"provider": r.price.provider_name, "pricing_model": _pricing_label(r), "price_usd":
                   r.price.price_per_hour_usd, "per_gpu_usd": r.price.price_per_gpu_hour_usd,
                   "total_usd": r.total_cost_usd, "instances": r.price.instances if r.price.instances > 1 else None,
-                  "rented": r.price.gpus_rented if r.price.idle_gpus > 0 else None} for r in rows[:6]]
+                  "rented": r.price.gpus_rented if r.price.idle_gpus > 0 else None} for r in _per_model(rows, 6)]
         if q.duration_hours:  # a length was asked: the totals lead ("yearly cost", "for a month")
             return note("quote_providers_total", config=config(firsts[0], with_precision=False), items=items,
                         hours=hours)
@@ -461,6 +479,14 @@ def _headline(ctx: Context, groups, hours: float):
                 per_gpu_usd=o.price.price_per_gpu_hour_usd, pricing_model=_pricing_label(o),
                 as_of=o.price.as_of.isoformat() if o.price.as_of else None,
                 rented=o.price.gpus_rented if o.price.idle_gpus > 0 else None)
+
+
+def _per_model(rows: list[Option], limit: int) -> list[Option]:
+    """At most ``limit`` rows in their order, shared between the pricing models present (the first rows of each),
+    so a headline comparing spot with on-demand names both."""
+    models = list(dict.fromkeys(_pricing_label(r) for r in rows))
+    each = max(1, -(-limit // max(1, len(models))))
+    return [r for m in models for r in [r for r in rows if _pricing_label(r) == m][:each]][:limit]
 
 
 def _instance_label(o: Option) -> str:
@@ -541,12 +567,18 @@ def _break_even(ctx: Context) -> Answer:
         ctx.assume("break_even_power", kw=kw, pue=pol.pue.value, electricity_usd=electricity, month_usd=power_month)
     else:
         workstation = gpu.segment in ("consumer", "workstation")
+        per_machine = int(ctx.policy.limits.gpus_per_machine.value)
+        machines = math.ceil(count / per_machine)
         host = pol.workstation_host_power_w if workstation else pol.server_host_power_w
-        machines = math.ceil(count / ctx.policy.limits.gpus_per_machine.value)
+        host_w = host.value
+        if not workstation:
+            # a server built for fewer GPUs carries fewer CPUs and NICs: the 8-GPU figure pro rata, never below one
+            # workstation's host
+            host_w = max(pol.workstation_host_power_w.value, host.value * min(count, per_machine) / per_machine)
         tdp_w = gpu.tdp_watts or 700
-        kw = (tdp_w * count + host.value * machines) / 1000
+        kw = (tdp_w * count + host_w * machines) / 1000
         power_month = kw * pol.pue.value * month * electricity
-        ctx.assume("break_even_power_parts", count=count, tdp_w=tdp_w, machines=machines, host_w=host.value,
+        ctx.assume("break_even_power_parts", count=count, tdp_w=tdp_w, machines=machines, host_w=host_w,
                    host_kind=note("machine_workstation" if workstation else "machine_server"), kw=kw,
                    pue=pol.pue.value, electricity_usd=electricity, month_usd=power_month)
         ctx.cite(host.source)
@@ -583,7 +615,12 @@ def _break_even(ctx: Context) -> Answer:
                           actions=next_actions(ctx, None, precision_switch=False))
     first = options[0]
     life = pol.amortization_years.value
-    if users is not None:
+    if first[1] is None:
+        # renting costs less than power and hosting alone: buying never pays back at this use
+        headline = note("break_even_never", config=config(first[0], with_precision=False), purchase_usd=purchase,
+                        rent_month_usd=first[2], own_month_usd=power_month + hosting_month, util_pct=util * 100,
+                        provider=first[0].price.provider_name)
+    elif users is not None:
         headline = note("break_even_given", config=config(first[0], with_precision=False), purchase_usd=purchase,
                         months=first[1], rent_month_usd=first[2], own_month_usd=power_month + hosting_month,
                         count=count, per_gpu_usd=users.price_per_hour_usd / count, month_hours=month * util,

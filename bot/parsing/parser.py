@@ -69,6 +69,8 @@ _HELP_STRIP = re.compile(r"[\s!.?？！。]+")
 #: A run of digits longer than the number reader takes (:data:`bot.parsing.numbers.MAX_DIGITS`).
 _LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 #: Codes of the notes that state a bound the message hit; they go to ``Query.limits`` (shown as warnings).
+#: One unit of time in hours (an hour, a day, a week, a month of 730 h, a year): lengths that read as periods.
+_ONE_UNIT_HOURS = frozenset({1.0, 24.0, 168.0, 730.0, 8760.0})
 #: Hours in a commitment term (365 x 24 per year), used when a term is said as a length of time.
 _TERM_HOURS = {"1y": 8760.0, "3y": 26280.0}
 _LIMIT_CODES = frozenset({"message_truncated", "quantity_over_limit", "long_number_ignored"})
@@ -304,6 +306,11 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
         if name in simple and name not in out:
             out[name] = simple[name](f.value)
     periods = [f.value for f in scan.all("period_hours")]
+    lengths = {f.value for f in scan.all("duration_hours")}
+    if len(lengths) > 1 and lengths <= _ONE_UNIT_HOURS:
+        # "多少钱一小时？一个月呢？": several lengths, each one unit of time, are periods asked, not one length
+        periods += sorted(lengths)
+        out.pop("duration_hours", None)
     if "duration_hours" not in out and periods:
         # "按小时多少钱？包月多少？", "hourly and monthly cost": the longest period is the length priced; the hourly
         # price is in every quote, and each period named is kept (``periods_hours``)
@@ -328,13 +335,18 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
         out.setdefault(field, f.value["ms"])
         if f.value["percentile"]:
             out.setdefault("latency_percentile", f.value["percentile"])
-    # money by role
+    # money by role; in a buy-vs-rent question a lump sum is what the machine costs ("8x H200 server $400k") and an
+    # hourly price is the rent to compare with ("or rent at $3.5 per GPU hour"), with no purchase word needed
+    buy_vs_rent = any("break_even" in (g if isinstance(g, list) else [g]) for g in lex.asks.found(scan.text))
     hourly, quoted = [], []
     for f in scan.all("money"):
         v = f.value
         money = Money(amount=v["amount"], currency=v["currency"])
-        if v["role"] == "purchase":
+        if v["role"] == "purchase" or (buy_vs_rent and v["period"] is None and v["role"] == "amount"
+                                       and "purchase_price" not in out):
             out.setdefault("purchase_price", money)
+        elif buy_vs_rent and v["period"] == "hour" and v["role"] != "limit" and "given_price_per_hour" not in out:
+            out["given_price_per_hour"], out["given_price_per_gpu"] = money, v["per_gpu"]
         elif v["role"] == "electricity":
             out.setdefault("electricity_per_kwh", money)
         elif v["period"] == "month":
