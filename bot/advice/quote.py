@@ -388,7 +388,7 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
     order = {pricing: i for i, pricing in enumerate(pricings)}
     out.sort(key=lambda o: (bool(o.changes), o.price.instance_type != mention.instance_type
                             if mention.instance_type else False, order.get(o.price.pricing_model, len(order)),
-                            o.price.marketplace, round(o.total_cost_usd, 2), o.price.idle_gpus > 0, o.price.instances,
+                            o.price.marketplace, round(o.price.price_per_hour_usd, 2), o.price.idle_gpus > 0, o.price.instances,
                             o.price.stale, o.price.as_of is None))
     return out
 
@@ -409,7 +409,7 @@ def _term(text: str | None) -> str | None:
 
 
 def _placement_key(p: Placement) -> tuple:
-    return (p.group_split, p.offer.marketplace, round(p.price_per_hour_usd, 4), p.idle_gpus > 0, p.instances, p.stale)
+    return (p.group_split, p.offer.marketplace, round(p.price_per_hour_usd, 2), p.idle_gpus > 0, p.instances, p.stale)
 
 
 def _shown(ctx: Context, options: list[Option]) -> list[Option]:
