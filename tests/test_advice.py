@@ -26,12 +26,14 @@ def ask(kb, text: str):
 # --------------------------------------------------------------------------- quotes
 
 def test_quote_total_for_the_duration(kb):
-    # knowledge/prices/lambda.yaml: 8x NVIDIA H100 SXM $31.92/h (as of 2026-09-20): 72 h x 31.92 = $2,298.24
+    # Rows are ordered by total; the cheapest list price (marketplace asks follow) leads:
+    # knowledge/prices/digitalocean.yaml NVIDIA H100 (8x) (GPU Droplet) $23.92/h (as of 2026-05-28): 72 h x 23.92 =
+    # $1,722.24; RunPod 8x_H100-SXM_SECURE has the same price undated, so the dated row leads.
     a = ask(kb, "8x h100 for 3 days, how much?")
     assert a.intent == "quote" and a.headline.code == "quote_one"
     assert a.headline.params["hours"] == 72
-    assert a.headline.params["total_usd"] == pytest.approx(72 * 31.92)
-    assert a.headline.params["provider"] == "Lambda"
+    assert a.headline.params["total_usd"] == pytest.approx(72 * 23.92)
+    assert a.headline.params["provider"] == "DigitalOcean"
 
 
 def test_two_instances_are_compared(kb):
@@ -65,12 +67,12 @@ def test_rmb_answer_uses_the_dated_rate(kb):
 
 
 def test_break_even(kb):
-    # policy.yaml break_even: 8 x 700 W x (1 + 0.5 host) = 8.4 kW; power 8.4 x 1.4 PUE x 730 h x $0.13 = $1,116.02/mo;
-    # hosting 8.4 kW x $200 = $1,680/mo; renting Lambda 8x H100 $31.92 x 730 = $23,301.60/mo;
-    # months = 300,000 / (23,301.60 - 1,116.02 - 1,680) = 14.63
+    # policy.yaml break_even: 8 x 700 W (gpus.yaml H100 SXM TDP) + 3,300 W host (server_host_power_w) = 8.9 kW;
+    # power 8.9 x 1.4 PUE x 730 h x $0.13 = $1,182.43/mo; hosting 8.9 kW x $200 = $1,780/mo; renting Lambda
+    # 8x H100 $31.92 x 730 = $23,301.60/mo; months = 300,000 / (23,301.60 - 1,182.43 - 1,780) = 14.75
     a = ask(kb, "buy vs rent: 8x h100 server for $300k, when do we break even?")
     assert a.headline.code == "break_even"
-    assert a.headline.params["months"] == pytest.approx(300000 / (31.92 * 730 - 8.4 * 1.4 * 730 * 0.13 - 8.4 * 200),
+    assert a.headline.params["months"] == pytest.approx(300000 / (31.92 * 730 - 8.9 * 1.4 * 730 * 0.13 - 8.9 * 200),
                                                         rel=1e-6)
 
 
@@ -222,15 +224,17 @@ def test_fine_tune_examples_become_tokens(kb):
 
 
 def test_cheapest_quote_leads_with_the_lowest_total(kb):
-    # knowledge/prices: 8x H100 SXM for 168 h - Vast.ai 8x-H100_SXM-32-65536 $17.07/h (undated catalog row) =
-    # $2,867.76, below Lambda's dated $31.92/h = $5,362.56, which follows as the cheapest dated price.
+    # knowledge/prices: 8 H100 SXM for 168 h, no machine asked for, so separate instances count - Vast.ai
+    # 1x-H100_SXM-32-65536 $1.80/h (undated marketplace row) x 8 instances = $14.40/h x 168 = $2,419.20, below
+    # Paperspace's dated H100 (hourly) $3.09/h (2026-09-20) x 8 = $24.72/h x 168 = $4,152.96, the cheapest dated price.
     a = ask(kb, "cheapest way to get 8 H100s for a week")
     assert a.headline.code == "quote_one" and a.headline.params["provider"] == "Vast.ai"
-    assert a.headline.params["total_usd"] == pytest.approx(168 * 17.07)
+    assert a.headline.params["total_usd"] == pytest.approx(168 * 8 * 1.80)
+    assert a.headline.params["instance"].startswith("8 x ")
     totals = [o.total_cost_usd for o in a.options if not o.changes]
     assert totals == sorted(totals)
-    assert a.details[0].code == "quote_cheapest_list" and a.details[0].params["provider"] == "Lambda"
-    assert a.details[0].params["total_usd"] == pytest.approx(168 * 31.92)
+    assert a.details[0].code == "quote_cheapest_list" and a.details[0].params["provider"] == "Paperspace"
+    assert a.details[0].params["total_usd"] == pytest.approx(168 * 8 * 3.09)
 
 
 def test_an_unknown_gpu_is_answered_by_its_stated_memory_not_replaced(kb):

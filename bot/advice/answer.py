@@ -46,6 +46,7 @@ class Price(_Data):
         separate_instances: the GPUs sit in more than one instance.
         group_split: a tensor-parallel group spans instances (no fast interconnect inside it).
         source: where the price comes from.
+        marketplace: one host's asking price (Vast.ai), not a list price.
     """
 
     provider: str
@@ -65,6 +66,7 @@ class Price(_Data):
     separate_instances: bool = False
     group_split: bool = False
     source: str = ""
+    marketplace: bool = False
 
 
 class Option(_Data):

@@ -115,6 +115,8 @@ def merge_follow_up(previous: Query, new: Query) -> Query:
     update["unknown_terms"] = new.unknown_terms
     update.setdefault("not_understood", new.not_understood)
     update["limits"] = new.limits
+    if new.duration_hours:
+        update["periods_hours"] = new.periods_hours  # a new length replaces the periods said before
     update["language"] = new.language
     update["previous_recommendation"] = None
     return previous.model_copy(update=update, deep=True)

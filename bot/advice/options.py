@@ -30,15 +30,23 @@ def config(opt: Option, *, with_model: bool = False, with_precision: bool = True
     return out
 
 
-def caveats(ctx: Context, opt: Option, gpu: Gpu | None = None) -> None:
-    """Record what renting ``opt`` involves that the user must know (see the module docstring)."""
+def caveats(ctx: Context, opt: Option, gpu: Gpu | None = None, *, idle: bool = True) -> None:
+    """Record what renting ``opt`` involves that the user must know (see the module docstring).
+
+    Args:
+        ctx: the answer being built.
+        opt: the option.
+        gpu: the GPU, for interconnect notes on a tensor-parallel group.
+        idle: warn about idle GPUs the instance pays for (a caller that lists every such row in one warning,
+            as quotes do, passes ``False``).
+    """
     p = opt.price
     if p is not None:
         if p.group_split:
             ctx.warn("group_split_instances", config=config(opt), instances=p.instances, instance=p.instance_type)
         elif p.separate_instances and (opt.replicas or 1) > 1:
             ctx.assume("replicas_on_separate_instances", instances=p.instances, instance=p.instance_type)
-        if p.idle_gpus > 0:
+        if p.idle_gpus > 0 and idle:
             ctx.warn("idle_gpus", idle=p.idle_gpus, instance=p.instance_type, gpus_rented=p.gpus_rented,
                      provider=p.provider_name)
         if p.stale:

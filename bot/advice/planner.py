@@ -181,14 +181,15 @@ def engine_for(ctx: Context, gpu: Gpu, precision: str | None) -> str:
 # --------------------------------------------------------------------------- prices
 
 def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None = None,
-          provider: str | None = None) -> Placement | None:
-    """The placement this answer prices ``count`` x ``gpu`` with: the user's providers and pricing model
+          provider: str | None = None, given: bool = True) -> Placement | None:
+    """The placement this answer prices ``count`` x ``gpu`` with: the user's own price when they gave one (unless
+    ``given`` is ``False``: the market's price to compare it with), else the user's providers and pricing model
     when they named them, every TP group in one instance (:func:`bot.pricing.offers.best_placement`);
     mainland-China clouds (``market: china_mainland``) only for questions in Chinese or naming them."""
     q = ctx.query
-    given = given_placement(ctx, gpu, count, group)
-    if given is not None:
-        return given
+    users = given_placement(ctx, gpu, count, group) if given else None
+    if users is not None:
+        return users
     pricing = pricing or (q.pricing[0] if q.pricing else "on_demand")
     providers = [provider] if provider else (q.providers or [None])
     term = {"1y": 12, "3y": 36}.get(q.commitment_term or "") if pricing == "commitment" else None
@@ -258,7 +259,7 @@ def price_of(ctx: Context, placement: Placement | None) -> Price | None:
                  region=o.region, origin=o.origin,
                  price_per_hour_usd=placement.price_per_hour_usd, price_per_gpu_hour_usd=o.price_per_gpu_hour_usd,
                  as_of=o.as_of, stale=placement.stale, separate_instances=placement.separate_instances,
-                 group_split=placement.group_split, source=o.source)
+                 group_split=placement.group_split, source=o.source, marketplace=o.marketplace)
 
 
 def cost_per_million_tokens(price_per_hour_usd: float | None, tokens_per_s: float | None) -> float | None:

@@ -20,7 +20,14 @@ from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
 from bot.advice.options import caveats, config, next_actions, variant_notes
-from bot.advice.planner import candidate_gpus, excluded_providers, place, price_of, resolve_gpu
+from bot.advice.planner import (
+    candidate_gpus,
+    excluded_providers,
+    given_placement,
+    place,
+    price_of,
+    resolve_gpu,
+)
 from bot.advice.runs import (
     finetune_setups,
     finetune_table,
@@ -31,6 +38,7 @@ from bot.advice.runs import (
 )
 from bot.kb.schema import Gpu
 from bot.notes import note
+from bot.parsing.gpus import MAX_GPU_COUNT
 from bot.parsing.query import GpuMention
 from bot.pricing.currency import cny_per_usd
 from bot.pricing.offers import Placement
@@ -121,10 +129,13 @@ def _hardware(ctx: Context) -> Answer:
         pricings.append("on_demand")  # what the asked terms save is measured against on-demand
     options: list[Option] = []
     headline_groups = []
+    over_limit = None
     for mention in [m for m in q.gpus if m.id in ctx.kb.gpus][:4]:
         gpu = resolve_gpu(ctx, mention)
         count = mention.count or q.gpu_count or 1
-        if not (mention.count or q.gpu_count):
+        if mention.count_over_limit and not (mention.count or q.gpu_count):
+            over_limit = over_limit or (gpu, mention.count_over_limit)  # priced per GPU, multiplied in the headline
+        elif not (mention.count or q.gpu_count):
             ctx.assume("count_assumed_one", gpu_name=gpu.name)
         rows = _rows(ctx, gpu, count, mention, pricings, hours)
         if q.providers and any(not r.changes for r in rows):
@@ -138,11 +149,22 @@ def _hardware(ctx: Context) -> Answer:
         options += rows
         headline_groups.append((gpu, count, rows, mention))
     shown = _shown(ctx, options)
+    idle = [{"provider": o.price.provider_name, "instance": _instance_label(o), "idle": o.price.idle_gpus,
+             "gpus_rented": o.price.gpus_rented} for o in shown if o.price and o.price.idle_gpus > 0]
+    if idle:
+        ctx.warn("idle_rows", items=idle)  # every row that pays for idle GPUs, in one line
+    if any(o.price and o.price.separate_instances and not o.price.group_split for o in shown):
+        ctx.assume("quote_separate_instances")
     for o in shown[:4]:
-        caveats(ctx, o)
+        caveats(ctx, o, idle=False)
     headline = _headline(ctx, headline_groups, hours)
-    details = _cheapest_list_price(ctx, headline_groups) if "cheapest" in q.asks else []
+    details = _cheapest_list_price(ctx, headline_groups)
     details += _without_idle(headline_groups)
+    details += _marketplace_lower(headline_groups)
+    details += _period_totals(ctx, headline_groups, hours)
+    if over_limit is not None:
+        details.insert(0, headline)
+        headline = _over_limit_headline(ctx, headline_groups, over_limit, hours)
     limit = ctx.hourly_limit_usd()
     if limit is not None and headline_groups and "gpu_count" in q.asks:
         # "每月预算3万，能租几张4090": how many the money rents at the cheapest price per GPU-hour
@@ -166,15 +188,16 @@ def _hardware(ctx: Context) -> Answer:
             details.insert(0, headline)
             headline = note("budget_gpu_hours", budget_usd=budget, gpu_hours=budget / o.price.price_per_gpu_hour_usd,
                             gpu_name=o.gpu_name, per_gpu_usd=o.price.price_per_gpu_hour_usd,
-                            provider=o.price.provider_name, instance=o.price.instance_type,
+                            provider=o.price.provider_name, instance=_instance_label(o),
                             config=config(o, with_precision=False), hours=budget / o.price.price_per_hour_usd)
     table = Table(columns=["config", "provider", "instance", "pricing", "usd_per_hour", "usd_per_gpu_hour",
                            "total_usd", "as_of"],
                   rows=[[config(o, with_precision=False), o.price.provider_name, _instance_label(o), _pricing_label(o),
                          o.price.price_per_hour_usd, o.price.price_per_gpu_hour_usd, o.total_cost_usd, o.price.as_of]
                         for o in shown if o.price])
-    return ctx.answer(title=note("title_quote", items=[{"gpu_count": c, "gpu_name": g.name}
-                                                       for g, c, _, _ in headline_groups], hours=hours),
+    titled = [{"gpu_count": over_limit[1] if over_limit and g.id == over_limit[0].id else c, "gpu_name": g.name}
+              for g, c, _, _ in headline_groups]
+    return ctx.answer(title=note("title_quote", items=titled, hours=hours),
                       headline=headline, details=details, options=shown, recommendation=0 if shown else None,
                       table=table, actions=next_actions(ctx, None, precision_switch=False,
                                                         show_all=len(shown) > ctx.policy.serving.shown_options))
@@ -197,16 +220,65 @@ def _against_limit(ctx: Context, groups, hours: float, limit: tuple[float, bool,
     if within:
         o = within[0]
         return note("quote_within_limit", config=config(o, with_precision=False), hours=hours,
-                    total_usd=o.total_cost_usd, provider=o.price.provider_name, instance=o.price.instance_type,
+                    total_usd=o.total_cost_usd, provider=o.price.provider_name, instance=_instance_label(o),
                     price_usd=o.price.price_per_hour_usd, budget_usd=budget_usd,
                     limit_usd=usd if kind == "limit" else None, per_gpu=per_gpu,
                     n_within=len(within), n_rows=len(asked)), details
     o = asked[0]
     return note("quote_over_limit", config=config(o, with_precision=False), hours=hours,
-                total_usd=o.total_cost_usd, provider=o.price.provider_name, instance=o.price.instance_type,
+                total_usd=o.total_cost_usd, provider=o.price.provider_name, instance=_instance_label(o),
                 price_usd=o.price.price_per_hour_usd, budget_usd=budget_usd,
                 limit_usd=usd if kind == "limit" else None,
                 affordable_hours=(budget_usd / o.price.price_per_hour_usd) if budget_usd else None), details
+
+
+def _over_limit_headline(ctx: Context, groups, over_limit: tuple[Gpu, int], hours: float):
+    """A GPU count above the parser's bound ("一百万张 H100"): said first, with the list-price arithmetic for that
+    count (count x the lowest price per GPU-hour of the rows x hours) and the price of one GPU for the time."""
+    gpu, count = over_limit
+    rows = next((rows for g, _c, rows, _m in groups if g.id == gpu.id), [])
+    asked = [r for r in rows if not r.changes and r.price]
+    if not asked:
+        return note("quantity_over_limit", written=f"{count} x {gpu.name}", quantity="gpu_count", max_n=MAX_GPU_COUNT)
+    o = asked[0]
+    per_gpu = o.price.price_per_hour_usd / o.gpu_count
+    return note("quote_count_over_limit", count=count, gpu_name=gpu.name, max_n=MAX_GPU_COUNT, per_gpu_usd=per_gpu,
+                provider=o.price.provider_name, instance=_instance_label(o), pricing_model=_pricing_label(o),
+                hours=hours, total_usd=count * per_gpu * hours, one_total_usd=per_gpu * hours)
+
+
+def _period_totals(ctx: Context, groups, hours: float) -> list:
+    """Every other period the question named ("per day? per month?"): the leading row's total for it (the
+    hourly price is in the headline already)."""
+    out = []
+    for _gpu, _count, rows, _mention in groups[:1]:
+        asked = [r for r in rows if not r.changes and r.price]
+        if not asked:
+            continue
+        o = asked[0]
+        for period in ctx.query.periods_hours:
+            if period not in (1.0, hours):
+                out.append(note("quote_period_total", config=config(o, with_precision=False), hours=period,
+                                total_usd=o.price.price_per_hour_usd * period, provider=o.price.provider_name,
+                                price_usd=o.price.price_per_hour_usd))
+    return out
+
+
+def _marketplace_lower(groups) -> list:
+    """When a marketplace ask (one host's price, listed after the list prices) is below the leading row's total:
+    that ask, so the cheapest way is said even though it is not a list price."""
+    out = []
+    for _gpu, _count, rows, _mention in groups:
+        asked = [r for r in rows if not r.changes and r.price]
+        if not asked or asked[0].price.marketplace:
+            continue
+        low = min((r for r in asked if r.price.marketplace and r.price.pricing_model == asked[0].price.pricing_model),
+                  key=lambda r: r.total_cost_usd, default=None)
+        if low is not None and low.total_cost_usd < asked[0].total_cost_usd:
+            out.append(note("quote_marketplace_lower", config=config(low, with_precision=False),
+                            provider=low.price.provider_name, instance=_instance_label(low),
+                            price_usd=low.price.price_per_hour_usd, total_usd=low.total_cost_usd))
+    return out
 
 
 def _without_idle(groups) -> list:
@@ -221,7 +293,7 @@ def _without_idle(groups) -> list:
                     key=lambda r: r.price.price_per_hour_usd, default=None)
         if exact is not None:
             out.append(note("quote_exact_size", config=config(exact, with_precision=False),
-                            provider=exact.price.provider_name, instance=exact.price.instance_type,
+                            provider=exact.price.provider_name, instance=_instance_label(exact),
                             price_usd=exact.price.price_per_hour_usd, pricing_model=_pricing_label(exact)))
     return out
 
@@ -236,20 +308,43 @@ def _cheapest_list_price(ctx: Context, groups) -> list:
         listed = next((r for r in asked if not r.price.stale and r.price.as_of is not None), None)
         if listed is not None:
             out.append(note("quote_cheapest_list", config=config(listed, with_precision=False),
-                            provider=listed.price.provider_name, instance=listed.price.instance_type,
+                            provider=listed.price.provider_name, instance=_instance_label(listed),
                             price_usd=listed.price.price_per_hour_usd, total_usd=listed.total_cost_usd,
-                            as_of=listed.price.as_of.isoformat()))
+                            as_of=listed.price.as_of.isoformat(),
+                            rented=listed.price.gpus_rented if listed.price.idle_gpus > 0 else None))
     return out
 
 
+def _group(ctx: Context, count: int) -> int:
+    """GPUs of a quote that must share one instance: all of them (up to 8, one machine) when the question ties them
+    together (a machine, a node or NVLink named, a tensor-parallel degree, machines of N GPUs, a model to run on
+    them); else 1, a plain rental of N GPUs, which several smaller instances may supply (the rows say so)."""
+    q = ctx.query
+    if q.tensor_parallel:
+        return max(1, min(q.tensor_parallel, count, 8))
+    per_node = next((n.params.get("per_node") for n in q.notes if n.code == "gpus_per_node"), None)
+    if per_node:
+        return max(1, min(int(per_node), count, 8))
+    if q.one_machine or q.node_count or q.models:
+        return min(count, 8)
+    return 1
+
+
 def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: list[str], hours: float) -> list[Option]:
-    """Per provider and pricing model, the cheapest way to rent ``count`` x ``gpu`` (a named instance first)."""
+    """Per provider and pricing model, the cheapest way to rent ``count`` x ``gpu`` (a named instance first).
+
+    Which placement stands for a provider: a fresh price of an instance size replaces the provider's old snapshots
+    of that size; then the lowest total, an instance without idle GPUs before one with (same price), fewer
+    instances before more. Rows are ordered by pricing model (the asked ones first), list prices before
+    marketplace asks, then by total: an instance with idle GPUs never leads a cheaper or equal row without.
+    """
     q = ctx.query
     providers = q.providers or ([mention.provider] if mention.provider and mention.instance_type else [])
     out: list[Option] = []
     exclude = excluded_providers(ctx)
+    group = _group(ctx, count)
     for pricing in pricings:
-        found = [p for p in all_placements(ctx.offers, gpu.id, count, today=ctx.today, group=min(count, 8),
+        found = [p for p in all_placements(ctx.offers, gpu.id, count, today=ctx.today, group=group,
                                            pricing_model=pricing)
                  if (p.offer.condition is None or pricing != "on_demand") and p.offer.provider not in exclude]
         if pricing == "commitment" and q.commitment_term:
@@ -276,9 +371,13 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
             ctx.lack("no_price_for_gpu", gpu_name=gpu.name, count=count)
         if not found and pricing == "on_demand" and pricing == pricings[0]:
             ctx.lack("no_price_for_gpu", gpu_name=gpu.name, count=count)
+        fresh_sizes = {(p.offer.provider, p.offer.pricing_model, p.offer.commitment_term, p.offer.gpu_count)
+                       for p in found if not p.stale}
         best_per_provider: dict[tuple, Placement] = {}
         for p in found:
             key = (p.offer.provider, p.offer.pricing_model, p.offer.commitment_term)
+            if p.stale and (*key, p.offer.gpu_count) in fresh_sizes and p.offer.instance_type != mention.instance_type:
+                continue  # the provider's current price for this size supersedes its old snapshot
             if key not in best_per_provider or _placement_key(p) < _placement_key(best_per_provider[key]):
                 best_per_provider[key] = p
         for key, p in best_per_provider.items():
@@ -286,9 +385,11 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
             opt = Option(gpu=gpu.id, gpu_name=gpu.name, gpu_count=count, price=price_of(ctx, p), duration_hours=hours,
                          total_cost_usd=p.price_per_hour_usd * hours, changes=changes)
             out.append(opt)
-    out.sort(key=lambda o: (bool(o.changes), o.price.instance_type != mention.instance_type if mention.instance_type
-                            else False, o.price.pricing_model == "on_demand" and bool(q.pricing),
-                            o.price.idle_gpus > 0, o.price.stale, o.total_cost_usd))
+    order = {pricing: i for i, pricing in enumerate(pricings)}
+    out.sort(key=lambda o: (bool(o.changes), o.price.instance_type != mention.instance_type
+                            if mention.instance_type else False, order.get(o.price.pricing_model, len(order)),
+                            o.price.marketplace, round(o.price.price_per_hour_usd, 2), o.price.idle_gpus > 0, o.price.instances,
+                            o.price.stale, o.price.as_of is None))
     return out
 
 
@@ -308,7 +409,7 @@ def _term(text: str | None) -> str | None:
 
 
 def _placement_key(p: Placement) -> tuple:
-    return (p.group_split, p.idle_gpus > 0, p.offer.marketplace, p.stale, p.price_per_hour_usd)
+    return (p.group_split, p.offer.marketplace, round(p.price_per_hour_usd, 2), p.idle_gpus > 0, p.instances, p.stale)
 
 
 def _shown(ctx: Context, options: list[Option]) -> list[Option]:
@@ -340,18 +441,18 @@ def _headline(ctx: Context, groups, hours: float):
             o = min(others, key=lambda r: r.price.price_per_hour_usd)
             return note("quote_elsewhere", providers=[_provider_name(ctx, p) for p in q.providers],
                         config=config(o, with_precision=False), hours=hours, total_usd=o.total_cost_usd,
-                        provider=o.price.provider_name, instance=o.price.instance_type,
+                        provider=o.price.provider_name, instance=_instance_label(o),
                         price_usd=o.price.price_per_hour_usd)
         return note("quote_none", items=[{"gpu_count": c, "gpu_name": g.name} for g, c, _, _ in groups])
     if len(firsts) >= 2 and len(q.providers) >= 2:
         # several GPUs at several providers: every asked pair, in the table's order
         rows = [r for _g, _c, rs, _m in groups for r in rs if not r.changes and r.price][:6]
-        items = [{"config": config(o, with_precision=False), "instance": o.price.instance_type,
+        items = [{"config": config(o, with_precision=False), "instance": _instance_label(o),
                   "provider": o.price.provider_name, "price_usd": o.price.price_per_hour_usd,
                   "total_usd": o.total_cost_usd} for o in rows]
         return note("quote_grid", items=items, hours=hours)
     if len(firsts) >= 2:
-        items = [{"config": config(o, with_precision=False), "instance": o.price.instance_type,
+        items = [{"config": config(o, with_precision=False), "instance": _instance_label(o),
                   "provider": o.price.provider_name, "price_usd": o.price.price_per_hour_usd,
                   "total_usd": o.total_cost_usd} for o in firsts]
         ratio = firsts[1].price.price_per_hour_usd / firsts[0].price.price_per_hour_usd
@@ -366,17 +467,26 @@ def _headline(ctx: Context, groups, hours: float):
     if len(q.providers) >= 2 or (q.pricing and len({r.price.pricing_model for r in rows}) > 1):
         items = [{"provider": r.price.provider_name, "pricing_model": _pricing_label(r), "price_usd":
                   r.price.price_per_hour_usd, "per_gpu_usd": r.price.price_per_gpu_hour_usd,
-                  "total_usd": r.total_cost_usd} for r in rows[:6]]
+                  "total_usd": r.total_cost_usd, "instances": r.price.instances if r.price.instances > 1 else None,
+                  "rented": r.price.gpus_rented if r.price.idle_gpus > 0 else None} for r in _per_model(rows, 6)]
         if q.duration_hours:  # a length was asked: the totals lead ("yearly cost", "for a month")
             return note("quote_providers_total", config=config(firsts[0], with_precision=False), items=items,
                         hours=hours)
         return note("quote_providers", config=config(firsts[0], with_precision=False), items=items, hours=hours)
     o = firsts[0]
     return note("quote_one", config=config(o, with_precision=False), hours=hours, total_usd=o.total_cost_usd,
-                provider=o.price.provider_name, instance=o.price.instance_type, price_usd=o.price.price_per_hour_usd,
+                provider=o.price.provider_name, instance=_instance_label(o), price_usd=o.price.price_per_hour_usd,
                 per_gpu_usd=o.price.price_per_gpu_hour_usd, pricing_model=_pricing_label(o),
                 as_of=o.price.as_of.isoformat() if o.price.as_of else None,
                 rented=o.price.gpus_rented if o.price.idle_gpus > 0 else None)
+
+
+def _per_model(rows: list[Option], limit: int) -> list[Option]:
+    """At most ``limit`` rows in their order, shared between the pricing models present (the first rows of each),
+    so a headline comparing spot with on-demand names both."""
+    models = list(dict.fromkeys(_pricing_label(r) for r in rows))
+    each = max(1, -(-limit // max(1, len(models))))
+    return [r for m in models for r in [r for r in rows if _pricing_label(r) == m][:each]][:limit]
 
 
 def _instance_label(o: Option) -> str:
@@ -431,8 +541,11 @@ def _run_cost(ctx: Context, model) -> Answer:
 def _break_even(ctx: Context) -> Answer:
     """Months until buying pays for itself: purchase / (monthly rent at the utilisation - power - hosting).
 
-    Power = (GPU TDP x count) x (1 + host fraction) x PUE; hosting = colocation price per kW of that draw; all
-    constants from ``knowledge/policy.yaml`` with their sources, stated in the answer.
+    The rent is the user's own price when the question gives one ("rent one at $2.50/GPU-hour": count x price x
+    730 h); market prices follow as a reference. Power = (GPU TDP x count + host power per machine x machines)
+    x PUE x electricity; hosting = colocation price per kW of that draw. Host power is per machine (8 GPUs at
+    most): a server of data-centre GPUs or a workstation of consumer and workstation cards. Every constant comes
+    from ``knowledge/policy.yaml`` with its source and is stated in the answer.
     """
     q = ctx.query
     pol = ctx.policy.break_even
@@ -441,24 +554,54 @@ def _break_even(ctx: Context) -> Answer:
     if mention is None or q.purchase_price is None:
         return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_break_even"),
                           examples=["buy vs rent: 8x H100 server ~$300k vs cloud, break even?"])
+    q = ctx.query = _rent_price_given(q)
     gpu = resolve_gpu(ctx, mention)
     count = mention.count or q.gpu_count or 1
     purchase = _to_usd(ctx, q.purchase_price.amount, q.purchase_price.currency)
     util = (q.utilization_pct or (q.percents[0] if q.percents else None) or pol.default_utilization_pct.value) / 100
-    kw = (q.power_watts or (gpu.tdp_watts or 700) * count * (1 + pol.host_power_fraction.value)) / 1000
     electricity = _to_usd(ctx, q.electricity_per_kwh.amount, q.electricity_per_kwh.currency) \
         if q.electricity_per_kwh else pol.electricity_usd_per_kwh.value
-    power_month = kw * pol.pue.value * month * electricity
+    if q.power_watts:
+        kw = q.power_watts / 1000
+        power_month = kw * pol.pue.value * month * electricity
+        ctx.assume("break_even_power", kw=kw, pue=pol.pue.value, electricity_usd=electricity, month_usd=power_month)
+    else:
+        workstation = gpu.segment in ("consumer", "workstation")
+        per_machine = int(ctx.policy.limits.gpus_per_machine.value)
+        machines = math.ceil(count / per_machine)
+        host = pol.workstation_host_power_w if workstation else pol.server_host_power_w
+        host_w = host.value
+        if not workstation:
+            # a server built for fewer GPUs carries fewer CPUs and NICs: the 8-GPU figure pro rata, never below one
+            # workstation's host
+            host_w = max(pol.workstation_host_power_w.value, host.value * min(count, per_machine) / per_machine)
+        tdp_w = gpu.tdp_watts or 700
+        kw = (tdp_w * count + host_w * machines) / 1000
+        power_month = kw * pol.pue.value * month * electricity
+        ctx.assume("break_even_power_parts", count=count, tdp_w=tdp_w, machines=machines, host_w=host_w,
+                   host_kind=note("machine_workstation" if workstation else "machine_server"), kw=kw,
+                   pue=pol.pue.value, electricity_usd=electricity, month_usd=power_month)
+        ctx.cite(host.source)
     hosting_month = kw * pol.hosting_usd_per_kw_month.value
-    ctx.assume("break_even_power", kw=kw, pue=pol.pue.value, electricity_usd=electricity, month_usd=power_month)
     ctx.assume("break_even_hosting", kw=kw, per_kw_usd=pol.hosting_usd_per_kw_month.value, month_usd=hosting_month)
     ctx.assume("break_even_utilization", util_pct=util * 100)
     ctx.cite(pol.electricity_usd_per_kwh.source, pol.pue.source, pol.hosting_usd_per_kw_month.source)
-    options = []
+    placements = []
+    users = given_placement(ctx, gpu, count, min(count, 8))
+    if users is not None:
+        placements.append(users)
+    if users is not None:
+        # the price is the rent compared with, not context ("taken as context, not as a limit" would be wrong)
+        ctx.assumptions[:] = [n for n in ctx.assumptions if n.code != "prices_quoted"]
     for pricing in ("on_demand", "commitment", "spot"):
-        p = place(ctx, gpu, count, min(count, 8), pricing=pricing)
-        if p is None:
-            continue
+        # what is bought is one machine of them: the market's price for the same machine
+        p = place(ctx, gpu, count, min(count, 8), pricing=pricing, given=False)
+        if p is not None and not any((p.offer.provider, p.offer.instance_type, p.offer.pricing_model) ==
+                                     (o.offer.provider, o.offer.instance_type, o.offer.pricing_model)
+                                     for o in placements):
+            placements.append(p)
+    options = []
+    for p in placements:
         rent_month = p.price_per_hour_usd * month * util
         saving = rent_month - power_month - hosting_month
         months = purchase / saving if saving > 0 else None
@@ -472,10 +615,21 @@ def _break_even(ctx: Context) -> Answer:
                           actions=next_actions(ctx, None, precision_switch=False))
     first = options[0]
     life = pol.amortization_years.value
-    headline = note("break_even", config=config(first[0], with_precision=False), purchase_usd=purchase,
-                    months=first[1], rent_month_usd=first[2], own_month_usd=power_month + hosting_month,
-                    provider=first[0].price.provider_name, pricing_model=first[0].price.pricing_model,
-                    util_pct=util * 100)
+    if first[1] is None:
+        # renting costs less than power and hosting alone: buying never pays back at this use
+        headline = note("break_even_never", config=config(first[0], with_precision=False), purchase_usd=purchase,
+                        rent_month_usd=first[2], own_month_usd=power_month + hosting_month, util_pct=util * 100,
+                        provider=first[0].price.provider_name)
+    elif users is not None:
+        headline = note("break_even_given", config=config(first[0], with_precision=False), purchase_usd=purchase,
+                        months=first[1], rent_month_usd=first[2], own_month_usd=power_month + hosting_month,
+                        count=count, per_gpu_usd=users.price_per_hour_usd / count, month_hours=month * util,
+                        util_pct=util * 100)
+    else:
+        headline = note("break_even", config=config(first[0], with_precision=False), purchase_usd=purchase,
+                        months=first[1], rent_month_usd=first[2], own_month_usd=power_month + hosting_month,
+                        provider=first[0].price.provider_name, pricing_model=first[0].price.pricing_model,
+                        util_pct=util * 100)
     details = [note("break_even_other", pricing_model=o.price.pricing_model, provider=o.price.provider_name,
                     months=m, rent_month_usd=r) for o, m, r in options[1:]]
     details.append(note("break_even_life", years=life,
@@ -488,6 +642,21 @@ def _break_even(ctx: Context) -> Answer:
     return ctx.answer(title=note("title_break_even"), headline=headline, details=details,
                       options=[o for o, _, _ in options], recommendation=0, table=table,
                       actions=next_actions(ctx, None, precision_switch=False))
+
+
+def _rent_price_given(q):
+    """A buy-vs-rent question's hourly price is the rent to compare with, however the parser filed it: a price
+    "at $2.50/GPU-hour" read as a ceiling, or one quoted as context, becomes the given price (per GPU when marked
+    so). Returns the query with ``given_price_per_hour`` set, or unchanged."""
+    if q.given_price_per_hour is not None:
+        return q
+    if q.price_limit_per_hour is not None:
+        return q.model_copy(update={"given_price_per_hour": q.price_limit_per_hour,
+                                    "given_price_per_gpu": q.price_limit_per_gpu,
+                                    "price_limit_per_hour": None, "price_limit_per_gpu": False})
+    if len(q.quoted_prices) == 1:
+        return q.model_copy(update={"given_price_per_hour": q.quoted_prices[0]})
+    return q
 
 
 def _to_usd(ctx: Context, amount: float, currency: str) -> float:

@@ -480,11 +480,14 @@ class MemoryPolicy(_Strict):
 
 
 class BreakEvenPolicy(_Strict):
-    """Buy-vs-rent defaults: electricity price, PUE, host power, colocation price, utilisation, lifetime."""
+    """Buy-vs-rent defaults: electricity price, PUE, host power per machine (CPUs, memory, NICs, fans: W for a
+    server of data-centre GPUs, W for a workstation of consumer or workstation cards), colocation price,
+    utilisation, lifetime."""
 
     electricity_usd_per_kwh: Sourced
     pue: Sourced
-    host_power_fraction: Sourced
+    server_host_power_w: Sourced
+    workstation_host_power_w: Sourced
     hosting_usd_per_kw_month: Sourced
     default_utilization_pct: Sourced
     amortization_years: Sourced

@@ -96,6 +96,7 @@ class FoundGpu:
         memory_gb: the memory the text gives with the name, GB.
         capacity_only: named only by its memory.
         nodes: machines the count was stated per ("2台 H100*8" -> 2, count 16).
+        count_over_limit: a count stated above :data:`MAX_GPU_COUNT` (set aside: ``count`` stays ``None``).
         notes: what was assumed or corrected.
         suggestions: for unknown names, close knowledge-base names.
     """
@@ -113,6 +114,7 @@ class FoundGpu:
     memory_gb: float | None = None
     capacity_only: bool = False
     nodes: int | None = None
+    count_over_limit: int | None = None
     notes: list[Note] = field(default_factory=list)
     suggestions: list[str] = field(default_factory=list)
 
@@ -155,10 +157,19 @@ def _nodes_pattern(node_units: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![a-z0-9.$])(\d{{1,3}})\s*(?:{node_units}|台)\s*(?:of\s+|x\s*|×\s*|\*\s*|,\s*)?$")
 
 
-def _too_many(word: str) -> bool:
-    """Whether ``word`` is a count in digits above :data:`MAX_GPU_COUNT`."""
+def _too_many(word: str, patterns: _CountPatterns | None = None) -> bool:
+    """Whether ``word`` is a count above :data:`MAX_GPU_COUNT`, in digits or (with ``patterns``) a number word
+    ("a million")."""
+    return (_over_value(word, patterns) or 0) > MAX_GPU_COUNT
+
+
+def _over_value(word: str, patterns: _CountPatterns | None = None) -> int | None:
+    """The count ``word`` stands for, in digits or a number word of ``patterns``, unbounded; ``None`` when neither."""
     word = word.strip()
-    return word.isdecimal() and int(word) > MAX_GPU_COUNT
+    if word.isdecimal():
+        return int(word)
+    value = patterns.words.get(re.sub(r"[\s_\-]+", "", word)) if patterns is not None else None
+    return int(value) if value else None
 
 
 def _count_value(word: str, patterns: _CountPatterns) -> int | None:
@@ -360,11 +371,13 @@ class _GpuScanner:
         written = self.written(start, self.words[i + n - 1][2])
         count = glued
         nodes = None
+        over_limit = None
         if count is None:
             before = self.counts.before.search(self.low[max(0, span_start - 24):span_start])
             if before and not self._follows_model_word(span_start - len(before.group(0))):
                 count = _count_value(before.group(1), self.counts)
-                if count is None and _too_many(before.group(1)):
+                if count is None and _too_many(before.group(1), self.counts):
+                    over_limit = _over_value(before.group(1), self.counts)
                     notes.append(note("quantity_over_limit", written=f"{before.group(0).strip()} {written}",
                                       quantity="gpu_count", max_n=MAX_GPU_COUNT))
                     span_start -= len(before.group(0))
@@ -381,6 +394,7 @@ class _GpuScanner:
         after_count = self.counts.after.match(self.low[span_end:span_end + 16])
         per_unit = _count_value(after_count.group(1) or after_count.group(2), self.counts) if after_count else None
         if after_count and per_unit is None and _too_many(after_count.group(1) or after_count.group(2)):
+            over_limit = _over_value(after_count.group(1) or after_count.group(2))
             notes.append(note("quantity_over_limit", written=f"{written} {after_count.group(0).strip()}",
                               quantity="gpu_count", max_n=MAX_GPU_COUNT))
             span_end += after_count.end()
@@ -399,7 +413,8 @@ class _GpuScanner:
             notes.append(note("assumed_variant", gpu_name=self.tables.index.display_name("gpu", gpu_id),
                               written=written))
         self.found.append(FoundGpu(gpu_id, written, start, self.words[i + n - 1][2], span_start, span_end, count,
-                                   assumed and memory_gb is None, memory_gb=memory_gb, nodes=nodes, notes=notes))
+                                   assumed and memory_gb is None, memory_gb=memory_gb, nodes=nodes, notes=notes,
+                                   count_over_limit=over_limit if count is None else None))
         return i + n
 
     def _follows_model_word(self, pos: int) -> bool:

@@ -218,6 +218,7 @@ class LexiconFile(_Vocab):
     features: dict[str, list[str]] = Field(default_factory=dict)
     full_context_words: list[str] = Field(default_factory=list)
     single_user_words: list[str] = Field(default_factory=list)
+    same_machine_words: list[str] = Field(default_factory=list)
     full_precision_words: list[str] = Field(default_factory=list)
     spec_fields: dict[str, list[str]] = Field(default_factory=dict)
     followup: FollowupVocab = Field(default_factory=FollowupVocab)
@@ -435,6 +436,7 @@ class Lexicon:
     features: Phrases
     full_context_words: Phrases
     single_user_words: Phrases
+    same_machine_words: Phrases
     full_precision_words: Phrases
     spec_fields: Phrases
     followup_openers: Phrases
@@ -585,6 +587,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         features=Phrases(_inverse(groups(lambda f: f.features))),
         full_context_words=Phrases(_flat(lists(lambda f: f.full_context_words))),
         single_user_words=Phrases(_flat(lists(lambda f: f.single_user_words))),
+        same_machine_words=Phrases(_flat(lists(lambda f: f.same_machine_words))),
         full_precision_words=Phrases(_flat(lists(lambda f: f.full_precision_words))),
         spec_fields=Phrases(_inverse(groups(lambda f: f.spec_fields))),
         followup_openers=Phrases(_flat(lists(lambda f: f.followup.openers))),

@@ -72,6 +72,8 @@ _LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 #: Hours in a commitment term (365 x 24 a year).
 _TERM_HOURS = {"1y": 8760.0, "3y": 26280.0}
 _LIMIT_CODES = frozenset({"message_truncated", "quantity_over_limit", "long_number_ignored", "quantity_unusable"})
+#: One unit of time in hours (an hour, a day, a week, a month of 730 h, a year): lengths that read as periods.
+_ONE_UNIT_HOURS = frozenset({1.0, 24.0, 168.0, 730.0, 8760.0})
 
 
 def parse_question(text: str, kb: KnowledgeBase | None = None) -> Query:
@@ -180,6 +182,11 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
             unknown.append(UnknownTerm(as_written=named, kind="model"))
     other_quantities = SpanSet([(f.start, f.end) for f in scan.found if f.field != "gpu_count"])
     gpus = _merge_gpus(gpu_found, low, lex, fields, notes, other_quantities)
+    too_many = next((f for f in scan.over_limit if f.field == "gpu_count"), None)
+    uncounted = [g for g in gpus if g.count is None and g.count_over_limit is None]
+    if too_many is not None and fields.get("gpu_count") is None and len(uncounted) == 1:
+        # "100万张4090", "1,000,000 H100 GPUs": the count set aside belongs to the one GPU named without a count
+        gpus[gpus.index(uncounted[0])] = uncounted[0].model_copy(update={"count_over_limit": int(too_many.value)})
     diagnosis = find_diagnosis(low)
     if diagnosis and diagnosis.total_capacity_gib and not gpus:
         gpus.extend(_gpu_from_capacity(kb, tables, diagnosis.total_capacity_gib, notes))
@@ -244,6 +251,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         workload=find_workload(low, lex),
         engine=engine,
         full_context_prompts=bool(lex.full_context_words.search(low)),
+        one_machine=bool(lex.same_machine_words.search(low)),
         providers=providers,
         pricing=lex.pricing.found(low),
         commitment_term=term,
@@ -267,6 +275,10 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         **layout,
         **fields,
     )
+    if query.commitment_term and query.duration_hours is None and query.deadline_hours is None \
+            and "commitment" not in query.pricing:
+        # a term said with no commitment word is a length of time ("8张 H100 跑一年": a year of use)
+        query = query.model_copy(update={"duration_hours": _TERM_HOURS[query.commitment_term]})
     marked = _mark_gpus(low, gpu_found)
     intent = route(query, RouteInputs(
         low=low, marked=marked,
@@ -318,8 +330,18 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
         name = rename.get(f.field, f.field)
         if name in simple and name not in out:
             out[name] = simple[name](f.value)
-    if "duration_hours" not in out and (period := scan.first("period_hours")):
-        out["duration_hours"] = period.value
+    periods = [f.value for f in scan.all("period_hours")]
+    lengths = {f.value for f in scan.all("duration_hours")}
+    if len(lengths) > 1 and lengths <= _ONE_UNIT_HOURS:
+        # "多少钱一小时？一个月呢？": several lengths, each one unit of time, are periods asked, not one length
+        periods += sorted(lengths)
+        out.pop("duration_hours", None)
+    if "duration_hours" not in out and periods:
+        # "按小时多少钱？包月多少？", "hourly and monthly cost": the longest period is the length priced; the hourly
+        # price is in every quote, and each period named is kept (``periods_hours``)
+        out["duration_hours"] = max(periods)
+    if len(periods) > 1:
+        out["periods_hours"] = sorted(set(periods))
     gpu_count = scan.first("gpu_count")
     if gpu_count:
         out["gpu_count"] = int(gpu_count.value)
@@ -338,13 +360,18 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
         out.setdefault(field, f.value["ms"])
         if f.value["percentile"]:
             out.setdefault("latency_percentile", f.value["percentile"])
-    # money by role
+    # money by role; in a buy-vs-rent question a lump sum is what the machine costs ("8x H200 server $400k") and an
+    # hourly price is the rent to compare with ("or rent at $3.5 per GPU hour"), with no purchase word needed
+    buy_vs_rent = any("break_even" in (g if isinstance(g, list) else [g]) for g in lex.asks.found(scan.text))
     hourly, quoted = [], []
     for f in scan.all("money"):
         v = f.value
         money = Money(amount=v["amount"], currency=v["currency"])
-        if v["role"] == "purchase":
+        if v["role"] == "purchase" or (buy_vs_rent and v["period"] is None and v["role"] == "amount"
+                                       and "purchase_price" not in out):
             out.setdefault("purchase_price", money)
+        elif buy_vs_rent and v["period"] == "hour" and v["role"] != "limit" and "given_price_per_hour" not in out:
+            out["given_price_per_hour"], out["given_price_per_gpu"] = money, v["per_gpu"]
         elif v["role"] == "electricity":
             out.setdefault("electricity_per_kwh", money)
         elif v["period"] == "month":
@@ -503,7 +530,8 @@ def _merge_gpus(found: list[FoundGpu], low: str, lex: Lexicon, fields: dict, not
         if mention is None:
             by_id[f.id] = GpuMention(id=f.id, as_written=f.as_written, count=f.count, memory_gb=f.memory_gb,
                                      capacity_only=f.capacity_only, variant_assumed=f.variant_assumed,
-                                     instance_type=f.instance_type, provider=f.provider)
+                                     instance_type=f.instance_type, provider=f.provider,
+                                     count_over_limit=f.count_over_limit)
             continue
         update: dict = {}
         if mention.count is None and f.count is not None:

@@ -63,6 +63,8 @@ class GpuMention(_Record):
             so the knowledge base's default was taken; a note says which.
         instance_type: the cloud instance named (``"p5.48xlarge"``), when the GPU came from one.
         provider: that instance's provider id.
+        count_over_limit: a count stated above the largest count read (``bot.parsing.gpus.MAX_GPU_COUNT``,
+            "一百万张 H100"): set aside, ``count`` stays ``None``, and the answer says so first.
     """
 
     id: str | None = None
@@ -73,6 +75,7 @@ class GpuMention(_Record):
     variant_assumed: bool = False
     instance_type: str | None = None
     provider: str | None = None
+    count_over_limit: int | None = None
 
 
 class ModelMention(_Record):
@@ -194,7 +197,10 @@ class Query(_Record):
         tokens_per_item: tokens per document/request/sample.
         images: images to generate; image_steps: diffusion steps; resolution: [width, height] pixels.
         audio_hours: hours of audio to transcribe.
-        duration_hours: a rental or run length the user has, hours ("for 3 days" -> 72).
+        duration_hours: a rental or run length the user has, hours ("for 3 days" -> 72); when several
+            periods are named ("per hour? per month?") the longest.
+        periods_hours: every period named when there are several ("按小时...包月" -> [1, 730]), hours, ascending;
+            empty otherwise.
         deadline_hours: a run must finish within this, hours ("within 2 weeks").
         budget: a total budget.
         price_limit_per_hour: a price ceiling per hour (per GPU-hour when ``price_limit_per_gpu``).
@@ -217,6 +223,8 @@ class Query(_Record):
         node_count: machines/nodes named ("2 nodes").
         gpus_per_node: GPUs per machine when the question asks how many machines ("每台8卡，要几台",
             "how many 8-gpu nodes"): the count is then searched in whole machines of this many GPUs.
+        one_machine: the GPUs must share one machine ("in one server", "单机", "with NVLink between them"):
+            a quote then prices them as one instance, never as several smaller ones.
         sharding: ``fsdp``, ``zero1``, ``zero2``, ``zero3``.
         cpu_offload: CPU offload named.
         gradient_checkpointing: gradient checkpointing named.
@@ -277,6 +285,7 @@ class Query(_Record):
     resolution: list[int] | None = None
     audio_hours: float | None = None
     duration_hours: float | None = None
+    periods_hours: list[float] = Field(default_factory=list)
     deadline_hours: float | None = None
     budget: Money | None = None
     price_limit_per_hour: Money | None = None
@@ -298,6 +307,7 @@ class Query(_Record):
     gpu_count: int | None = None
     node_count: int | None = None
     gpus_per_node: int | None = None
+    one_machine: bool = False
     sharding: str | None = None
     cpu_offload: bool = False
     gradient_checkpointing: bool | None = None
