@@ -5,7 +5,8 @@
   "Best" is capacity within the budget, not the cheapest thing that runs.
 * A model and a total budget for a run: the fastest run that fits the budget.
 * No model: what each affordable (or named) configuration runs - the largest models that fit it in 16-bit,
-  FP8 and 4-bit, one user at the default context.
+  FP8 and 4-bit (or the precisions the question names), at the context, users and KV format it states (one
+  user at the default context otherwise), said in the headline.
 """
 
 from __future__ import annotations
@@ -159,7 +160,8 @@ def _run_in_budget(ctx: Context, model: Model) -> Answer:
 
 
 def _what_runs(ctx: Context, limit: float | None, per_gpu: bool) -> Answer:
-    """Per affordable or named configuration, the largest models that fit it (one user, default context)."""
+    """Per affordable or named configuration, the largest models that fit it at the stated load
+    (:func:`_what_runs_load`) in the stated or default precisions (:func:`_what_runs_precisions`)."""
     choices = candidate_gpus(ctx, "serving")
     configs: list[tuple[Gpu, int, object]] = []
     for choice in choices:
@@ -199,7 +201,8 @@ def _what_runs(ctx: Context, limit: float | None, per_gpu: bool) -> Answer:
     elif options:
         o, largest = options[0]
         headline = note("what_runs", config=config(o), limit_usd=limit, price_usd=o.price_per_hour_usd,
-                        bf16_model=largest["bf16"], int4_model=largest["int4"], context_tokens=load["context_tokens"])
+                        bf16_model=largest["bf16"], int4_model=largest["int4"], context_tokens=load["context_tokens"],
+                        users=load["batch_size"] if load["batch_size"] > 1 else None)
     else:
         headline = note("nothing_under_budget", model_name=None, limit_usd=limit, cheapest=None, cheapest_usd=None)
     return ctx.answer(title=note("title_what_runs", limit_usd=limit), headline=headline,
