@@ -552,6 +552,13 @@ def _layout_shapes(model: Model, gpu: Gpu, precision: str, engine: str, kb, coun
                 out.append((8, pp))
                 if count is None:
                     break
+        # a mixture-of-experts model is also served as one tensor/expert-parallel group spanning nodes (TP 16 over
+        # InfiniBand, experts split over the 16 ranks, attention data-parallel for MLA): SGLang's DeepSeek V3/R1
+        # recipe for 2 x 8 H100/H800/H20 nodes (docs.sglang.io basic_usage/deepseek_v3, "--tp 16" with
+        # --enable-dp-attention), vLLM's DP+EP multi-node recipe
+        if model.is_moe and 16 in valid_tp_degrees(model, max_tp=16) and weights_gb / 16 < usable * 0.98 and (
+                count is None or count % 16 == 0):
+            out.append((16, 1))
     if out:
         return out
     if count is not None:  # nothing fits the count given: answer at that count (the memory says why)
@@ -670,9 +677,12 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
 
 
 def _plan_cost(p: ServingPlan) -> tuple:
-    """Cheapest per hour when priced, else fewest GPUs; ties go to the faster per user."""
+    """Cheapest per hour when priced, else fewest GPUs; ties go to the faster per user (to 0.1 tokens/s), then to
+    the less memory per GPU (room for longer conversations: DP attention keeps one copy of an MLA cache where TP
+    holds it on every rank)."""
     price = p.placement.price_per_hour_usd if p.placement else math.inf
-    return (p.placement is None, price, p.count, -(p.per_user_tps or 0))
+    mem = p.est.memory.per_gpu_gb if p.est is not None else math.inf
+    return (p.placement is None, price, p.count, -round(p.per_user_tps or 0, 1), mem)
 
 
 def _closer(a: ServingPlan, b: ServingPlan) -> bool:

@@ -5,7 +5,8 @@
   "Best" is capacity within the budget, not the cheapest thing that runs.
 * A model and a total budget for a run: the fastest run that fits the budget.
 * No model: what each affordable (or named) configuration runs - the largest models that fit it in 16-bit,
-  FP8 and 4-bit, one user at the default context.
+  FP8 and 4-bit (or the precisions the question names), at the context, users and KV format it states (one
+  user at the default context otherwise), said in the headline.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from bot.advice.runs import (
     training_tokens,
 )
 from bot.advice.training import largest_trainable
+from bot.errors import AdvisorError
 from bot.estimation import efficiency_for, estimate_inference
 from bot.kb.schema import Gpu, Model
 from bot.notes import note
@@ -164,7 +166,8 @@ def _run_in_budget(ctx: Context, model: Model) -> Answer:
 
 
 def _what_runs(ctx: Context, limit: float | None, per_gpu: bool) -> Answer:
-    """Per affordable or named configuration, the largest models that fit it (one user, default context)."""
+    """Per affordable or named configuration, the largest models that fit it at the stated load
+    (:func:`_what_runs_load`) in the stated or default precisions (:func:`_what_runs_precisions`)."""
     choices = candidate_gpus(ctx, "serving")
     configs: list[tuple[Gpu, int, object]] = []
     for choice in choices:
@@ -186,35 +189,75 @@ def _what_runs(ctx: Context, limit: float | None, per_gpu: bool) -> Answer:
     options, rows = [], []
     llms = sorted((m for m in ctx.kb.models.values() if m.kind == "llm" and not m.architecture_gaps),
                   key=lambda m: -m.params_total_b)
+    load = _what_runs_load(ctx)
+    columns = _what_runs_precisions(ctx)
     for g, n, p in rows_data:
-        largest = {prec: _largest(ctx, llms, g, n, prec) for prec in ("bf16", "fp8", "int4")}
+        largest = {col: _largest(ctx, llms, g, n, prec, load) for col, prec in columns.items()}
         opt = Option(gpu=g.id, gpu_name=g.name, gpu_count=n, price=price_of(ctx, p))
         options.append((opt, largest))
-        rows.append([config(opt), g.memory_gb * n, largest["bf16"], largest["fp8"], largest["int4"],
-                     opt.price_per_hour_usd])
-    ctx.assume("largest_model_method", context_tokens=int(efficiency_for(ctx.kb).c("default_context_tokens")))
-    if options:
+        rows.append([config(opt), g.memory_gb * n, *largest.values(), opt.price_per_hour_usd])
+    ctx.assume("largest_model_method", context_tokens=load["context_tokens"], users=load["batch_size"],
+               kv_precision=load["kv_precision"])
+    if options and ctx.query.precisions:
+        o, largest = options[0]
+        col, prec = next(iter(columns.items()))
+        headline = note("what_runs_stated", config=config(o), limit_usd=limit, price_usd=o.price_per_hour_usd,
+                        model_name=largest[col], precision=prec, context_tokens=load["context_tokens"],
+                        users=load["batch_size"] if load["batch_size"] > 1 else None)
+    elif options:
         o, largest = options[0]
         headline = note("what_runs", config=config(o), limit_usd=limit, price_usd=o.price_per_hour_usd,
-                        bf16_model=largest["bf16"], int4_model=largest["int4"])
+                        bf16_model=largest["bf16"], int4_model=largest["int4"], context_tokens=load["context_tokens"],
+                        users=load["batch_size"] if load["batch_size"] > 1 else None)
     else:
         headline = note("nothing_under_budget", model_name=None, limit_usd=limit, cheapest=None, cheapest_usd=None)
     return ctx.answer(title=note("title_what_runs", limit_usd=limit), headline=headline,
                       options=[o for o, _ in options], recommendation=0 if options else None,
-                      table=Table(columns=["config", "total_memory_gb", "largest_bf16", "largest_fp8", "largest_int4",
+                      table=Table(columns=["config", "total_memory_gb", *(f"largest_{c}" for c in columns),
                                            "usd_per_hour"], rows=rows),
                       actions=next_actions(ctx, options[0][0] if options else None, precision_switch=False))
 
 
-def _largest(ctx: Context, llms: list[Model], gpu: Gpu, count: int, precision: str) -> str | None:
-    """The largest knowledge-base LLM that fits ``count`` x ``gpu`` in ``precision`` (one user); None if none."""
-    if precision == "fp8" and not gpu.supports("fp8"):
+def _what_runs_load(ctx: Context) -> dict:
+    """What a "what runs" check sizes for: the context, users and KV format the question states (the default
+    context and one user otherwise), as :func:`bot.estimation.estimate_inference` keyword arguments."""
+    q = ctx.query
+    context = q.context_tokens or (q.input_tokens + q.output_tokens if q.input_tokens and q.output_tokens else None)
+    return {"context_tokens": context or int(efficiency_for(ctx.kb).c("default_context_tokens")),
+            "batch_size": max(1, q.concurrent_users or 1), "kv_precision": q.kv_precision}
+
+
+def _what_runs_precisions(ctx: Context) -> dict[str, str]:
+    """Table column (``bf16``, ``fp8``, ``int8``, ``int4``) -> weight format checked: the precisions the
+    question names, else bf16, FP8 and 4-bit."""
+    if not ctx.query.precisions:
+        return {"bf16": "bf16", "fp8": "fp8", "int4": "int4"}
+    eff = efficiency_for(ctx.kb)
+    out: dict[str, str] = {}
+    for prec in ctx.query.precisions:
+        try:
+            b = eff.weight_format(prec)[1].bytes_per_weight
+        except AdvisorError:
+            continue
+        col = "bf16" if b >= 1.9 else "int4" if b <= 0.75 else "fp8" if prec.startswith(("fp8", "mxfp8")) else "int8"
+        out.setdefault(col, prec)
+    return out or {"bf16": "bf16", "fp8": "fp8", "int4": "int4"}
+
+
+def _largest(ctx: Context, llms: list[Model], gpu: Gpu, count: int, precision: str, load: dict) -> str | None:
+    """The largest knowledge-base LLM that fits ``count`` x ``gpu`` in ``precision`` for ``load`` (context,
+    users, KV format: :func:`_what_runs_load`); None if none."""
+    if precision.startswith("fp8") and not gpu.supports("fp8"):
+        return None
+    try:
+        bytes_per_weight = efficiency_for(ctx.kb).weight_format(precision)[1].bytes_per_weight
+    except AdvisorError:
         return None
     for m in llms:
-        if m.params_total_b * (0.55 if precision == "int4" else 1 if precision == "fp8" else 2) > gpu.memory_gb * count:
+        if m.params_total_b * bytes_per_weight > gpu.memory_gb * count * 1.08:  # cannot fit: skip the estimate
             continue
         try:
-            est = estimate_inference(ctx.kb, m, gpu, count=count, precision=precision, batch_size=1)
+            est = estimate_inference(ctx.kb, m, gpu, count=count, precision=precision, **load)
         except Exception:  # a model the estimator cannot size is skipped, not fatal
             continue
         if est.fits:

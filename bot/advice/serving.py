@@ -74,9 +74,13 @@ def answer(ctx: Context) -> Answer:
 def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoad) -> Answer:
     fixed = [c for c in choices if c.fixed]
     plans: list[ServingPlan] = []
+    # "how many GPUs" is answered with the fewest that carry the load; an instance sold only in larger sizes is
+    # said beside it (_instance_line), not silently taken as the count
+    whole = "gpu_count" not in ctx.query.asks
     for choice in choices:
         for precision, _fixed in precisions_for(ctx, model, choice.gpu):
-            plans.append(plan_serving(ctx, model, choice.gpu, precision, load, count=choice.count))
+            plans.append(plan_serving(ctx, model, choice.gpu, precision, load, count=choice.count,
+                                      whole_instance=whole))
     limit = ctx.hourly_limit_usd()
     before_limit = [p for p in plans if p.meets and p.placement is not None]
     if limit is not None:
@@ -114,6 +118,14 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
                  floor_tps=load.floor_tps)
     headline = _headline(ctx, model, load, shown, rec)
     details = _details(ctx, model, load, shown, rec)
+    if rec is not None and not whole:
+        same = [p for p in plans if p.meets and p.gpu.id == shown[rec].gpu and p.count == shown[rec].gpu_count]
+        same.sort(key=lambda p: p.precision != shown[rec].precision)
+        line = _instance_line(ctx, model, load, same[0]) if same else []
+        line += _memory_would_fit(ctx, model, load, same[0]) if same else []
+        if line:  # the line says the instance size and the idle GPUs: the generic warning would repeat it
+            ctx.warnings[:] = [w for w in ctx.warnings if w.code != "idle_gpus"]
+        details += line
     per_node = ctx.query.gpus_per_node
     if rec is not None and per_node and shown[rec].gpu_count:
         # machines were asked: they lead, the sizing line follows
@@ -166,6 +178,40 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
                       headline=headline, details=details, options=shown, recommendation=rec,
                       table=_table(shown), actions=next_actions(ctx, shown[rec] if rec is not None else None,
                                                                 show_all=len(options) > ctx.policy.serving.shown_options))
+
+
+def _instance_line(ctx: Context, model: Model, load: ServingLoad, plan: ServingPlan) -> list:
+    """When the fewest GPUs that work are rented only inside a larger instance (DigitalOcean's MI300X droplets
+    hold 1 or 8): the instance, its price, and what all of its GPUs would serve instead of sitting idle."""
+    p = plan.placement
+    if p is None or p.idle_gpus <= 0:
+        return []
+    fuller = plan_serving(ctx, model, plan.gpu, plan.precision,
+                          ServingLoad(**{**load.__dict__, "users": None, "total_tps": None,
+                                         "per_user_tps": load.capacity_tps}),
+                          count=p.gpus_rented, objective="capacity", whole_instance=False)
+    est = fuller.est if fuller.capacity > 0 else None
+    return [note("instance_larger_than_needed", count=plan.count, gpu_name=plan.gpu.name, gpus_rented=p.gpus_rented,
+                 instance=p.offer.instance_type, provider=p.offer.provider_name, price_usd=p.price_per_hour_usd,
+                 idle=p.idle_gpus, max_users=fuller.capacity if est else None,
+                 per_user_tps=load.capacity_tps if est else None,
+                 max_context_tokens=est.max_context_tokens if est else None)]
+
+
+def _memory_would_fit(ctx: Context, model: Model, load: ServingLoad, plan: ServingPlan) -> list:
+    """When the per-user speed floor, not memory, sets the count: the fewer GPUs that would hold the users' KV
+    cache, and the speed each user would get there (so "how many" shows both bounds)."""
+    if not load.users or load.users <= 1 or load.per_user_tps <= 0 or load.total_tps is not None:
+        return []
+    memory_only = plan_serving(ctx, model, plan.gpu, plan.precision,
+                               ServingLoad(**{**load.__dict__, "per_user_tps": 0.0, "ttft_s": None, "tpot_ms": None}),
+                               whole_instance=False)
+    if not memory_only.meets or memory_only.count >= plan.count or memory_only.est is None:
+        return []
+    return [note("memory_fits_fewer", count=memory_only.count, gpu_name=plan.gpu.name, users=load.users,
+                 mem_gb=memory_only.est.memory.per_gpu_gb, usable_gb=memory_only.est.memory.usable_memory_gb,
+                 per_user_tps=memory_only.per_user_tps, decode_tps=memory_only.est.decode_tokens_per_s_per_sequence,
+                 floor_tps=load.per_user_tps)]
 
 
 def _budget_buys(ctx: Context, model: Model, choice: GpuChoice, load: ServingLoad, hourly_usd: float):

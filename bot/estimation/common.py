@@ -74,7 +74,8 @@ def generic_model(params_total_b: float, params_active_b: float | None = None, *
 
     With ``assume_shape`` and no shape given, a typical modern decoder shape is assumed (and said
     so in ``notes``, which the estimators copy into ``assumptions``): hidden size from
-    P ~ 12 x L x h^2 with an aspect ratio h / L = 128 (Llama 2 7B: 4096 / 32), 128-dim heads,
+    P ~ 12 x L x h^2 with an aspect ratio h / L = 128 (Llama 2 7B: 4096 / 32), h rounded to a multiple of
+    1,024 (8 heads; 128 below 2,048), 128-dim heads,
     GQA with 8 KV heads (Llama 3, Qwen 2.5, Mistral), vocab 32,000, SwiGLU intermediate 2.6875 h.
     Without ``assume_shape`` the shape fields stay unknown and the KV cache is refused.
 
@@ -90,7 +91,10 @@ def generic_model(params_total_b: float, params_active_b: float | None = None, *
     if assume_shape and num_hidden_layers is None and hidden_size is None:
         dense_b = params_total_b if params_active_b is None else params_active_b
         h = (dense_b * 1e9 * 128 / 12) ** (1 / 3)
-        hidden_size = max(256, int(round(h / 128)) * 128)
+        # a multiple of 8 heads x 128 from 2,048 up (every Llama/Qwen/Mistral width is), so tensor parallelism of
+        # 2, 4 and 8 divides the heads as vLLM and Megatron require
+        step = 1024 if h >= 2048 else 128
+        hidden_size = max(256, int(round(h / step)) * step)
         num_hidden_layers = max(2, int(round(hidden_size / 128)))
         num_attention_heads = hidden_size // 128
         num_key_value_heads = 8 if num_attention_heads % 8 == 0 else num_attention_heads

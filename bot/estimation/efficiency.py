@@ -388,8 +388,22 @@ class EfficiencyTable(_Strict):
         return key, self._profiles[key]
 
     def tile_tokens(self, gpu: Gpu) -> int:
-        """Token rows of one tensor-core instruction tile on ``gpu`` (``tensor_core_tile_tokens``)."""
-        row = self.tensor_core_tile_tokens.get(self.generation(gpu)) or self.tensor_core_tile_tokens["default"]
+        """Token rows of one tensor-core instruction tile on ``gpu`` (``tensor_core_tile_tokens``).
+
+        The tile is a property of the instruction set, which follows the CUDA compute capability rather than
+        the marketing generation (GeForce Blackwell, sm_120, has Ampere-style ``mma.sync`` and no ``tcgen05``),
+        so a ``cc<major>.<minor>`` or ``cc<major>`` row wins over the generation row; then ``default``.
+
+        Args:
+            gpu: the accelerator.
+
+        Returns:
+            The minimum number of token rows one tensor-core matrix instruction processes.
+        """
+        table = self.tensor_core_tile_tokens
+        keys = [f"cc{gpu.compute_capability}", f"cc{gpu.compute_capability.split('.')[0]}"] \
+            if gpu.compute_capability else []
+        row = next((table[k] for k in [*keys, self.generation(gpu)] if k in table), None) or table["default"]
         return row.value
 
     def generation(self, gpu: Gpu) -> str:

@@ -18,6 +18,7 @@ Formulas (estimation-notes.md, "Training and fine-tuning"):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Literal
 
@@ -87,8 +88,10 @@ def lora_trainable_params(model: Model, rank: int, targets: Sequence[str] = ("q_
 
 
 def _activation_bytes(eff: EfficiencyTable, model: Model, gpu: Gpu, seq: int, micro_batch: int, tp: int,
-                      recompute: bool) -> tuple[float, str]:
-    """Activation memory per GPU, bytes, and a one-line description (Korthikanti et al.)."""
+                      recompute: bool | float) -> tuple[float, str]:
+    """Activation memory per GPU, bytes, and a one-line description (Korthikanti et al.). ``recompute`` True
+    recomputes every layer; a fraction recomputes that share of the layers (Megatron-LM
+    ``--recompute-granularity full --recompute-method block --recompute-num-layers``), the rest keep theirs."""
     shape = _shape(model)
     if shape is None:
         return 0.0, "activations not estimated (model shape unknown)"
@@ -98,9 +101,14 @@ def _activation_bytes(eff: EfficiencyTable, model: Model, gpu: Gpu, seq: int, mi
     heads = model.num_attention_heads or 1
     per_layer = seq * micro_batch * h * (coef + (0 if flash else eff.c("attention_score_coefficient") * heads * seq / h))
     logits = seq * micro_batch * (model.vocab_size or 32000) * eff.c("logits_bytes")
-    if recompute:
+    if recompute is True or recompute == 1:
         total = layers * 2 * seq * micro_batch * h + per_layer
         how = f"full recompute: 2 x s x b x h per layer + one layer's {coef:g} s b h"
+    elif recompute:
+        n = math.ceil(float(recompute) * layers - 1e-9)
+        total = n * 2 * seq * micro_batch * h + (layers - n) * per_layer + per_layer
+        how = (f"{n} of {layers} layers recomputed (2 x s x b x h each), the rest {coef:g} x s x b x h, "
+               "+ one layer's during its recompute")
     else:
         total = layers * per_layer
         how = f"{coef:g} x s x b x h per layer" + ("" if flash else " + 5 a s^2 b (no FlashAttention)")
@@ -175,7 +183,7 @@ def _states(p_total: float, weight_b: float, grad_b: float, opt_b: float, dp: in
 
 def estimate_training_for(
     kb: KnowledgeBase, model: Model, gpu: Gpu, count: int, tokens: float, precision: str = "bf16",
-    recompute: bool = False, price_per_gpu_hour: float | None = None, seq_len: int | None = None,
+    recompute: bool | float = False, price_per_gpu_hour: float | None = None, seq_len: int | None = None,
     micro_batch: int = 1, sharding: str = "auto", optimizer: Literal["adamw", "adamw-8bit"] = "adamw",
     fp32_grads: bool = False, tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
     gradient_accumulation: int = 1,
@@ -193,7 +201,7 @@ def estimate_training_for(
 
     # time
     p_act = model.compute_params_b * 1e9
-    rf = eff.c("recompute_flops_factor") if recompute else 1.0
+    rf = 1.0 + (eff.c("recompute_flops_factor") - 1.0) * float(recompute)
     flops = 6 * p_act * tokens * rf
     attn = _attention_flops_per_token(model, seq) * tokens * rf
     peak, note = dense_peak_tflops(gpu, compute)
@@ -207,7 +215,7 @@ def estimate_training_for(
     wall_h = steady_h / goodput if steady_h is not None else None
     gpu_hours = wall_h * count if wall_h is not None else None
     assumptions += [
-        f"FLOPs = {'8' if recompute else '6'} x {model.compute_params_b:.2f}B active params x {tokens:.3g} tokens"
+        f"FLOPs = {6 * rf:.3g} x {model.compute_params_b:.2f}B active params x {tokens:.3g} tokens"
         + (f" + attention 12 x L x d_attn x {seq} per token" if attn else ""),
         f"steady-state MFU {mfu:.2f} of the dense {compute} peak ({peak:g} TFLOPS; {mfu_src})" if peak else
         "no dense peak: time not estimated",
@@ -253,6 +261,24 @@ def estimate_training_for(
         if best[0]:
             break
     fits, tp, pp, stage, w, g, o, act, overhead, total, act_how = best
+    if not fits and recompute is False and _shape(model) is not None:
+        # stored activations are what does not fit: recompute the fewest layers that make it fit (the model
+        # states alone must fit), as large runs do, paying one extra forward pass for those layers
+        layers = _shape(model)[0]
+
+        def run(n: int) -> TrainingEstimate:
+            return estimate_training_for(kb, model, gpu, count, tokens, precision, n / layers, price_per_gpu_hour,
+                                         seq_len, micro_batch, sharding, optimizer, fp32_grads, tensor_parallel,
+                                         pipeline_parallel, gradient_accumulation)
+        if run(layers).fits:
+            lo, hi = 1, layers  # the fewest recomputed layers that fit (memory falls as n grows)
+            while lo < hi:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if run(mid).fits else (mid + 1, hi)
+            out = run(lo)
+            out.assumptions.append(f"activations of all {layers} layers do not fit: {lo} layer(s) recomputed in the "
+                                   "backward pass (Megatron-LM --recompute-num-layers; Korthikanti et al.)")
+            return out
     assumptions += [
         f"model states {wb:g} + {gb_:g} + {ob:g} B/param (weights, grads, {optimizer} state), "
         f"{_SHARD_NAME[stage]} over {count // (tp * pp)} data-parallel GPUs, TP {tp} x PP {pp}",
@@ -284,7 +310,7 @@ def estimate_training_for(
 
 def estimate_training(
     kb: KnowledgeBase, model_id: str | Model, gpu_id: str | Gpu, count: int, tokens: float,
-    precision: str = "bf16", recompute: bool = False, price_per_gpu_hour: float | None = None,
+    precision: str = "bf16", recompute: bool | float = False, price_per_gpu_hour: float | None = None,
     seq_len: int | None = None, micro_batch: int = 1, sharding: str = "auto",
     optimizer: Literal["adamw", "adamw-8bit"] = "adamw", fp32_grads: bool = False,
     tensor_parallel: int | None = None, pipeline_parallel: int | None = None, gradient_accumulation: int = 1,
@@ -296,7 +322,10 @@ def estimate_training(
         model_id: model id or :class:`~bot.kb.schema.Model`; gpu_id: GPU id or :class:`Gpu`.
         count: GPUs (N). tokens: training tokens (D).
         precision: bf16 (default), fp16, fp8 (MFU against the fp8 peak), fp32.
-        recompute: full activation recomputation (8ND FLOPs, activations 2 s b h per layer).
+        recompute: ``True``: full activation recomputation (8ND FLOPs, activations 2 s b h per layer); a
+            fraction in (0, 1): that share of the layers recomputed (6ND x (1 + fraction / 3)); ``False``: none
+            unless no layout fits with every layer's activations stored, then the fewest recomputed layers that
+            fit (said in ``assumptions``).
         price_per_gpu_hour: USD per GPU-hour; ``None`` = the cheapest known on-demand offer
             (the placement answers use, :func:`bot.pricing.offers.best_placement`).
         seq_len: tokens per sequence (default 4,096); micro_batch: sequences per GPU per step.

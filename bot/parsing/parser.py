@@ -55,6 +55,9 @@ _PROVIDER_WORD = re.compile(r"[a-z0-9]+(?:\.[a-z]+)?")
 _AMBIGUOUS_PROVIDERS = frozenset({"do", "google", "lambda", "vast", "amazon", "oracle"})
 _GGUF = re.compile(r"\b(q[2-8]_k(?:_[sml])?|q[2-8]_[01]|iq[1-4]_[a-z0-9_]+)\b")
 _SPECIFIC_FORMATS = ("gptq", "awq", "nf4", "exl2")
+# "how many" right before a GPU name asks for a count of that GPU, whatever the GPU ("how many MI300X", "how many
+# of the L40S"); the lexicon's phrases cover "how many gpus/cards"
+_HOW_MANY_BEFORE = re.compile(r"\bhow\s+many\s+(?:of\s+(?:the\s+|those\s+|these\s+)?)?$")
 _REGION = re.compile(
     r"\b(?:(?:us|eu|ap|sa|ca|me|af|il|mx|cn)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)-\d"
     r"|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:east|west|north|south|central|northeast"
@@ -193,6 +196,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     providers = _providers(low, tables, lex, gpu_found, vocab_spans)
     ask_text = _masked(low, SpanSet(error_detail_spans(low))) if diagnosis else low
     asks = [a for group in lex.asks.found(ask_text) for a in (group if isinstance(group, list) else [group])]
+    if "gpu_count" not in asks and any(_HOW_MANY_BEFORE.search(low[:f.span_start]) for f in gpu_found):
+        asks.append("gpu_count")  # "how many MI300X ...", "how many of the L40S": a count of the GPU named
     asks = list(dict.fromkeys(asks))
     layout = _layout(low, lex, vocab_spans)
     region = _REGION.search(low)
