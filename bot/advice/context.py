@@ -22,6 +22,8 @@ __all__ = ["Context"]
 
 #: Limits notes that lead an answer: a stated quantity was not used.
 _LEADING_LIMITS = frozenset({"quantity_over_limit", "quantity_unusable"})
+#: Headlines that already state the bound they hit (a quote of more GPUs than the sizing bound, priced at list).
+_SAYS_ITS_LIMIT = frozenset({"quote_count_over_limit"})
 
 
 @dataclass
@@ -161,7 +163,7 @@ class Context:
             if overseas:
                 self.assume("overseas_prices", providers=overseas)
         dropped = [n for n in self.query.limits if n.code in _LEADING_LIMITS]
-        if dropped and headline.code not in _LEADING_LIMITS:
+        if dropped and headline.code not in _LEADING_LIMITS | _SAYS_ITS_LIMIT:
             # a quantity the user stated and the answer could not use is said first ("0 gpus", "1000000 H100"):
             # everything below is answered without it
             details = [headline, *(details or [])]
