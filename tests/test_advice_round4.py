@@ -175,3 +175,31 @@ def test_the_kv_cache_asked_leads_the_memory_answer(kb):
     a = ask(kb, "qwen2.5-7b at 128k context, how much vram does the kv cache take for one user?")
     assert a.headline.code == "memory_summary"
     assert a.headline.params["kv"][0]["kv_gb"] == pytest.approx(57_344 * 131_072 / 1e9, rel=0.01)
+
+
+# --------------------------------------------------------------------------- names, routes, counts
+
+def test_a_card_name_with_pro_before_digits_is_one_card(kb):
+    # "RTX PRO 6000 Blackwell": the o of "pro" is a letter, not a typed 0; "6000" is not a count of B200s
+    q = parse_question("rtx pro 6000 blackwell vs h100 for llama 3 70b", kb)
+    assert [(g.id, g.count) for g in q.gpus] == [("rtx-pro-6000-blackwell-96gb", None), ("h100-sxm-80gb", None)]
+
+
+def test_tokens_through_a_model_with_gpus_is_a_training_run(kb):
+    # 6 x 1e12 x 5e12 = 3e25 FLOPs on 2,048 H100 (989 TFLOPS bf16 dense): at the answer's MFU m the wall clock is
+    # 3e25 / (2048 x 989e12 x m) s; MFU between 0.3 and 0.5 gives 8,230-13,720 h
+    a = ask(kb, "1000B dense model, 5T tokens, 2048 H100, how long")
+    assert a.intent == "size_training"
+    rec = a.options[a.recommendation]
+    assert 8_230 <= rec.wall_clock_hours <= 13_720
+
+
+def test_a_count_said_for_one_gpu_carries_to_the_one_swapped_in(kb):
+    a = ask(kb, "32 张 H20 训练 7B 模型 1000 亿 token 要多久？换成 A100 呢")
+    assert a.headline.code == "training_times"
+    assert sorted(o.gpu_count for o in a.options if not o.changes) == [32, 32]
+
+
+def test_what_llm_runs_is_the_largest_model_question(kb):
+    a = ask(kb, "what llm can i run on 2x 4090 in fp16 with 8k context")
+    assert a.intent == "recommend" and "largest_model" in a.query.asks

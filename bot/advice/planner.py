@@ -122,6 +122,13 @@ def candidate_gpus(ctx: Context, section: Literal["serving", "training", "finetu
     if named:
         # a count said once for several GPU types ("910B vs A800, 8 cards each") applies to each of them
         shared = q.gpu_count if len(named) == 1 or all(m.count is None for m in named) else None
+        counted = {m.count for m in named if m.count}
+        if shared is None and len(counted) == 1 and len(named) > 1:
+            # "32 张 H20 ... 换成 A100 呢", "8x H100 vs A100": the other GPUs are asked at the same count
+            shared = counted.pop()
+            for m in named:
+                if m.count is None and m.id in ctx.kb.gpus:
+                    ctx.assume("count_carried", count=shared, gpu_name=ctx.kb.gpus[m.id].name)
         return [GpuChoice(resolve_gpu(ctx, m), m.count or shared, True, m) for m in named]
     pol = getattr(ctx.policy, section)
     ids = pol.candidate_gpus_zh if ctx.zh and pol.candidate_gpus_zh else pol.candidate_gpus

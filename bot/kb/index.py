@@ -47,12 +47,15 @@ def repair_name(text: str) -> str:
     >>> repair_name("H1OO SXM")
     'h100sxm'
     """
-    key = normalize_name(text)
-    prev = None
-    while prev != key:  # "1oo" needs two passes
-        prev = key
-        key = re.sub(r"(?<=\d)o|o(?=\d)", "0", key)
-    return key
+    words = []
+    for word in re.split(r"[\s_/-]+", text.lower()):
+        # within a word only: "h1oo" is H100, but the "o" of "pro" before "6000" in "RTX PRO 6000" is a letter
+        prev = None
+        while prev != word:  # "1oo" needs two passes
+            prev = word
+            word = re.sub(r"(?<=\d)o|o(?=\d)", "0", word)
+        words.append(word)
+    return normalize_name(" ".join(words))
 
 
 @dataclass(frozen=True)

@@ -172,6 +172,10 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     if diagnosis and not has_model and (x.error_paste or not gpus):
         return "diagnose"
     workload = query.workload
+    if workload is None and query.training_tokens and has_model and not (
+            query.concurrent_users or query.requests_per_s or query.target_tokens_per_s or query.documents):
+        # "1000B dense model, 5T tokens, 2048 H100, how long": a token count to push through a model is a run
+        return "size_training"
     if workload is not None:
         return {"finetune": "finetune", "training": "size_training", "inference": "size_inference"}[workload]
     rental = query.duration_hours or query.providers or query.pricing
