@@ -44,7 +44,7 @@ _JOIN_GAP = re.compile(r"^[ \t\-_]{0,2}$")
 _CHAINED_COUNT = re.compile(r"(?<![\w.])(\d{1,3})\s*[x×*]\s*$")  # the "3*" of "3*8*A100"
 #: A product code after a brand word ("Ascend 310P", "Hopper H20"): the brand alone names another product.
 _MODEL_CODE = re.compile(r"^(?:\d{2,5}[a-z]{0,3}|[a-z]{1,2}\d{2,5}[a-z]{0,3})$")
-_MEMORY_GAP = re.compile(r"^[ \t(\-_]{0,3}$")
+_MEMORY_GAP = re.compile(r"^[ \t(\-_/]{0,3}$")  # "a100 40g", "A100 (80GB)", "A100/40GB"
 #: Largest GPU count read from a question: the biggest published clusters (e.g. 16,384 H100s for
 #: Llama 3.1 405B) fit; anything larger is noise, not a count.
 MAX_GPU_COUNT = 65536
