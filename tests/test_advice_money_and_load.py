@@ -76,7 +76,10 @@ def test_a_comparison_with_a_load_compares_what_each_needs(kb):
 def test_gpus_compared_for_a_model_with_cost_asked_is_a_comparison(kb):
     a = ask(kb, "a100 vs l40s vs h100 for mistral 7b, what's the cost per 1M tokens?")
     assert a.intent == "compare"
-    assert a.headline.code == "compare_cost"
+    # three GPU types priced: each one's cost per 1M output tokens, cheapest first
+    assert a.headline.code == "compare_costs"
+    costs = [i["cost_usd"] for i in a.headline.params["items"]]
+    assert len(costs) == 3 and costs == sorted(costs)
 
 
 def test_a_fixed_node_too_small_for_the_load_reports_the_memory_of_that_load(kb):

@@ -203,3 +203,28 @@ def test_a_count_said_for_one_gpu_carries_to_the_one_swapped_in(kb):
 def test_what_llm_runs_is_the_largest_model_question(kb):
     a = ask(kb, "what llm can i run on 2x 4090 in fp16 with 8k context")
     assert a.intent == "recommend" and "largest_model" in a.query.asks
+
+
+def test_compared_gpus_use_the_fewest_each_needs(kb):
+    # Qwen2.5 14B bf16: 14.8e9 x 2 B = 29.5 GB: one 48 GB card holds it, L20 and L40S alike (both 864 GB/s)
+    a = ask(kb, "L20 和 L40S 跑 Qwen2.5-14B 推理哪个好，差多少")
+    speeds = [o for o in a.options if o.decode_tps and not o.changes][:2]
+    assert [o.gpu_count for o in speeds] == [1, 1]
+    assert speeds[0].decode_tps == pytest.approx(speeds[1].decode_tps, rel=0.02)
+
+
+@pytest.mark.parametrize(("text", "field", "value"), [
+    ("每月预算 5 万人民币，租什么卡跑 70B 模型最合适？", "price_limit_per_hour", 50_000 / 730),  # 5 万 / 730 h
+    ("7B 模型全参微调，10 万条数据，平均每条 2k token", "documents", 100_000),
+])
+def test_wan_after_a_spaced_digit_scales_it(kb, text, field, value):
+    q = parse_question(text, kb)
+    got = getattr(q, field)
+    assert (got.amount if hasattr(got, "amount") else got) == pytest.approx(value)
+    assert not q.not_understood
+
+
+def test_billions_of_users_are_users_not_a_model_size(kb):
+    q = parse_question("serve llama 3 70b to 10 billion users", kb)
+    assert [m.id for m in q.models] == ["llama-3-70b"]
+    assert [n.code for n in q.limits] == ["quantity_over_limit"]

@@ -83,7 +83,7 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         # the precision asked (or the model's native one) for the like-for-like speed row, on the fewest GPUs
         # that hold it (not a larger rented instance: the counts compared are the ones needed)
         speed_plan = plan_serving(ctx, model, choice.gpu, precisions[0][0], single, count=choice.count,
-                                  whole_instance=False)
+                                  whole_instance=False, objective="fewest")
         speed = serving_option(ctx, speed_plan)
         br = speed_plan.est.decode_breakdown if speed_plan.est is not None else None
         compute_bound[choice.gpu.id] = bool(br and br.compute_ms > br.weights_ms + br.kv_cache_ms)
@@ -153,6 +153,11 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
                          cheap_usd=cheap.cost_per_million_tokens_usd, dear_usd=dear.cost_per_million_tokens_usd,
                          ratio_x=dear.cost_per_million_tokens_usd / cheap.cost_per_million_tokens_usd,
                          per_user_tps=load.capacity_tps)
+        if len(priced) >= 3:
+            # three or more GPU types: every one's cost, cheapest first (a near tie in the middle is not hidden)
+            cost_line = note("compare_costs", per_user_tps=load.capacity_tps,
+                             items=[{"config": config(o), "cost_usd": o.cost_per_million_tokens_usd}
+                                    for o in sorted(priced, key=lambda o: o.cost_per_million_tokens_usd)])
         if headline is None:
             headline = cost_line
         else:

@@ -574,7 +574,7 @@ def _layout_shapes(model: Model, gpu: Gpu, precision: str, engine: str, kb, coun
 
 
 def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: ServingLoad,
-                 count: int | None = None, objective: Literal["cheapest", "capacity"] = "cheapest",
+                 count: int | None = None, objective: Literal["cheapest", "capacity", "fewest"] = "cheapest",
                  whole_instance: bool = True) -> ServingPlan:
     """Plan serving ``model`` on ``gpu`` in ``precision`` for ``load``.
 
@@ -583,6 +583,8 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
     * Without: the fewest GPUs (cheapest when priced) that meet the load: users at the per-user floor,
       or the aggregate target (replicas x the largest batch that keeps the floor and the TTFT limit).
     * ``objective="capacity"``: with a fixed count, the layout serving the most users at the floor.
+    * ``objective="fewest"``: the fewest GPUs that meet the load (cheapest among those): comparisons of GPU types
+      compare the counts each needs, not whatever instance happens to be cheapest.
     * ``whole_instance``: when the cheapest instance holds more GPUs than the plan needs (and they are
       paid for), plan on all of them; comparisons turn it off to keep the GPU counts equal.
 
@@ -655,7 +657,7 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
             p.placement = place(ctx, gpu, p.count, p.tp * p.pp)
         if objective == "capacity":
             return max(plans, key=lambda p: (p.capacity, p.per_user_tps or 0))
-        best = min(plans, key=_plan_cost)
+        best = min(plans, key=(lambda p: (p.count, *_plan_cost(p))) if objective == "fewest" else _plan_cost)
         per_node = ctx.query.gpus_per_node
         if count is None and per_node and best.count % per_node:
             # the machines were asked ("每台8卡，要几台"): the fewest whole machines that hold the plan

@@ -115,7 +115,8 @@ def chinese_numerals_to_digits(text: str, lex: Lexicon) -> str:
 
     def repl(m: re.Match[str]) -> str:
         start = m.start()
-        if start and m.string[start - 1].isdigit() and m.group(1)[0] in lex.zh_multipliers:
+        before = m.string[:start].rstrip(" ")
+        if before and before[-1].isdigit() and m.group(1)[0] in lex.zh_multipliers:
             return m.group(0)  # "10万": a scale of the digits before it, read by the number scanner
         value = _chinese_value(m.group(1), lex)
         if value is None:
