@@ -228,3 +228,22 @@ def test_billions_of_users_are_users_not_a_model_size(kb):
     q = parse_question("serve llama 3 70b to 10 billion users", kb)
     assert [m.id for m in q.models] == ["llama-3-70b"]
     assert [n.code for n in q.limits] == ["quantity_over_limit"]
+
+
+@pytest.mark.parametrize(("text", "count", "nodes"), [
+    ("H800 包年多少钱？要 4 台 8 卡机器", 32, 4),          # 4 machines of 8
+    ("我们有 2 台 8 卡 A800 服务器，能跑 deepseek r1 吗", 16, 2),
+])
+def test_machines_of_n_gpus_said_apart_from_the_gpu(kb, text, count, nodes):
+    q = parse_question(text, kb)
+    assert [g.count for g in q.gpus] == [count] and q.node_count == nodes
+
+
+def test_nodes_asked_for_a_training_run(kb):
+    # the answer's own GPU-hours over 30 days (720 h), in machines of 8: ceil(gpu_hours / 720 / 8)
+    a = ask(kb, "how many 8xA100 nodes do we need to train a 70B model on 1.4T tokens in 30 days?")
+    assert a.query.gpus_per_node == 8 and a.headline.code == "machines_needed"
+    rec = a.options[a.recommendation]
+    assert rec.wall_clock_hours <= 720 and rec.gpu_count % 8 == 0
+    assert a.headline.params["machines"] * 8 == rec.gpu_count
+    assert rec.gpu_count <= rec.gpu_hours / 720 + 16

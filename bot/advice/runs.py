@@ -125,7 +125,7 @@ def _fewest_whole_machines(ctx: Context, model: Model, gpu: Gpu, tokens: float, 
     by); wall clock falls with the count, so the bisection finds the fewest machines. Returns the tuple for that
     count, or ``met`` when no whole-machine count in between meets the deadline.
     """
-    step = int(ctx.policy.limits.gpus_per_machine.value)
+    step = ctx.query.gpus_per_node or int(ctx.policy.limits.gpus_per_machine.value)
     low, high = missed // step, met[0].gpu_count // step   # machines: low misses (or is < 1 machine), high meets
     best = met
     while high - low > 1:
@@ -147,7 +147,7 @@ def _beyond_counts(ctx: Context, model: Model, gpu: Gpu, tokens: float, precisio
     machines (policy ``limits.gpus_per_machine``), then one more step of machines at a time (at most four) while
     communication keeps it over. Returns that count's tuple, or ``None`` when even that misses.
     """
-    step = int(ctx.policy.limits.gpus_per_machine.value)
+    step = ctx.query.gpus_per_node or int(ctx.policy.limits.gpus_per_machine.value)
     est = largest[0]
     if not est.wall_clock_hours:
         return None

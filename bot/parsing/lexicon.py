@@ -170,6 +170,8 @@ class PerMachineVocab(_Vocab):
     after: list[str] = Field(default_factory=list)
     # right before the per-machine count, these ask for the machines ("how many 8-gpu nodes")
     asked_before: list[str] = Field(default_factory=list)
+    # right after a counted GPU, these make it a machine ("8xA100 nodes", "8卡H800机器")
+    machine_words: list[str] = Field(default_factory=list)
 
 
 class LexiconFile(_Vocab):
@@ -418,6 +420,7 @@ class Lexicon:
     per_machine_before: Phrases
     per_machine_after: Phrases
     per_machine_asked: Phrases
+    per_machine_machine: Phrases
     object_ends: Phrases
     object_skip: Phrases
     compare_connectors: Phrases
@@ -569,6 +572,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         per_machine_before=Phrases(_flat(lists(lambda f: f.per_machine.before))),
         per_machine_after=Phrases(_flat(lists(lambda f: f.per_machine.after)), left_bound=False),
         per_machine_asked=Phrases(_flat(lists(lambda f: f.per_machine.asked_before))),
+        per_machine_machine=Phrases(_flat(lists(lambda f: f.per_machine.machine_words))),
         object_ends=Phrases(_flat(lists(lambda f: f.model_object.ends))),
         object_skip=Phrases(_flat(lists(lambda f: f.model_object.skip))),
         compare_connectors=Phrases(_flat(lists(lambda f: f.compare_connectors))),

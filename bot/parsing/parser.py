@@ -226,6 +226,19 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     if fields.get("concurrent_users") is None and lex.single_user_words.search(low):
         fields["concurrent_users"] = 1
     gpus_per_node, machines_asked = _per_machine_count(low, lex)
+    for f in gpu_found:
+        # "how many 8xA100 nodes": a count glued to a GPU named as a machine is the machine's count
+        if gpus_per_node is None and f.count and re.match(rf"\s*(?:{lex.per_machine_machine.pattern})",
+                                                          low[f.span_end:f.span_end + 16]):
+            gpus_per_node = f.count
+            machines_asked = bool(re.search(rf"(?:{lex.per_machine_asked.pattern})\s*$",
+                                            low[max(0, f.span_start - 16):f.span_start]))
+    machines = _machines_of(low, lex)
+    if machines is not None and len(gpus) == 1 and gpus[0].count in (None, machines[0]) and not machines_asked:
+        # "要 4 台 8 卡机器" said apart from the GPU: 4 machines of 8 = 32 GPUs
+        gpus = [gpus[0].model_copy(update={"count": machines[0] * machines[1]})]
+        fields["node_count"] = machines[0]
+        notes.append(note("gpus_per_node", nodes=machines[0], per_node=machines[1], count=machines[0] * machines[1]))
     if machines_asked and "node_count" not in asks:
         asks.append("node_count")
     if "node_count" in asks and "gpu_count" not in asks:
@@ -448,6 +461,16 @@ def _merge_precisions(precisions: list[str]) -> list[str]:
     if specific:
         return [p for p in precisions if p != "int4"] if "int4" in precisions else precisions
     return precisions
+
+
+def _machines_of(low: str, lex) -> tuple[int, int] | None:
+    """(machines, GPUs per machine) said together apart from a GPU name ("4 台 8 卡机器", "2 machines of 8 gpus"),
+    from the lexicon's machine and GPU counters; ``None`` when the text has no such pair."""
+    m = re.search(rf"(?<![\d.])(\d{{1,4}})\s*(?:{lex.quantity_units['node_count'].pattern}|台)\s*(?:of\s+|x\s*|×\s*)?"
+                  rf"(\d{{1,2}})\s*(?:{lex.quantity_units['gpu_count'].pattern})", low)
+    if m and 0 < int(m.group(1)) and 0 < int(m.group(2)) <= 16:
+        return int(m.group(1)), int(m.group(2))
+    return None
 
 
 def _per_machine_count(low: str, lex) -> tuple[int | None, bool]:
