@@ -247,3 +247,25 @@ def test_nodes_asked_for_a_training_run(kb):
     assert rec.wall_clock_hours <= 720 and rec.gpu_count % 8 == 0
     assert a.headline.params["machines"] * 8 == rec.gpu_count
     assert rec.gpu_count <= rec.gpu_hours / 720 + 16
+
+
+def test_a_pytorch2_oom_message_is_one_card_and_asks_nothing(kb):
+    # "GPU 0 has a total capacity of 23.65 GiB": one card's message; "capacity" is PyTorch's word
+    q = parse_question("vllm 起 Qwen2.5-14B 报错 torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. "
+                       "GPU 0 has a total capacity of 23.65 GiB of which 1.20 GiB is free. 卡是 4090，怎么办", kb)
+    assert [(g.id, g.count) for g in q.gpus] == [("rtx-4090-24gb", 1)] and "users_served" not in q.asks
+
+
+@pytest.mark.parametrize(("text", "ids"), [
+    ("Your Tesla V100-SXM2-32GB GPU has compute capability 7.0", ["v100-sxm-32gb"]),  # the longer name wins
+    ("A800 和 A100 训练差多少？我们 16 卡训 13B", ["a800-sxm-80gb", "a100-sxm-80gb"]),   # two names, two GPUs
+])
+def test_the_name_covering_more_text_wins(kb, text, ids):
+    assert [g.id for g in parse_question(text, kb).gpus] == ids
+
+
+def test_a_training_comparison_says_the_nvlink_difference(kb):
+    # knowledge/gpus.yaml: A800 NVLink 400 GB/s, A100 600 GB/s; 16 GPUs is a multi-GPU run
+    a = ask(kb, "A800 和 A100 训练差多少？我们 16 卡训 13B")
+    nv = [d for d in a.details if d.code == "ratio_nvlink"]
+    assert nv and nv[0].params["ratio_x"] == pytest.approx(400 / 600)

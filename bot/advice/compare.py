@@ -262,9 +262,20 @@ def _training(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         caveats(ctx, o)
     details = [note("training_time_line", config=config(o), wall_hours=o.wall_clock_hours, total_usd=o.total_cost_usd,
                     tokens_tokens=tokens) for o in options if o.wall_clock_hours]
+    details += nvlink_difference(choices, options)
     return ctx.answer(title=note("title_compare", gpu_names=[c.gpu.name for c in choices], model_name=model_label(model)),
                       headline=headline, details=details, options=options, table=training_table(options),
                       actions=next_actions(ctx, None, precision_switch=False))
+
+
+def nvlink_difference(choices: list[GpuChoice], options: list[Option]) -> list:
+    """The NVLink ratio of two compared GPU types when runs span several GPUs and the links differ (A800 vs A100,
+    H800 vs H100): the estimate uses one efficiency for both, so the link that differs is said, not hidden."""
+    gpus = [c.gpu for c in choices]
+    multi = any((o.gpu_count or 1) > 1 for o in options)
+    if len(gpus) < 2 or not multi:
+        return []
+    return [f for f in ratio_facts(gpus[0], gpus[1]) if f.code == "ratio_nvlink"]
 
 
 def _finetune(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:

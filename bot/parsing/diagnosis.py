@@ -116,7 +116,8 @@ def gpus_for_capacity(kb: KnowledgeBase, total_gib: float) -> list[str]:
 
 #: The memory details of an allocator message ("(GPU 0; 23.65 GiB total capacity; 21.80 GiB already allocated)"):
 #: the framework's words, not the user's ("capacity" there asks nothing).
-_ERROR_DETAIL = re.compile(r"\([^()]*\b(?:gib|mib)\b[^()]*\)")
+_ERROR_DETAIL = re.compile(r"\([^()]*\b(?:gib|mib)\b[^()]*\)"
+                           r"|gpu\s*\d+\s*has a total capacity of[^。，,;\n]*?(?:is free|free|$)")  # PyTorch 2.x
 
 
 def error_detail_spans(low: str) -> list[tuple[int, int]]:

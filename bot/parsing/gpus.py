@@ -474,6 +474,13 @@ class _GpuScanner:
                 i = next_i if next_i is not None else i + exact[0]
                 continue
             if exact is not None:
+                # only a match starting inside this one (a second word of it) can cover more of the same name
+                later = self._exact_at(i + 1) if exact[0] >= 2 and i + 1 < len(self.words) else None
+                if later is not None and i + 1 + later[0] > i + exact[0]:
+                    # the name that covers more text wins: "Tesla V100-SXM2-32GB" is the V100 SXM2 32GB, not a
+                    # "Tesla V100" (16 GB default) followed by a stray "32GB"
+                    i = self._add(i + 1, *later)
+                    continue
                 i = self._add(i, *exact)
                 continue
             word = self.reps[i]

@@ -193,6 +193,10 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     diagnosis = find_diagnosis(low)
     if diagnosis and diagnosis.total_capacity_gib and not gpus:
         gpus.extend(_gpu_from_capacity(kb, tables, diagnosis.total_capacity_gib, notes))
+    elif diagnosis and diagnosis.total_capacity_gib and len(gpus) == 1 and gpus[0].count is None \
+            and fields.get("gpu_count") is None:
+        # an allocator message is one GPU's ("GPU 0 has a total capacity of 23.65 GiB"): the card named is one card
+        gpus = [gpus[0].model_copy(update={"count": 1})]
     providers = _providers(low, tables, lex, gpu_found, vocab_spans)
     ask_text = _masked(low, SpanSet(error_detail_spans(low))) if diagnosis else low
     asks = [a for group in lex.asks.found(ask_text) for a in (group if isinstance(group, list) else [group])]
