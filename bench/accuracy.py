@@ -406,7 +406,8 @@ def _non_llm_row(kb, b, model, gpu) -> Row:
         minutes = _num(cond, "audio_minutes") or 60
         engine = "openai-whisper" if "openai/whisper" in fw else ("faster-whisper" if "faster-whisper" in fw else "hf")
         r = estimate_transcription(kb, model, gpu, audio_hours=minutes / 60, precision=prec, engine=engine,
-                                   beam_size=int(_num(cond, "beam_size") or 5), batch_size=int(_num(cond, "batch") or 1))
+                                   beam_size=int(_num(cond, "beam_size") or 5), batch_size=int(_num(cond, "batch") or 1),
+                                   batched=bool(_num(cond, "batched_batch_size")))
         if r.missing_figures:
             raise Skip(f"no {r.missing_figures[0]} in the knowledge base")
         return Row(b.id, "non-LLM", b.value, r.hours * 3600, "s", f"{engine} RTF {r.real_time_factor:.3f}")

@@ -16,8 +16,9 @@ def test_kb_validate_ok(capsys):
     out = capsys.readouterr().out
     assert out.startswith("ok: ")
     # 156 rows of cloud_prices.yaml + 115 of cloud_prices_2026-12.yaml (AWS 51, AWS China 28, GCP 31, CoreWeave 4,
-    # Gongji 1; the all-upfront 3-year rates are their own rows); AWS China and Gongji are new providers.
-    assert "86 GPUs, 100 models, 271 price offers from 12 providers, 89 benchmarks, 14 claims" in out
+    # Gongji 1; the all-upfront 3-year rates are their own rows); AWS China and Gongji are new providers. 99 benchmarks:
+    # 89 + 4 Qwen3 AWQ-INT4 (H20), 5 ModelLink 7-8B (Ascend 910B), 1 faster-whisper batched (2026-12-02).
+    assert "86 GPUs, 100 models, 271 price offers from 12 providers, 99 benchmarks, 14 claims" in out
 
 
 def test_kb_validate_broken_dir_lists_each_error(tmp_path, capsys):

@@ -5,7 +5,10 @@
    when the instance rented is larger and when memory alone would need fewer;
 3. training that does not fit with stored activations recomputes the fewest layers (and a generic model's
    shape allows tensor parallelism);
-4. "what runs" checks the context, users and precision the question states.
+4. "what runs" checks the context, users and precision the question states;
+5. weight-only int4 (AWQ/GPTQ on Marlin) pads small batches to mma.sync's 16 rows, at 2/3 of a Hopper peak;
+6. Ascend 910B training runs at the MFU ModelLink publishes, not the unknown-generation default;
+7. a bulk transcription job runs faster-whisper's batched pipeline at its published speed-up.
 """
 
 from __future__ import annotations
@@ -145,3 +148,68 @@ def test_what_runs_uses_the_stated_context_and_precision(kb):
     assert not estimate_inference(kb, "qwen2-72b", "rtx-3090-24gb", count=2, precision="int4",
                                   context_tokens=32768).fits
     assert h8["model_name"] == "Qwen2 72B" and h32["model_name"] not in (None, "Qwen2 72B")
+
+
+# ----------------------------------------------------------------------- 5. weight-only int4 on Marlin
+
+def test_weight_only_int4_uses_marlin_mma_sync_tile_on_hopper(kb):
+    # IST-DASLab/marlin marlin_cuda_kernel.cu: mma.sync.aligned.m16n8k16, thread_m_blocks of 16 rows along the batch,
+    # on every architecture; Hopper's native tile stays wgmma's 64 for bf16/fp8. FlashAttention-3 (arXiv:2407.08608)
+    # section 2.2: mma.sync reaches ~2/3 of a Hopper peak.
+    eff = efficiency_for(kb)
+    _, int4 = eff.weight_format("awq")
+    _, bf16 = eff.weight_format("bf16")
+    h20, rtx4090 = kb.gpus["h20-96gb"], kb.gpus["rtx-4090-24gb"]
+    assert eff.tile_tokens(h20, int4) == 16 and eff.tile_tokens(h20, bf16) == 64
+    assert eff.gemm_peak_fraction(h20, int4) == pytest.approx(0.67)
+    assert eff.gemm_peak_fraction(h20, bf16) == 1.0
+    assert eff.tile_tokens(rtx4090, int4) == 16 and eff.gemm_peak_fraction(rtx4090, int4) == 1.0
+
+
+def test_qwen3_32b_awq_on_one_h20_batch1(kb):
+    # Compute of a batch-1 decode step: 2 x params x tile / (peak x MFU). bf16 pays 64 rows at the full rate, AWQ 16
+    # rows at 0.67 of it: int4 compute = bf16 compute x 16/64 / 0.67 = 0.373x (attention, ~0.01 ms, in both).
+    kw = dict(count=1, engine="sglang", batch_size=1, input_tokens=1, output_tokens=2048)
+    b = estimate_inference(kb, "qwen3-32b", "h20-96gb", precision="bf16", **kw)
+    q = estimate_inference(kb, "qwen3-32b", "h20-96gb", precision="awq", **kw)
+    assert q.decode_breakdown.compute_ms == pytest.approx(b.decode_breakdown.compute_ms * 16 / 64 / 0.67, rel=0.01)
+    # Qwen speed benchmark (qwen.readthedocs.io getting_started/speed_benchmark, SGLang 0.4.6.post1, awq_marlin):
+    # Qwen3-32B AWQ-INT4 on one H20, input 1, 2,048 out = 47.67 tok/s; the tile-64 rule gave 21.7 (-54%).
+    speed = 2049 / (q.ttft_s + 2048 * q.tpot_ms / 1000)
+    assert 47.67 < speed < 47.67 * 1.25
+
+
+# ----------------------------------------------------------------------- 6. Ascend training MFU
+
+def test_ascend_910b3_training_mfu_from_modellink(kb):
+    # ModelLink README (Atlas 900 A2 PODc, 1x8 BF16): 7-8B models at 2,483-2,862 tokens/s per NPU; the median against
+    # the 910B3's 294.9 TFLOPS is an MFU of 0.50 (efficiency.yaml training_mfu.davinci). 32 NPUs, 7B, 1T tokens:
+    # 6 x 7e9 x 1e12 x 1.15 (attention) / (32 x 294.9e12 x 0.50) = 2,844 h steady, / 0.87 goodput = 3,269 h
+    # (was 5,463 h at the default 0.30). NVIDIA classes do not move: H100 stays 0.42.
+    r = estimate_training(kb, generic_model(7), "ascend-910b3-64gb", 32, 1e12)
+    assert r.mfu == pytest.approx(0.50)
+    assert r.wall_clock_hours == pytest.approx(3269, rel=0.01)
+    assert estimate_training(kb, generic_model(7), "h100-sxm-80gb", 32, 1e12).mfu == pytest.approx(0.42)
+
+
+# ----------------------------------------------------------------------- 7. bulk transcription is batched
+
+def test_bulk_transcription_uses_batched_pipeline_speedup(kb):
+    # SYSTRAN/faster-whisper README v1.1.0 (RTX 3070 Ti, large-v2, fp16, beam 5, 13 minutes): 1m03s unbatched, 17 s with
+    # BatchedInferencePipeline batch_size=8: 63 / 17 = 3.71x. Hours of audio that fill a batch (8 x 30 s = 4 min) are a
+    # bulk job; a rate question and a stated batch size stay as asked.
+    from bot.estimation import estimate_transcription
+    one = estimate_transcription(kb, "whisper-large-v3", "a10g-24gb", audio_hours=1000, batched=False)
+    bulk = estimate_transcription(kb, "whisper-large-v3", "a10g-24gb", audio_hours=1000)
+    rate = estimate_transcription(kb, "whisper-large-v3", "a10g-24gb")
+    short = estimate_transcription(kb, "whisper-large-v3", "a10g-24gb", audio_hours=3 / 60)
+    assert bulk.speed_x_realtime == pytest.approx(one.speed_x_realtime * 3.71)
+    assert bulk.batch_size == 8 and bulk.batched_speedup == pytest.approx(3.71)
+    assert rate.batched_speedup is None and short.batched_speedup is None
+    assert rate.speed_x_realtime == pytest.approx(one.speed_x_realtime)
+
+
+def test_bulk_transcription_answer_states_batched_assumption(kb):
+    for text in ("transcribe 1000 hours of audio with whisper large-v3 on A10G", "用 A10G 转写 1000 小时音频 whisper large-v3"):
+        notes = [n for n in ask(kb, text).assumptions if n.code == "transcribe_batched"]
+        assert notes and notes[0].params["batch"] == 8 and notes[0].params["speedup"] == pytest.approx(3.71)

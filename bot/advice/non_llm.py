@@ -105,8 +105,11 @@ def _estimate(ctx: Context, task: Task, model: Model, gpu: Gpu, count: int, pric
         return estimate_images(ctx.kb, model, gpu, width=w, height=h, steps=q.image_steps,
                                batch_size=q.batch_size or 1, images=q.images, **common)
     if task == "transcription":
+        # a stated batch size is used as given; otherwise a job in hours of audio runs the engine's batched
+        # pipeline (estimate_transcription decides: enough audio to fill a batch) and a rate question unbatched
         return estimate_transcription(ctx.kb, model, gpu, audio_hours=q.audio_hours,
-                                      batch_size=q.batch_size or 1, **common)
+                                      batch_size=q.batch_size or 1, batched=None if q.batch_size is None else False,
+                                      **common)
     return estimate_embeddings(ctx.kb, model, gpu, documents=q.documents,
                                tokens_per_document=int(q.tokens_per_item or 512), **common)
 
@@ -258,6 +261,9 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
         elif task == "transcription":
             ctx.assume("transcribe_beam", beam=shown.est.beam_size,
                        tokens_per_audio_second=shown.est.tokens_per_audio_second)
+            if shown.est.batched_speedup:
+                ctx.assume("transcribe_batched", engine=shown.est.engine, batch=shown.est.batch_size,
+                           speedup=shown.est.batched_speedup)
         elif not q.tokens_per_item:
             ctx.assume("embed_default_tokens", per_item_tokens=shown.est.tokens_per_document)
         if shown.option.precision not in ("fp16", "bf16") and not q.precisions:

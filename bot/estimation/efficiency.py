@@ -67,6 +67,9 @@ class WeightFormat(Sourced):
         requires: hardware precision the GPU must support (``gpu.supports``), if any.
         mbu_class: which decode-MBU column applies: ``16bit``, ``8bit`` or ``4bit``.
         embeddings_16bit: embeddings/lm_head stay 16-bit (AWQ, GPTQ, bitsandbytes).
+        gemm_tile_tokens: token rows of the tensor-core instruction the format's own GEMM kernels
+            use on every architecture (AWQ/GPTQ Marlin: ``mma.sync`` m16n8k16 = 16), or ``None``
+            when the format runs on the GPU's native GEMMs (``tensor_core_tile_tokens``).
     """
 
     bytes_per_weight: float = Field(gt=0)
@@ -75,6 +78,7 @@ class WeightFormat(Sourced):
     requires: str | None = None
     mbu_class: Literal["16bit", "8bit", "4bit"]
     embeddings_16bit: bool = False
+    gemm_tile_tokens: int | None = Field(default=None, gt=0)
     aliases: list[str] = Field(default_factory=list)
 
 
@@ -229,12 +233,19 @@ class SpeechModel(Sourced):
 
 class SpeechEngine(Sourced):
     """A speech runtime: fixed time per decoded token step (beam search, per-step work), ms; GEMM
-    efficiency factor on the encoder; decode memory-bandwidth utilisation."""
+    efficiency factor on the encoder; decode memory-bandwidth utilisation.
+
+    ``batched_batch_size`` / ``batched_speedup``: the runtime's published batched pipeline for long
+    audio (faster-whisper ``BatchedInferencePipeline``): windows decoded together and the measured
+    speed-up over its own unbatched run on the same GPU and audio; ``None`` when not published.
+    """
 
     aliases: list[str] = Field(default_factory=list)
     step_overhead_ms: float = Field(ge=0)
     efficiency_factor: float = Field(gt=0, le=1)
     decode_mbu: float = Field(gt=0, le=1)
+    batched_batch_size: int | None = Field(default=None, gt=1)
+    batched_speedup: float | None = Field(default=None, gt=1)
 
 
 class _SpeechTable(_Strict):
@@ -387,15 +398,19 @@ class EfficiencyTable(_Strict):
             raise UnknownEntityError("engine", name, _suggest(name, self._profiles))
         return key, self._profiles[key]
 
-    def tile_tokens(self, gpu: Gpu) -> int:
+    def tile_tokens(self, gpu: Gpu, fmt: WeightFormat | None = None) -> int:
         """Token rows of one tensor-core instruction tile on ``gpu`` (``tensor_core_tile_tokens``).
 
         The tile is a property of the instruction set, which follows the CUDA compute capability rather than
         the marketing generation (GeForce Blackwell, sm_120, has Ampere-style ``mma.sync`` and no ``tcgen05``),
-        so a ``cc<major>.<minor>`` or ``cc<major>`` row wins over the generation row; then ``default``.
+        so a ``cc<major>.<minor>`` or ``cc<major>`` row wins over the generation row; then ``default``. A weight
+        format with its own GEMM kernels (``WeightFormat.gemm_tile_tokens``: AWQ/GPTQ int4 on Marlin, which
+        issues ``mma.sync`` m16n8k16 on every architecture, Hopper included) uses that tile, never more than
+        the GPU's own.
 
         Args:
             gpu: the accelerator.
+            fmt: the weight format of the GEMMs, if known.
 
         Returns:
             The minimum number of token rows one tensor-core matrix instruction processes.
@@ -404,7 +419,27 @@ class EfficiencyTable(_Strict):
         keys = [f"cc{gpu.compute_capability}", f"cc{gpu.compute_capability.split('.')[0]}"] \
             if gpu.compute_capability else []
         row = next((table[k] for k in [*keys, self.generation(gpu)] if k in table), None) or table["default"]
+        if fmt is not None and fmt.gemm_tile_tokens:
+            return min(row.value, fmt.gemm_tile_tokens)
         return row.value
+
+    def gemm_peak_fraction(self, gpu: Gpu, fmt: WeightFormat | None = None) -> float:
+        """Fraction of the dense tensor peak a format's own GEMM kernels can reach on ``gpu``.
+
+        A format whose kernels issue a smaller instruction tile than the GPU's (``mma.sync`` on a part whose
+        peak needs ``wgmma``/``tcgen05``: Marlin on Hopper or datacenter Blackwell) runs on the legacy path,
+        which reaches ``legacy_mma_peak_fraction`` of the peak (constant, FlashAttention-3 paper); else 1.
+
+        Args:
+            gpu: the accelerator.
+            fmt: the weight format of the GEMMs, if known.
+
+        Returns:
+            A multiplier in (0, 1] on the GEMM rate.
+        """
+        if fmt is None or not fmt.gemm_tile_tokens:
+            return 1.0
+        return self.c("legacy_mma_peak_fraction") if fmt.gemm_tile_tokens < self.tile_tokens(gpu) else 1.0
 
     def generation(self, gpu: Gpu) -> str:
         """Generation key (``"ampere"``, ``"hopper"`` ...) from ``gpu.architecture``; ``"default"``."""

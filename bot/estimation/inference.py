@@ -705,7 +705,7 @@ def estimate_inference_for(
         peak_tflops = gpu.fp16_accumulate_tflops
     base_mfu, _ = eff.inference_mfu_for(gpu, prec.compute)
     no_fa = eff.c("no_flash_attention_prefill_factor") if gpu.cc is not None and gpu.cc < 8.0 else 1.0
-    mfu = base_mfu * eng.inference_mfu_factor * no_fa
+    mfu = base_mfu * eng.inference_mfu_factor * no_fa * eff.gemm_peak_fraction(gpu, fmt)
     if no_fa < 1.0:
         assumptions.append(f"{gpu.name} ({_cc(gpu)}) has no FlashAttention-2 (needs 8.0+): prefill MFU lowered")
     heads = model.num_attention_heads or 0
@@ -727,7 +727,7 @@ def estimate_inference_for(
     attn_rate = attn_peak * 1e12 * attn_mfu if (attn_peak and peak_tflops) else None
     ctx = _Ctx(eff, model, gpu, eng_name, eng, wb, expert_b, attn_b, expert_params, kv, kv_fmt.bytes_per_element, context,
                isl, osl, cached, model.compute_params_b * 1e9, mbu, mfu if peak_tflops else None,
-               peak_tflops * 1e12 if peak_tflops else None, attn_rate, d_pre, d_dec, eff.tile_tokens(gpu), node,
+               peak_tflops * 1e12 if peak_tflops else None, attn_rate, d_pre, d_dec, eff.tile_tokens(gpu, fmt), node,
                bool(attention_data_parallel))
     fused = eng.fused_attention if fused_attention is None else fused_attention
     if not fused and model.kind == "llm":

@@ -140,7 +140,7 @@ def estimate_images(
 def estimate_transcription(
     kb: KnowledgeBase, model_id: str | Model, gpu_id: str | Gpu, audio_hours: float | None = None,
     count: int = 1, precision: str | None = None, engine: str = "faster-whisper", batch_size: int = 1,
-    beam_size: int = 5, price_per_gpu_hour: float | None = None,
+    beam_size: int = 5, price_per_gpu_hour: float | None = None, batched: bool | None = None,
 ) -> TranscriptionEstimate:
     """Real-time factor, hours and cost to transcribe ``audio_hours`` with a Whisper-class model.
 
@@ -156,6 +156,13 @@ def estimate_transcription(
             transformers pipelines); beam_size: beams per window (5 is the default of
             faster-whisper and of openai/whisper's CLI).
         price_per_gpu_hour: USD; default the cheapest dated on-demand offer.
+        batched: run the engine's published batched pipeline, when it has one
+            (``SpeechEngine.batched_batch_size``/``batched_speedup``): the real-time factor is the
+            unbatched one (``batch_size`` 1) divided by the published speed-up, and ``batch_size``
+            becomes the published one. ``None`` (default) = a bulk job: batched when ``audio_hours``
+            is given, ``batch_size`` is 1 and the audio fills at least one batch of windows
+            (batched_batch_size x ``window_seconds``: 8 x 30 s = 4 minutes for faster-whisper); a
+            rate question (no hours) stays unbatched, the single-file latency case. ``False`` never.
 
     Returns:
         :class:`TranscriptionEstimate`: real-time factor per GPU, seconds per audio hour, wall
@@ -175,6 +182,12 @@ def estimate_transcription(
     if shape is None:
         raise EstimationError(f"no speech-model shape for {model.name}; known: {', '.join(sp.models)}")
     eng_name, eng = eff.non_llm.engine("speech", engine)
+    speedup = 1.0
+    if batched is None:
+        batched = bool(audio_hours and batch_size == 1 and eng.batched_batch_size
+                       and audio_hours * 3600 >= eng.batched_batch_size * sp.window_seconds)
+    if batched and eng.batched_batch_size and eng.batched_speedup:
+        batch_size, speedup = 1, eng.batched_speedup
     prec, peak, mfu, assumptions, warnings, missing = _peak(eff, gpu, model, precision, False)
     bpw = eff.weight_format(prec)[1].bytes_per_weight
     d, f = shape.d_model, shape.encoder_frames
@@ -189,7 +202,7 @@ def estimate_transcription(
         rate = peak * efficiency
         bw = gpu.memory_bandwidth_gb_s * 1e9 * eng.decode_mbu
         step = max(dec_bytes / bw, dec_flops / rate) + eng.step_overhead_ms / 1000
-        per_audio_s = enc_flops / rate / sp.window_seconds + sp.tokens_per_audio_second * step / batch_size
+        per_audio_s = (enc_flops / rate / sp.window_seconds + sp.tokens_per_audio_second * step / batch_size) / speedup
         rtf = per_audio_s
         sps_hour = per_audio_s * 3600
     hours = audio_hours * sps_hour / count / 3600 if (audio_hours and sps_hour) else None
@@ -199,15 +212,18 @@ def estimate_transcription(
         f"{enc_flops / 1e12:.2f} TFLOPs per {sp.window_seconds:g}-s window to encode, {dec_bytes / 1e9:.2f} GB read per "
         "decoder step",
         f"{sp.tokens_per_audio_second:g} output tokens per audio second ({sp.tokens_source})",
-        f"beam {beam_size}, {batch_size} window(s) decoded together; {eng.step_overhead_ms:g} ms fixed per decoder "
-        f"step ({eng_name})",
+        (f"beam {beam_size}, batched pipeline ({eng.batched_batch_size} windows together): the unbatched time / "
+         f"{speedup:g}, the speed-up {eng_name} publishes" if speedup > 1 else
+         f"beam {beam_size}, {batch_size} window(s) decoded together; {eng.step_overhead_ms:g} ms fixed per decoder "
+         f"step ({eng_name})"),
         (f"encoder at {efficiency:.2f} of the dense {prec} peak ({peak / 1e12:g} TFLOPS); decoder reads at "
          f"{eng.decode_mbu:.2f} of {gpu.memory_bandwidth_gb_s:g} GB/s" if peak else "no dense peak: speed not estimated"),
         f"{count} GPU(s), each transcribing its own files",
     ]
     return TranscriptionEstimate(
         model=model.id, gpu=gpu.id, gpu_count=count, engine=eng_name, precision=prec, efficiency=efficiency,
-        audio_hours=audio_hours, batch_size=batch_size, beam_size=beam_size,
+        audio_hours=audio_hours, batch_size=eng.batched_batch_size if speedup > 1 else batch_size,
+        batched_speedup=speedup if speedup > 1 else None, beam_size=beam_size,
         tokens_per_audio_second=sp.tokens_per_audio_second, real_time_factor=rtf,
         speed_x_realtime=1 / rtf if rtf else None, seconds_per_audio_hour=sps_hour, hours=hours, gpu_hours=gpu_hours,
         price_per_gpu_hour_usd=price, cost_usd=cost, price_source=price_src, missing_figures=missing,

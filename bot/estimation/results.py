@@ -263,10 +263,13 @@ class TranscriptionEstimate(_NonLlmResult):
 
     ``real_time_factor`` is processing seconds per audio second on one GPU (0.07 = 14x faster than
     real time); ``speed_x_realtime`` its inverse; ``seconds_per_audio_hour`` on one GPU.
+    ``batched_speedup``: the engine's published batched-pipeline speed-up applied (bulk jobs), else
+    ``None`` (windows decoded ``batch_size`` at a time as modelled).
     """
 
     audio_hours: float | None
     batch_size: int
+    batched_speedup: float | None = None
     beam_size: int
     tokens_per_audio_second: float
     real_time_factor: float | None
