@@ -5,7 +5,7 @@ question fragments, pasted configs with hostile values, pasted errors with mangl
 ``respond_to`` and all three renderers, and asserts item 1 on every one. Then one regression test per kind
 issue 17 lists and per class ``bench/fuzz_core.py`` found, each with the smallest input that showed it.
 
-Bounds asserted here, with where they come from: GPU counts up to 65,536 (``bot.parsing.gpus.MAX_GPU_COUNT``),
+Bounds asserted here, with where they come from: GPU counts up to 262,144 (``bot.parsing.gpus.MAX_GPU_COUNT``),
 model sizes 0.01B to 5,000B (``bot.kb.schema.Model.params_total_b`` and ``bot.advice.models.MAX_PARAMS_B``),
 numbers of at most 15 digits (``bot.parsing.numbers.MAX_DIGITS``), tokens per request up to 10,485,760 (Llama 4
 Scout's window, ``bot.parsing.quantities.MAX_REQUEST_TOKENS``), pasted configs at most 32 levels deep and
@@ -254,9 +254,9 @@ def test_a_zero_or_negative_quantity_is_not_understood_not_used(text, written):
 
 
 @pytest.mark.parametrize(("text", "written", "quantity", "bound"), [
-    ("999999999999999 gpus, what should I buy", "999999999999999 gpus", "gpu_count", 65_536),  # hung the planner
-    ("100000 h100s for llama 3 70b", "100000 h100s", "gpu_count", 65_536),
-    ("h100 x100000 for llama 3 70b", "h100 x100000", "gpu_count", 65_536),
+    ("999999999999999 gpus, what should I buy", "999999999999999 gpus", "gpu_count", 262_144),  # hung the planner
+    ("1000000 h100s for llama 3 70b", "1000000 h100s", "gpu_count", 262_144),
+    ("h100 x1000000 for llama 3 70b", "h100 x1000000", "gpu_count", 262_144),
     ("serve llama 3 8b on h100 with 1T tokens in", "1T tokens in", "input_tokens", 10_485_760),  # hung TTFT
     ("serve llama 3 8b on h100 to 999999999999999 users", "999999999999999 users", "concurrent_users", 1_000_000),
 ])
@@ -271,8 +271,8 @@ def test_a_quantity_above_its_bound_is_stated_not_used(text, written, quantity, 
 
 def test_a_quantity_bound_is_said_in_chinese_first():
     # the stated count was not used, so the answer says that before anything sized without it
-    answer = _check("用 100000 张 H100 部署 llama 3 70b")
-    assert compose(answer).headline == "未使用：“100000 张 H100”超出了我能估算的最大GPU 数量（65,536）。"
+    answer = _check("用 1000000 张 H100 部署 llama 3 70b")
+    assert compose(answer).headline == "未使用：“1000000 张 H100”超出了我能估算的最大GPU 数量（26.2 万）。"
 
 
 @pytest.mark.parametrize(("text", "written"), [("llama 3.1 70b on 0 gpus", "0 gpus"),

@@ -45,9 +45,10 @@ _CHAINED_COUNT = re.compile(r"(?<![\w.])(\d{1,3})\s*[x×*]\s*$")  # the "3*" of 
 #: A product code after a brand word ("Ascend 310P", "Hopper H20"): the brand alone names another product.
 _MODEL_CODE = re.compile(r"^(?:\d{2,5}[a-z]{0,3}|[a-z]{1,2}\d{2,5}[a-z]{0,3})$")
 _MEMORY_GAP = re.compile(r"^[ \t(\-_/]{0,3}$")  # "a100 40g", "A100 (80GB)", "A100/40GB"
-#: Largest GPU count read from a question: the biggest published clusters (e.g. 16,384 H100s for
-#: Llama 3.1 405B) fit; anything larger is noise, not a count.
-MAX_GPU_COUNT = 65536
+#: Largest GPU count read from a question: the biggest clusters built fit (xAI's Colossus, 100,000 H100s in
+#: 2024 and about 200,000 GPUs in 2025: x.ai/colossus), so frontier-scale training questions are answered;
+#: anything larger is set aside and said (quotes still multiply it out at list price).
+MAX_GPU_COUNT = 262_144
 
 #: Words that introduce a GPU name; a name starting here that is not in the knowledge base
 #: is an unknown GPU, not a sentence word.

@@ -30,7 +30,14 @@ from bot.kb.loader import KnowledgeBase, get_knowledge
 from bot.notes import Note, note
 from bot.parsing.config_paste import find_pasted_config
 from bot.parsing.diagnosis import error_detail_spans, find_diagnosis, gpus_for_capacity, is_error_paste
-from bot.parsing.gpus import FoundGpu, scan_capacity_gpus, scan_gpus, scan_instances, scan_standalone_counts
+from bot.parsing.gpus import (
+    MAX_GPU_COUNT,
+    FoundGpu,
+    scan_capacity_gpus,
+    scan_gpus,
+    scan_instances,
+    scan_standalone_counts,
+)
 from bot.parsing.lexicon import Lexicon, get_lexicon
 from bot.parsing.models import scan_models, shape_hints
 from bot.parsing.numbers import MAX_DIGITS
@@ -593,7 +600,7 @@ def _merge_gpus(found: list[FoundGpu], low: str, lex: Lexicon, fields: dict, not
         mentions[0] = mentions[0].model_copy(update={"count": nodes * 8})
         notes.append(note("nodes_of_eight", nodes=nodes, count=nodes * 8))
     elif (nodes and nodes > 1 and len(mentions) == 1 and mentions[0].count and not any(f.nodes for f in found)
-          and lex.per_node_words.search(low) and nodes * mentions[0].count <= 65536):
+          and lex.per_node_words.search(low) and nodes * mentions[0].count <= MAX_GPU_COUNT):
         # "3 nodes, 8 GPUs per node", "单机16卡 * 4机": the count is per machine
         per_node = mentions[0].count
         mentions[0] = mentions[0].model_copy(update={"count": nodes * per_node})
