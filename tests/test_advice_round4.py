@@ -269,3 +269,12 @@ def test_a_training_comparison_says_the_nvlink_difference(kb):
     a = ask(kb, "A800 和 A100 训练差多少？我们 16 卡训 13B")
     nv = [d for d in a.details if d.code == "ratio_nvlink"]
     assert nv and nv[0].params["ratio_x"] == pytest.approx(400 / 600)
+
+
+def test_a_known_card_without_bandwidth_answers_fit_by_its_listed_memory(kb):
+    # knowledge/gpus.yaml unlisted: Hygon DCU K100, 64 GB (no bandwidth published). Qwen2.5 14B bf16 needs
+    # 14.8e9 x 2 B = 29.5 GB + KV + overhead < 64 GiB usable
+    a = ask(kb, "海光 DCU K100 能跑 Qwen2.5-14B 吗，显存够不够")
+    assert a.headline.code == "unknown_gpu_fit" and a.headline.params["memory_gb"] == 64
+    assert a.headline.params["listed"] and not a.headline.params["stated"]
+    assert a.headline.params["fits"]

@@ -80,6 +80,10 @@ def answer(ctx: Context) -> Answer:
     inside = _MEMORY_IN_NAME.search(term.as_written)
     if memory is None and inside:  # "arc b580 12gb": the memory written as part of the name
         memory = float(inside.group(1))
+    listed = next((u for u in ctx.kb.unlisted if u.name == term.unlisted), None) if term.unlisted else None
+    from_list = memory is None and listed is not None and bool(listed.memory_gb)
+    if from_list:
+        memory = listed.memory_gb  # known of, with a sourced memory figure (Hygon K100: 64 GB) but no bandwidth
     models = resolve_models(ctx)
     # the warning that the name was left out does not apply: this answer is about it
     ctx.warnings = [w for w in ctx.warnings if not (w.code == "unknown_term" and w.params.get("written") ==
@@ -106,6 +110,6 @@ def answer(ctx: Context) -> Answer:
     ctx.lack("unknown_gpu_speed", written=term.as_written)
     return ctx.answer(title=note("title_unknown_gpu", written=term.as_written),
                       headline=note("unknown_gpu_fit", written=term.as_written, memory_gb=memory, usable_gb=usable,
-                                    fits=fits, too_big=too_big),
+                                    fits=fits, too_big=too_big, listed=from_list, stated=not from_list),
                       table=Table(columns=["model_precision", "need_gb", "usable_gb", "fits"], rows=rows),
                       examples=[])

@@ -1204,6 +1204,7 @@ class UnlistedGpu(_Strict):
         aliases: names users type (Chinese names included); unique across GPUs and unlisted entries.
         reason: why it has no entry (which figure no source gives), in both languages.
         nearest: GPU ids an answer may offer instead, labelled as alternatives.
+        memory_gb: its memory, GB, when a source gives that figure (what fits can be answered; speed cannot).
         sources: where its existence (and any partial figure) comes from.
     """
 
@@ -1212,5 +1213,6 @@ class UnlistedGpu(_Strict):
     aliases: list[str] = Field(default_factory=list)
     reason: Bilingual
     nearest: list[str] = Field(default_factory=list)
+    memory_gb: float | None = Field(default=None, gt=0)
     sources: Annotated[list[str], Field(min_length=1)]
     as_of: date
