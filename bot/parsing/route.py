@@ -158,8 +158,8 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     feature_question = bool(kernel_features and gpus) and not (asks & _SIZING_ASKS) and not query.workload
     # memory or bandwidth stated with a value describes the user's card ("一款国产卡，48GB 显存，带宽 1TB/s，能跑
     # Qwen2.5-32B 吗"): with a model and a fit asked, that is sizing, not a spec question
-    stated_card = has_model and "fit" in asks and bool(query.bandwidth_stated_gb_s or query.memory_stated_gb or any(
-        g.capacity_only for g in query.gpus))
+    stated_card = has_model and bool(asks & _SIZING_ASKS) and bool(
+        query.bandwidth_stated_gb_s or query.memory_stated_gb or any(g.capacity_only for g in query.gpus))
     strong_spec = ("spec" in asks and not stated_card) or supports or feature_question or query.claimed_ratio is not None
     if strong_spec and diagnosis != "feature_gate" and (not has_model or not query.workload):
         if gpus or query.features or query.claimed_ratio is not None:
