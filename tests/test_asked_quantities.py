@@ -41,3 +41,59 @@ def test_how_many_people_leads_with_the_user_count(kb, text):
 def test_stated_per_user_floor_holds_at_the_capacity(kb):
     a = ask(kb, "一台 8×A800 80G 跑 Qwen3-32B bf16，每人至少 20 tok/s，能同时服务多少人？")
     assert a.headline.params["per_user_tps"] >= 20.0
+
+
+# --------------------------------------------------------------------------- longest context ("最多能开多长上下文")
+
+@pytest.mark.parametrize("text", [
+    "A100 40G 单卡跑 Llama 2 13B fp16，最多能开多长上下文？",
+    "max context length on a 4090 for llama 3 8b int4",
+    "how much context can I fit for qwen2.5 32b awq on 2x 3090?",
+    "一张 H100 跑 Llama 3.1 70B fp8，上下文能开多少？",
+    "4090 跑 qwen2.5 7b，最长能开多长的上下文",
+    "longest context for llama 3.1 8b on an L4 with 4 users",
+])
+def test_longest_context_leads(kb, text):
+    a = ask(kb, text)
+    assert "max_context" in a.query.asks
+    assert a.headline.code in ("max_context", "max_context_capped")
+
+
+def test_longest_context_on_a100_40g_is_capped_by_the_model(kb):
+    a = ask(kb, "A100 40G 单卡跑 Llama 2 13B fp16，最多能开多长上下文？")
+    p = a.headline.params
+    # Llama 2 13B (knowledge/models.yaml): 40 layers, 40 KV heads x 128 head_dim, fp16 KV:
+    # 2 (K and V) x 40 x 40 x 128 x 2 bytes = 819,200 bytes per token
+    assert p["kv_kb_per_token"] == pytest.approx(819.2)
+    # vLLM's budget: 0.9 x 42.5 GB usable (40 GiB x 0.99) - 26.0 GB weights - ~1.8 GB overhead ~ 10.5 GB
+    # -> 10.5e9 / 819,200 ~ 12,800 tokens, above the 4,096 the model supports (max_position_embeddings)
+    assert a.headline.code == "max_context_capped"
+    assert p["model_max_tokens"] == 4096 and p["max_context_tokens"] == 4096
+    assert 12_000 < p["memory_tokens"] < 13_500
+
+
+def test_longest_context_on_4090_llama3_8b_int4(kb):
+    a = ask(kb, "max context length on a 4090 for llama 3 8b int4")
+    p = a.headline.params
+    # Llama 3 8B: 32 layers x 2 x 8 KV heads x 128 x 2 bytes = 131,072 bytes per token; the model supports 8,192
+    assert p["kv_kb_per_token"] == pytest.approx(131.072)
+    assert p["max_context_tokens"] == 8192 and p["memory_tokens"] > 8192
+    # the tokens memory allows x bytes per token = the KV budget it reports
+    assert p["memory_tokens"] * 131_072 / 1e9 == pytest.approx(p["kv_left_gb"], rel=1e-6)
+
+
+def test_longest_context_below_the_model_limit_is_the_memory_figure(kb):
+    a = ask(kb, "how much context can I fit for qwen2.5 32b awq on 2x 3090?")
+    p = a.headline.params
+    # Qwen2.5 32B: 64 layers x 2 x 8 KV heads x 128 x 2 bytes = 262,144 bytes per token
+    assert p["kv_kb_per_token"] == pytest.approx(262.144)
+    assert a.headline.code == "max_context"
+    assert p["max_context_tokens"] * 262_144 / 1e9 == pytest.approx(p["kv_left_gb"], rel=1e-3)
+
+
+def test_longest_context_without_a_gpu_is_the_models_length(kb):
+    a = ask(kb, "max context for llama 3.1 70b")
+    # Llama 3.1 70B supports 131,072 tokens; 80 layers x 2 x 8 x 128 x 2 bytes x 131,072 = 42.9 GB of bf16 KV
+    assert a.headline.code == "max_context_model"
+    assert a.headline.params["model_max_tokens"] == 131072
+    assert a.headline.params["kv_gb"] == pytest.approx(80 * 2 * 8 * 128 * 2 * 131072 / 1e9)

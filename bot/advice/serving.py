@@ -36,6 +36,7 @@ from bot.advice.planner import (
     workload_of,
 )
 from bot.estimation import efficiency_for, estimate_inference, usable_memory_gb
+from bot.estimation.common import kv_shape
 from bot.kb.schema import Model
 from bot.notes import note
 
@@ -167,6 +168,12 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
                             model_name=model_label(model), native=native.precision,
                             need_gb=native.est.memory.per_gpu_gb, usable_gb=native.est.memory.usable_memory_gb,
                             precision=o.precision, mem_gb=o.memory_per_gpu_gb)
+    if "max_context" in q.asks:
+        # "最多能开多长上下文": the longest context the configuration holds leads; the sizing line follows
+        longest = _max_context(ctx, model, fixed, plans, shown[rec] if rec is not None else None)
+        if longest is not None:
+            details.insert(0, headline)
+            headline = longest
     if limit is not None and "gpu_count" in ctx.query.asks and fixed:
         # "how many X can my budget rent": the count the budget pays for, and what that many serve
         affordable = _budget_buys(ctx, model, fixed[0], load, limit[0])
@@ -424,6 +431,41 @@ def _assumptions_of(ctx: Context, model: Model, o: Option) -> None:
                    marketed_gb=g.memory_gb)
         ctx.cite(*g.sources[:1])
     ctx.cite("knowledge/efficiency.yaml (MBU, MFU, overheads per engine and GPU generation)")
+
+
+# --------------------------------------------------------------------------- longest context
+
+def _max_context(ctx: Context, model: Model, fixed: list[GpuChoice], plans: list[ServingPlan],
+                 o: Option | None):
+    """The longest context per sequence a configuration holds: the engine's KV budget (memory left after the
+    weights and overhead) / KV bytes per token, capped by the model's ``max_position_embeddings`` (the
+    estimator's ``max_context_tokens``); when memory would hold more, both figures are said. With no GPU named,
+    the model's supported length and one sequence's KV cache at it (``None`` when neither is known)."""
+    limit = model.max_position_embeddings
+    if not fixed or o is None:
+        if not limit:
+            return None
+        shape, _ = kv_shape(model)
+        bytes_per = 1 if (ctx.query.kv_precision or "").startswith(("fp8", "int8")) else 2
+        kv_gb = shape.bytes_per_sequence(limit, bytes_per) / 1e9 if shape else None
+        return note("max_context_model", model_name=model_label(model), model_max_tokens=limit, kv_gb=kv_gb,
+                    kv_precision=ctx.query.kv_precision or "bf16")
+    plan = next((p for p in plans if p.gpu.id == o.gpu and p.count == o.gpu_count and p.precision == o.precision
+                 and p.est is not None), None) or next(
+        (p for p in plans if p.gpu.id == o.gpu and p.count == o.gpu_count and p.est is not None), None)
+    if plan is None or plan.est.max_context_tokens is None:
+        return None
+    est = plan.est
+    per_token = est.memory.kv_cache_bytes_per_token
+    by_memory = est.max_context_tokens_memory
+    seqs = max(1, plan.batch)
+    left_gb = by_memory * per_token * seqs / 1e9 if by_memory is not None and per_token else None
+    params = dict(config=config(o), model_name=model_label(model), max_context_tokens=est.max_context_tokens,
+                  users=seqs if seqs > 1 else None, kv_left_gb=left_gb, weights_gb=est.memory.weights_gb,
+                  kv_kb_per_token=per_token / 1e3 if per_token else None, kv_precision=est.kv_precision)
+    if limit and by_memory is not None and by_memory > limit:
+        return note("max_context_capped", memory_tokens=by_memory, model_max_tokens=limit, **params)
+    return note("max_context", **params)
 
 
 # --------------------------------------------------------------------------- users served

@@ -38,10 +38,11 @@ Intent = Literal[
 #: stated duration or run; ``cheapest``: the lowest-cost option; ``best``: the best option (under a
 #: budget when one is given); ``memory``: memory needed; ``comparison``: several items compared;
 #: ``spec``: a hardware fact; ``support``: whether a GPU supports a format or kernel; ``break_even``: buy vs rent; ``largest_model``: biggest model that fits;
-#: ``help``: what the bot does; ``node_count``: how many machines (with ``gpus_per_node``).
+#: ``help``: what the bot does; ``node_count``: how many machines (with ``gpus_per_node``); ``max_context``: the
+#: longest context (tokens per sequence) a configuration holds, capped by the model's supported length.
 Ask = Literal["fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "cost", "cheapest", "best",
               "memory", "comparison", "spec", "support", "break_even", "largest_model", "help", "throughput", "request_rate",
-              "node_count"]
+              "node_count", "max_context"]
 
 
 class _Record(BaseModel):

@@ -49,7 +49,7 @@ from bot.parsing.query import Query
 __all__ = ["RouteInputs", "find_workload", "route"]
 
 #: What is asked that only a sizing answer gives.
-_SIZING_ASKS = frozenset({"fit", "gpu_count", "users_served", "speed", "memory", "time"})
+_SIZING_ASKS = frozenset({"fit", "gpu_count", "users_served", "speed", "memory", "time", "max_context"})
 
 
 @dataclass(frozen=True)
