@@ -97,3 +97,20 @@ def test_longest_context_without_a_gpu_is_the_models_length(kb):
     assert a.headline.code == "max_context_model"
     assert a.headline.params["model_max_tokens"] == 131072
     assert a.headline.params["kv_gb"] == pytest.approx(80 * 2 * 8 * 128 * 2 * 131072 / 1e9)
+
+
+# --------------------------------------------------------------------------- GPUs for a deadline ("how many A100s")
+
+@pytest.mark.parametrize("text", [
+    "we have 10 days to train a 1.3B model on 100B tokens. how many A100s do we need?",
+    "10 天内用 100B token 训练一个 1.3B 模型，需要几张 A100？",
+])
+def test_count_meeting_the_deadline_leads(kb, text):
+    a = ask(kb, text)
+    assert a.headline.code == "training_count"
+    o = a.options[a.recommendation]
+    # 6 x 1.3e9 x 100e9 = 7.8e20 FLOPs: 1,852 GPU-hours on A100s at the kb's MFU (the table), so 1 GPU takes
+    # 77 days and 8 take 231 h = 9.6 days, the fewest whole steps within 240 h
+    assert o.gpu_count == 8
+    assert o.wall_clock_hours <= 240
+    assert a.headline.params["deadline_hours"] == 240

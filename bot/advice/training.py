@@ -103,15 +103,20 @@ def _answer(ctx: Context, model: Model, tokens: float, options: list[Option]) ->
                         deadline_hours=ctx.query.deadline_hours,
                         tokens_in_deadline_tokens=tokens * ctx.query.deadline_hours / missed.wall_clock_hours,
                         needed=config(alt) if alt else None, needed_usd=alt.total_cost_usd if alt else None)
+    elif "gpu_count" in ctx.query.asks and not counted:
+        # "how many A100s do we need": the count picked (meets the deadline when one is given) leads, not each
+        # count tried
+        meets = bool(deadline and o.wall_clock_hours and o.wall_clock_hours <= deadline * 1.0001)
+        headline = note("training_count", config=config(o), model_name=model_label(model), tokens_tokens=tokens,
+                        wall_hours=o.wall_clock_hours, gpu_hours=o.gpu_hours, total_usd=o.total_cost_usd,
+                        deadline_hours=deadline if meets else None,
+                        missed_deadline_hours=deadline if deadline and not meets else None)
     elif len(fixed_runs := [x for x in options if not x.changes and x.fits and x.wall_clock_hours and x.gpu_count
                             and any(m.id == x.gpu for m in ctx.query.gpus)]) >= 2:
         # several GPUs named ("32 张 H20 ... 换成 A100 呢", "8x H100 vs 8x A100"): each one's run, as asked
         headline = note("training_times", model_name=model_label(model), tokens_tokens=tokens,
                         items=[{"config": config(x), "wall_hours": x.wall_clock_hours, "total_usd": x.total_cost_usd}
                                for x in fixed_runs])
-    elif "gpu_count" in ctx.query.asks and not counted:
-        headline = note("training_count", config=config(o), model_name=model_label(model), tokens_tokens=tokens,
-                        wall_hours=o.wall_clock_hours, gpu_hours=o.gpu_hours, total_usd=o.total_cost_usd)
     else:
         headline = note("training_time", config=config(o), model_name=model_label(model), tokens_tokens=tokens,
                         wall_hours=o.wall_clock_hours, gpu_hours=o.gpu_hours, total_usd=o.total_cost_usd,
