@@ -114,3 +114,31 @@ def test_count_meeting_the_deadline_leads(kb, text):
     assert o.gpu_count == 8
     assert o.wall_clock_hours <= 240
     assert a.headline.params["deadline_hours"] == 240
+
+
+# --------------------------------------------------------------------------- cost per million tokens
+
+@pytest.mark.parametrize("text", [
+    "what does 1M output tokens cost for llama 3.1 8b on an L4",
+    "cost per million tokens for qwen2.5 72b awq on 2x A100",
+    "L4 跑 llama 3.1 8b 每百万 token 成本多少",
+    "how much would 10M tokens cost to generate with mistral 7b on an A10G",
+    "H100 上跑 Qwen2.5 32B，一百万 token 多少钱？",
+])
+def test_cost_per_token_leads_at_full_load(kb, text):
+    a = ask(kb, text)
+    assert a.query.intent == "size_inference" and "token_cost" in a.query.asks
+    assert a.headline.code == "token_cost"
+    p = a.headline.params
+    # estimation-notes.md "Cost": $/1M = price per hour / (tokens/s x 3,600) x 10^6, at the user capacity
+    assert p["per_million_usd"] == pytest.approx(p["price_usd"] / (p["total_tps"] * 3600) * 1e6)
+    assert p["max_users"] > 1 and p["per_user_tps"] >= 10.0 * 0.99  # policy floor, 10 tokens/s per user
+
+
+def test_a_token_volume_is_priced_not_read_as_a_request_length(kb):
+    q = parse_question("what does 1M output tokens cost for llama 3.1 8b on an L4", kb)
+    assert q.tokens_priced == 1e6 and q.output_tokens is None
+    a = ask(kb, "how much would 10M tokens cost to generate with mistral 7b on an A10G")
+    p = a.headline.params
+    assert a.query.training_tokens is None
+    assert p["volume_usd"] == pytest.approx(p["per_million_usd"] * 10)

@@ -27,6 +27,7 @@ from bot.advice.planner import (
     ServingLoad,
     ServingPlan,
     candidate_gpus,
+    cost_per_million_tokens,
     place,
     plan_serving,
     precisions_for,
@@ -62,6 +63,8 @@ def answer(ctx: Context) -> Answer:
     load = serving_load(ctx)
     _workload_notes(ctx, load)
     choices = candidate_gpus(ctx, "serving")
+    if "token_cost" in q.asks and not {"users_served", "max_context"} & set(q.asks):
+        return _token_cost(ctx, models[0], choices, load)
     if any(c.fixed for c in choices) and ("users_served" in q.asks or (
             {"throughput", "request_rate"} & set(q.asks) and not load.users and load.total_tps is None)):
         return _users_served(ctx, models[0], choices, load)
@@ -408,7 +411,7 @@ def _workload_notes(ctx: Context, load: ServingLoad) -> None:
         ctx.assume("default_context", context_tokens=wl.context_tokens, output_tokens=wl.output_tokens)
     elif load.output_tokens is None:
         ctx.assume("default_output", output_tokens=wl.output_tokens)
-    if load.users is None and load.total_tps is None and not {"users_served", "throughput", "request_rate"} & set(
+    if load.users is None and load.total_tps is None and not {"users_served", "throughput", "request_rate", "token_cost"} & set(
             ctx.query.asks):
         ctx.assume("one_user")
     if wl.assumption.kind == "chat_prefix_cached":
@@ -466,6 +469,72 @@ def _max_context(ctx: Context, model: Model, fixed: list[GpuChoice], plans: list
     if limit and by_memory is not None and by_memory > limit:
         return note("max_context_capped", memory_tokens=by_memory, model_max_tokens=limit, **params)
     return note("max_context", **params)
+
+
+# --------------------------------------------------------------------------- cost per token
+
+def _capacity_plans(ctx: Context, model: Model, choice: GpuChoice, load: ServingLoad) -> list[ServingPlan]:
+    """Plans of ``choice`` at full load, one per precision tried: the user's count, else the fewest of this GPU
+    that hold the model, with as many users as keep the per-user floor (``objective="capacity"``)."""
+    plans = []
+    for precision, _ in precisions_for(ctx, model, choice.gpu):
+        count = choice.count
+        if count is None:  # the fewest of this GPU that hold the model
+            base = plan_serving(ctx, model, choice.gpu, precision, ServingLoad(**{**load.__dict__, "users": 1}))
+            count = base.count if base.est is not None and base.est.fits else None
+        if count is None:
+            continue
+        plans.append(plan_serving(ctx, model, choice.gpu, precision,
+                                  ServingLoad(**{**load.__dict__, "users": None, "total_tps": None}),
+                                  count=count, objective="capacity"))
+    return plans
+
+
+def _token_cost(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoad) -> Answer:
+    """Money per 1M output tokens at full load: the hourly price / (tokens/s at the user capacity x 3,600) x 10^6
+    (:func:`bot.advice.planner.cost_per_million_tokens`), for each GPU named (else the candidates, cheapest per
+    token first); a volume stated ("what does 10M tokens cost") is priced too."""
+    fixed = [c for c in choices if c.fixed]
+    options: list[Option] = []
+    for choice in fixed or choices:
+        working = [p for p in _capacity_plans(ctx, model, choice, load) if p.capacity > 0]
+        if not working:
+            continue
+        opts = []
+        for p in working:
+            o = serving_option(ctx, p)
+            o.max_users = p.capacity
+            o.cost_per_million_tokens_usd = cost_per_million_tokens(o.price_per_hour_usd, o.throughput_tps)
+            opts.append(o)
+        # formats that keep quality first; 4-bit only when asked or nothing else works
+        options.append(min(opts, key=lambda o: (quality_tier(o.precision), o.cost_per_million_tokens_usd or math.inf)))
+    if not fixed:
+        options.sort(key=lambda o: (o.cost_per_million_tokens_usd is None, o.cost_per_million_tokens_usd or 0))
+    rec = next((i for i, o in enumerate(options) if o.cost_per_million_tokens_usd), None)
+    if rec is None and options:
+        rec = 0
+    for o in options[:3]:
+        caveats(ctx, o, ctx.kb.gpus.get((o.gpu or "").split("@")[0]))
+    volume = ctx.query.tokens_priced
+    if rec is None:
+        headline = note("serve_nothing", model_name=model_label(model), users=1, per_user_tps=load.capacity_tps,
+                        max_count=int(ctx.policy.serving.max_gpus.value))
+    else:
+        o = options[rec]
+        _assumptions_of(ctx, model, o)
+        per_m = o.cost_per_million_tokens_usd
+        headline = note("token_cost" if per_m else "token_cost_unpriced", config=config(o),
+                        model_name=model_label(model), per_million_usd=per_m, max_users=o.max_users,
+                        per_user_tps=(o.throughput_tps / o.max_users) if o.throughput_tps and o.max_users else None,
+                        total_tps=o.throughput_tps, price_usd=o.price_per_hour_usd,
+                        provider=o.price.provider_name if o.price else None,
+                        volume_tokens=volume if per_m and volume and abs(volume - 1e6) > 1 else None,
+                        volume_usd=per_m * volume / 1e6 if per_m and volume else None)
+        ctx.assume("token_cost_method", per_user_tps=load.capacity_tps)
+    details = _details(ctx, model, load, options, rec)
+    return ctx.answer(title=note("title_serving", model_name=model_label(model), users=None, total_tps=None),
+                      headline=headline, details=details, options=options, recommendation=rec, table=_table(options),
+                      actions=next_actions(ctx, options[rec] if rec is not None else None))
 
 
 # --------------------------------------------------------------------------- users served

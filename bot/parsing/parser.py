@@ -79,6 +79,9 @@ _LIMIT_CODES = frozenset({"message_truncated", "quantity_over_limit", "long_numb
 _ONE_UNIT_HOURS = frozenset({1.0, 24.0, 168.0, 730.0, 8760.0})
 
 
+#: A token count at least this large next to a cost per token is a volume to price (no request is that long).
+_TOKEN_VOLUME_MIN = 1_000_000
+
 def parse_question(text: str, kb: KnowledgeBase | None = None) -> Query:
     """Parse one user message.
 
@@ -280,6 +283,15 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         **layout,
         **fields,
     )
+    if "token_cost" in query.asks and query.workload not in ("training", "finetune"):
+        # "what does 1M output tokens cost", "10M tokens cost to generate": a count of a million tokens or more
+        # next to a cost per token is the volume to price, not a request's length nor a training set
+        volume = next((v for v in (query.output_tokens, query.training_tokens, query.input_tokens)
+                       if v and v >= _TOKEN_VOLUME_MIN), None)
+        if volume is not None:
+            query = query.model_copy(update={"tokens_priced": float(volume), **{
+                f: None for f in ("output_tokens", "training_tokens", "input_tokens")
+                if (getattr(query, f) or 0) >= _TOKEN_VOLUME_MIN}})
     if query.commitment_term and query.duration_hours is None and query.deadline_hours is None \
             and "commitment" not in query.pricing:
         # a term said with no commitment word is a length of time ("8张 H100 跑一年": a year of use)

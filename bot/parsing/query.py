@@ -39,10 +39,11 @@ Intent = Literal[
 #: budget when one is given); ``memory``: memory needed; ``comparison``: several items compared;
 #: ``spec``: a hardware fact; ``support``: whether a GPU supports a format or kernel; ``break_even``: buy vs rent; ``largest_model``: biggest model that fits;
 #: ``help``: what the bot does; ``node_count``: how many machines (with ``gpus_per_node``); ``max_context``: the
-#: longest context (tokens per sequence) a configuration holds, capped by the model's supported length.
+#: longest context (tokens per sequence) a configuration holds, capped by the model's supported length;
+#: ``token_cost``: money per million output tokens of a served model at full load.
 Ask = Literal["fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "cost", "cheapest", "best",
               "memory", "comparison", "spec", "support", "break_even", "largest_model", "help", "throughput", "request_rate",
-              "node_count", "max_context"]
+              "node_count", "max_context", "token_cost"]
 
 
 class _Record(BaseModel):
@@ -193,6 +194,8 @@ class Query(_Record):
         ttft_ms_max / tpot_ms_max / latency_ms_max: latency limits, milliseconds.
         latency_percentile: the percentile of a latency limit (99 for "p99").
         training_tokens: training or fine-tuning set size, tokens ("on 2T tokens" -> 2e12).
+        tokens_priced: output tokens whose serving cost is asked ("what does 1M output tokens cost" -> 1e6), when
+            the cost per token is asked (``token_cost``).
         epochs: passes over the data.
         documents: items to process (documents, samples, rows, files).
         tokens_per_item: tokens per document/request/sample.
@@ -278,6 +281,7 @@ class Query(_Record):
     latency_ms_max: float | None = None
     latency_percentile: float | None = None
     training_tokens: float | None = None
+    tokens_priced: float | None = None
     epochs: float | None = None
     documents: float | None = None
     tokens_per_item: float | None = None
