@@ -142,3 +142,25 @@ def test_a_token_volume_is_priced_not_read_as_a_request_length(kb):
     p = a.headline.params
     assert a.query.training_tokens is None
     assert p["volume_usd"] == pytest.approx(p["per_million_usd"] * 10)
+
+
+# --------------------------------------------------------------------------- tokens per item after "of ~"
+
+@pytest.mark.parametrize(("text", "documents", "tokens"), [
+    ("embed 100M chunks of ~300 tokens with bge-large on L4s, need it done in 24h", 1e8, 300),
+    ("embed 5M docs of about 800 tokens with bge-m3 on an A10G", 5e6, 800),
+    ("embed 2M passages of ~ 250 tokens with e5-large on a T4", 2e6, 250),
+    ("embed 3M documents of roughly 1k tokens with bge-m3", 3e6, 1000),
+    ("用 bge-m3 向量化 1000万 条，每条约 300 token，L4 要多久", 1e7, 300),
+])
+def test_an_approximate_item_length_is_the_items_length(kb, text, documents, tokens):
+    q = parse_question(text, kb)
+    assert (q.documents, q.tokens_per_item, q.context_tokens) == (documents, tokens, None)
+
+
+def test_embedding_job_uses_the_stated_item_length(kb):
+    a = ask(kb, "embed 100M chunks of ~300 tokens with bge-large on L4s, need it done in 24h")
+    p = a.headline.params
+    assert a.headline.code == "embed_job" and p["per_item_tokens"] == 300
+    # the count is the fewest L4s that finish within the stated 24 h
+    assert p["hours"] <= 24

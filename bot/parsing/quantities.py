@@ -405,7 +405,8 @@ class _Scanner:
         said right after a count of items."""
         if self.out.first("tokens_per_item") is not None:
             return
-        after = re.compile(rf"^\s*(?:of|@|with|at|x|×|,)?\s*(?:~\s*)?{self.num}\s*(?:tok(?:en)?s?|token)\b")
+        after = re.compile(rf"^\s*(?:of|@|with|at|x|×|,)?\s*(?:(?:{self.lex.approx_words.pattern})\s*)?{self.num}\s*"
+                           r"(?:tok(?:en)?s?|token)\b")
         for f in self.out.all("documents"):
             m = after.match(self.low[f.end:f.end + 40])
             if not m:
@@ -415,7 +416,9 @@ class _Scanner:
                 continue
             start, end = f.end + m.start("num"), f.end + m.end()
             # a bare "2k tok" read earlier as a context length belongs to the items it follows
-            taken = next((g for g in self.out.found if g.field == "context_tokens" and start <= g.start < end), None)
+            # (overlapping the number, as the reading may begin at an approximation sign: "of ~300 tokens")
+            taken = next((g for g in self.out.found if g.field == "context_tokens" and g.start < end and g.end > start),
+                         None)
             if taken is not None:
                 taken.field, taken.value = "tokens_per_item", value
                 return
