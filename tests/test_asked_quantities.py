@@ -164,3 +164,31 @@ def test_embedding_job_uses_the_stated_item_length(kb):
     assert a.headline.code == "embed_job" and p["per_item_tokens"] == 300
     # the count is the fewest L4s that finish within the stated 24 h
     assert p["hours"] <= 24
+
+
+# --------------------------------------------------------------------------- hours a day is a utilisation
+
+@pytest.mark.parametrize(("text", "pct"), [
+    ("should I buy a 4090 for $1800 or rent one on runpod? we'd use it ~8 hours a day", 8 / 24 * 100),
+    ("buy vs rent an H100 at $30k, used 12 hours per day", 50.0),
+    ("break even for buying 8x H100 for $300k if we run it 16h/day", 16 / 24 * 100),
+    ("40 hours a week on an A100, buy at $15k or rent?", 40 / 168 * 100),
+    ("买一张 4090 1.3 万还是租？每天用 8 小时", 8 / 24 * 100),
+    ("4090 买还是租，一天跑 6 个小时，价格 1.5 万", 25.0),
+])
+def test_hours_per_period_are_a_utilisation(kb, text, pct):
+    q = parse_question(text, kb)
+    assert q.utilization_pct == pytest.approx(pct)
+    assert q.duration_hours is None
+
+
+@pytest.mark.parametrize(("text", "hours"), [("租一天 H100 多少钱", 24), ("rent 8x H100 for 3 days", 72)])
+def test_a_length_of_time_alone_stays_a_duration(kb, text, hours):
+    q = parse_question(text, kb)
+    assert (q.duration_hours, q.utilization_pct) == (hours, None)
+
+
+def test_break_even_uses_the_stated_daily_use(kb):
+    a = ask(kb, "should I buy a 4090 for $1800 or rent one on runpod? we'd use it ~8 hours a day")
+    util = next(n for n in a.assumptions if n.code == "break_even_utilization")
+    assert util.params["util_pct"] == pytest.approx(100 / 3)
