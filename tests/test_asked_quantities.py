@@ -192,3 +192,33 @@ def test_break_even_uses_the_stated_daily_use(kb):
     a = ask(kb, "should I buy a 4090 for $1800 or rent one on runpod? we'd use it ~8 hours a day")
     util = next(n for n in a.assumptions if n.code == "break_even_utilization")
     assert util.params["util_pct"] == pytest.approx(100 / 3)
+
+
+# --------------------------------------------------------------------------- KV cache: sequences, KV formats, MLA
+
+@pytest.mark.parametrize(("text", "kv", "seqs"), [
+    ("KV cache size for Llama 3.1 8B at 128k context with 10 sequences, fp16 vs fp8 kv?", ["fp16", "fp8"], 10),
+    ("llama 3 70b kv cache at 32k for 8 sequences, fp8 or bf16 kv cache", ["fp8", "bf16"], 8),
+    ("Qwen2.5 72B 32k 上下文 20 条序列，kv cache fp16 和 fp8 各多大", ["fp16", "fp8"], 20),
+])
+def test_sequences_and_every_kv_format_named_are_read(kb, text, kv, seqs):
+    q = parse_question(text, kb)
+    assert (q.kv_precisions, q.batch_size, q.not_understood) == (kv, seqs, [])
+
+
+def test_kv_cache_for_both_formats(kb):
+    a = ask(kb, "KV cache size for Llama 3.1 8B at 128k context with 10 sequences, fp16 vs fp8 kv?")
+    kv = {k["kv_precision"]: k["kv_gb"] for k in a.headline.params["kv"]}
+    # Llama 3.1 8B: 32 layers x 2 x 8 KV heads x 128 = 65,536 values per token; x 131,072 tokens x 10 sequences
+    assert kv["fp16"] == pytest.approx(65_536 * 2 * 131_072 * 10 / 1e9)  # 171.8 GB
+    assert kv["fp8"] == pytest.approx(65_536 * 1 * 131_072 * 10 / 1e9)  # 85.9 GB
+    assert a.headline.params["users"] == 10
+
+
+def test_mla_kv_cache_is_one_copy_and_replication_is_said(kb):
+    a = ask(kb, "how much VRAM does DeepSeek V3 need in FP8 with 32k context for 16 users")
+    # DeepSeek-V3 MLA latent: 61 layers x (512 + 64) values x 2 bytes = 70,272 bytes per token;
+    # x 32,768 tokens x 16 users = 36.8 GB (one copy)
+    assert a.headline.params["kv"][0]["kv_gb"] == pytest.approx(70_272 * 32_768 * 16 / 1e9)
+    rep = next(n for n in a.assumptions if n.code == "kv_replicated_tp")
+    assert rep.params["group_kv_gb"] == pytest.approx(rep.params["kv_gb"] * rep.params["tp"], rel=1e-3)

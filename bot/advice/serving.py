@@ -625,32 +625,49 @@ def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: Se
 # --------------------------------------------------------------------------- memory
 
 def _memory(ctx: Context, models: list[Model]) -> Answer:
-    """How much memory: one row per model x precision (weights + KV cache at the context + overhead)."""
+    """How much memory: one row per model x precision x KV format named (weights + one copy of the KV cache at the
+    context for the sequences asked + CUDA context). The KV cache is the model's own size: KV bytes per token
+    (``kv_cache_bytes_per_token``, window layers capped) x context x sequences. Plain tensor parallelism keeps a
+    whole copy of an MLA latent cache on every GPU of the group; the answer says so when the H100 group it names
+    holds more than one copy."""
     q = ctx.query
     eff = efficiency_for(ctx.kb)
     # no format asked: the released 16-bit weights, then 8-bit and 4-bit (what people actually deploy)
-    precisions = q.precisions or [None, "fp8", "int4"]
+    kv_formats = q.kv_precisions or [q.kv_precision]
+    # KV formats compared with no weight format named: the model as released, one row per KV format
+    precisions = q.precisions or ([None] if len(kv_formats) > 1 else [None, "fp8", "int4"])
     context = q.context_tokens or int(eff.c("default_context_tokens"))
-    users = q.concurrent_users or 1
+    users = q.concurrent_users or q.batch_size or 1
     h100 = ctx.kb.gpus.get("h100-sxm-80gb")
     rows, items, kv = [], [], []
     for model in models:
+        shape, _ = kv_shape(model)
         for precision in precisions:
-            try:
-                est = estimate_inference(ctx.kb, model, h100, count=None, precision=precision,
-                                         kv_precision=q.kv_precision, context_tokens=context, batch_size=users)
-            except Exception:  # an unknown precision name is reported, not a crash
-                ctx.warn("precision_unknown", precision=precision)
-                continue
-            m = est.memory
-            total = m.weights_gb + (m.kv_cache_gb or 0) + eff.c("cuda_context_gb")
-            rows.append([{"model_name": model.name, "precision": est.precision}, m.weights_gb, m.kv_cache_gb,
-                         total, est.gpu_count])
-            items.append({"model_name": model.name, "precision": est.precision, "weights_gb": m.weights_gb,
-                          "total_gb": total})
-            kv_item = {"model_name": model.name, "kv_gb": m.kv_cache_gb or 0.0, "kv_precision": est.kv_precision}
-            if not any(k["model_name"] == model.name and abs(k["kv_gb"] - kv_item["kv_gb"]) < 1e-6 for k in kv):
-                kv.append(kv_item)  # 16-bit KV is the same size whether it is called bf16 or fp16
+            for kv_format in kv_formats:
+                try:
+                    est = estimate_inference(ctx.kb, model, h100, count=None, precision=precision,
+                                             kv_precision=kv_format, context_tokens=context, batch_size=users)
+                except Exception:  # an unknown precision name is reported, not a crash
+                    ctx.warn("precision_unknown", precision=precision)
+                    continue
+                m = est.memory
+                kv_gb = m.kv_cache_gb
+                if shape is not None and m.kv_cache_bytes_per_token:
+                    element_bytes = m.kv_cache_bytes_per_token / shape.bytes_per_token(1.0)
+                    kv_gb = shape.bytes_per_sequence(context, element_bytes) * users / 1e9
+                    if m.kv_cache_gb and m.kv_cache_gb > kv_gb * 1.01:
+                        ctx.assume("kv_replicated_tp", model_name=model.name, kv_gb=kv_gb, tp=est.tensor_parallel,
+                                   group_kv_gb=m.kv_cache_gb)
+                total = m.weights_gb + (kv_gb or 0) + eff.c("cuda_context_gb")
+                label = {"model_name": model.name, "precision": est.precision if len(kv_formats) == 1
+                         else f"{est.precision} + {est.kv_precision} KV"}
+                rows.append([label, m.weights_gb, kv_gb, total, est.gpu_count])
+                if not any((i["model_name"], i["precision"]) == (model.name, est.precision) for i in items):
+                    items.append({"model_name": model.name, "precision": est.precision, "weights_gb": m.weights_gb,
+                                  "total_gb": total})
+                kv_item = {"model_name": model.name, "kv_gb": kv_gb or 0.0, "kv_precision": est.kv_precision}
+                if not any(k["model_name"] == model.name and abs(k["kv_gb"] - kv_item["kv_gb"]) < 1e-6 for k in kv):
+                    kv.append(kv_item)  # 16-bit KV is the same size whether it is called bf16 or fp16
     ctx.assume("memory_method", context_tokens=context, users=users)
     ctx.cite("estimation-notes.md: weights = parameters x bytes per weight; KV = 2 x layers x KV heads x head_dim x bytes")
     return ctx.answer(title=note("title_memory", model_names=[model_label(m) for m in models]),

@@ -172,7 +172,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     for m in lex.commitment_terms.finditer(low):
         vocab_spans.add(m.span())  # read above as a length of time or not: the term itself is understood
     fields = _quantity_fields(scan, notes, lex)
-    precisions, kv_precision = _precisions(low, lex, vocab_spans, model_spans)
+    precisions, kv_precisions = _precisions(low, lex, vocab_spans, model_spans)
     models = _models(model_found, low, pasted, unknown, notes, vocab_spans)
     for m in models:
         if m.precision and m.precision not in precisions:
@@ -253,7 +253,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         gpus=gpus,
         models=models,
         precisions=precisions,
-        kv_precision=kv_precision,
+        kv_precision=kv_precisions[0] if kv_precisions else None,
+        kv_precisions=kv_precisions if len(kv_precisions) > 1 else [],
         full_precision=bool(lex.full_precision_words.search(low)),
         method=next(iter(lex.methods.found(low)), None),
         workload=find_workload(low, lex),
@@ -431,27 +432,39 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
     return out
 
 
-def _precisions(low: str, lex: Lexicon, spans: SpanSet, names: SpanSet | None = None) -> tuple[list[str], str | None]:
-    """(weight precisions in order, KV-cache precision). A precision next to a KV-cache word is the KV's; one
-    inside a model name ("llama3:70b-q8_0", "-AWQ") is the model's own, which the model mention carries."""
-    kv = None
-    hits: list[tuple[int, str]] = []
+def _precisions(low: str, lex: Lexicon, spans: SpanSet, names: SpanSet | None = None
+                ) -> tuple[list[str], list[str]]:
+    """(weight precisions in order, KV-cache precisions in order). A precision next to a KV-cache word is the KV's,
+    and so is one joined to it by a comparison ("fp16 vs fp8 kv": both are KV formats); one inside a model name
+    ("llama3:70b-q8_0", "-AWQ") is the model's own, which the model mention carries."""
+    kv: list[str] = []
+    kv_end = 0
+    hits: list[tuple[int, int, str]] = []
     kv_words = lex.kv_cache_words.pattern
+    joined = rf"\s*(?:{lex.compare_connectors.pattern}|and|&|,|和|与|跟|、)\s*$"
     for m in lex.precisions.finditer(low):
         if names is not None and m.start() in names:
             continue
         value = lex.precisions.value(m.group(0))
         spans.add(m.span())
         before, after = low[max(0, m.start() - 22):m.start()], low[m.end():m.end() + 14]
-        if re.search(rf"(?:{kv_words})\s*(?:in|=|:|as|to|dtype)?\s*$", before) or re.match(rf"\s*(?:{kv_words})", after):
-            kv = kv or ("fp16" if value == "fp16" else value)
+        if kv and re.fullmatch(joined, low[kv_end:m.start()]):  # "kv cache fp16 和 fp8": joined to a KV format
+            kv.append(value)
+            kv_end = m.end()
             continue
-        hits.append((m.start(), value))
+        if re.search(rf"(?:{kv_words})\s*(?:in|=|:|as|to|dtype)?\s*$", before) or re.match(rf"\s*(?:{kv_words})", after):
+            # the precisions just before, joined to this one, are KV formats compared
+            while hits and re.fullmatch(joined, low[hits[-1][1]:m.start()]):
+                kv.insert(0, hits.pop()[2])
+            kv.append(value)
+            kv_end = m.end()
+            continue
+        hits.append((m.start(), m.end(), value))
     for m in _GGUF.finditer(low):
         spans.add(m.span())
-        hits.append((m.start(), m.group(1)))
+        hits.append((m.start(), m.end(), m.group(1)))
     hits.sort()
-    return list(dict.fromkeys(v for _, v in hits)), kv
+    return list(dict.fromkeys(v for _, _, v in hits)), list(dict.fromkeys(kv))
 
 
 def _merge_precisions(precisions: list[str]) -> list[str]:

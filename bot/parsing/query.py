@@ -177,7 +177,8 @@ class Query(_Record):
         models: models named, in order (several for "8b, 70b and 405b").
         precisions: weight precisions named, normalised (``fp32``, ``bf16``, ``fp16``, ``fp8``, ``int8``,
             ``int4``, ``awq``, ``gptq``, ``nf4``, ``fp4`` or a GGUF quant such as ``q4_k_m``).
-        kv_precision: KV-cache precision when stated ("fp8 kv cache").
+        kv_precision: KV-cache precision when stated ("fp8 kv cache"): the first when several are.
+        kv_precisions: every KV-cache precision named when several are ("fp16 vs fp8 kv"), in order; else empty.
         full_precision: the model as released, unquantised ("满血版", "full precision"): FP8 for
             DeepSeek-V3/R1, bf16 for most others.
         method: fine-tuning method: ``full``, ``lora`` or ``qlora``.
@@ -263,6 +264,7 @@ class Query(_Record):
     models: list[ModelMention] = Field(default_factory=list)
     precisions: list[str] = Field(default_factory=list)
     kv_precision: str | None = None
+    kv_precisions: list[str] = Field(default_factory=list)
     full_precision: bool = False
     method: Literal["full", "lora", "qlora"] | None = None
     workload: Literal["inference", "training", "finetune"] | None = None
