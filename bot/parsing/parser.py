@@ -441,14 +441,15 @@ def _precisions(low: str, lex: Lexicon, spans: SpanSet, names: SpanSet | None = 
     kv_end = 0
     hits: list[tuple[int, int, str]] = []
     kv_words = lex.kv_cache_words.pattern
-    joined = rf"\s*(?:{lex.compare_connectors.pattern}|and|&|,|和|与|跟|、)\s*$"
+    joined = rf"\s*(?:{lex.compare_connectors.pattern}|and|&|和|与|跟)\s*$"
     for m in lex.precisions.finditer(low):
         if names is not None and m.start() in names:
             continue
         value = lex.precisions.value(m.group(0))
         spans.add(m.span())
         before, after = low[max(0, m.start() - 22):m.start()], low[m.end():m.end() + 14]
-        if kv and re.fullmatch(joined, low[kv_end:m.start()]):  # "kv cache fp16 和 fp8": joined to a KV format
+        if kv and re.fullmatch(joined, low[kv_end:m.start()]) and not re.match(r"\s*(?:weights?\b|权重)", after):
+            # "kv cache fp16 和 fp8": joined to a KV format (not "kv cache fp8 and bf16 weights")
             kv.append(value)
             kv_end = m.end()
             continue
