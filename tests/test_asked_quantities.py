@@ -222,3 +222,25 @@ def test_mla_kv_cache_is_one_copy_and_replication_is_said(kb):
     assert a.headline.params["kv"][0]["kv_gb"] == pytest.approx(70_272 * 32_768 * 16 / 1e9)
     rep = next(n for n in a.assumptions if n.code == "kv_replicated_tp")
     assert rep.params["group_kv_gb"] == pytest.approx(rep.params["kv_gb"] * rep.params["tp"], rel=1e-3)
+
+
+# --------------------------------------------------------------------------- pricing models compared
+
+@pytest.mark.parametrize("text", [
+    "AWS 1-year reserved vs on-demand for 16 H100s, monthly cost difference?",
+    "AWS 16 张 H100 包年和按需每月差多少钱",
+])
+def test_reserved_vs_on_demand_difference_leads(kb, text):
+    a = ask(kb, text)
+    p = a.headline.params
+    assert a.headline.code == "pricing_difference"
+    assert p["hours"] == 730  # monthly, not the one-year term
+    # knowledge/prices/aws.yaml p5.48xlarge (8x H100): $55.04/h on-demand, $43.34/h 1-year commitment; 16 GPUs
+    # = 2 instances for 730 h: 2 x 55.04 x 730 = $80,358.40 vs 2 x 43.34 x 730 = $63,282.40 (the kb's $43.3440/h
+    # rounds to $63,282.24): $17,076 less, 21.25% of the on-demand total
+    assert p["base_total_usd"] == pytest.approx(2 * 55.04 * 730)
+    assert p["alt_total_usd"] == pytest.approx(63_282.24, abs=1)
+    assert p["saved_usd"] == pytest.approx(p["base_total_usd"] - p["alt_total_usd"])
+    assert p["saved_pct"] == pytest.approx(p["saved_usd"] / p["base_total_usd"] * 100)
+    # no on-demand total is called the cheapest list price beside a commitment row
+    assert not any(d.code == "quote_cheapest_list" and d.params["total_usd"] > p["alt_total_usd"] for d in a.details)

@@ -241,7 +241,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         if fields.get("gpu_count") == gpus_per_node:
             fields.pop("gpu_count")
     term = next(iter(lex.commitment_terms.found(low)), None)
-    period = scan.first("period_hours")
+    # the period asked, other than the term itself ("包年和按需每月差多少": 包年 is the term, 每月 the period)
+    period = next((f for f in scan.all("period_hours") if f.value != _TERM_HOURS.get(term)), None)
     if term and "commitment" in lex.pricing.found(low) and period is not None and \
             fields.get("duration_hours") == _TERM_HOURS.get(term):
         # "reserved 1yr, monthly cost?": the term is the contract; the period asked is the answer's length
