@@ -327,7 +327,7 @@ def _pricing_difference(ctx: Context, groups, hours: float):
     cheaper model saves over the stated length against on-demand, in money and percent of the on-demand total, from
     the cheapest row of each model (the same provider when one was named). ``None`` otherwise."""
     q = ctx.query
-    if len(groups) != 1 or "comparison" not in q.asks:
+    if len(groups) != 1 or "difference" not in q.asks:
         return None
     rows = [r for r in groups[0][2] if not r.changes and r.price and r.total_cost_usd]
     best: dict[str, Option] = {}
@@ -341,11 +341,12 @@ def _pricing_difference(ctx: Context, groups, hours: float):
         return None
     alt = others[0]
     saved = base.total_cost_usd - alt.total_cost_usd
-    return note("pricing_difference", config=config(base, with_precision=False), hours=hours,
+    return note("pricing_difference" if saved >= 0 else "pricing_difference_more",
+                config=config(base, with_precision=False), hours=hours,
                 pricing_model=_pricing_label(alt),
                 alt_provider=alt.price.provider_name, alt_total_usd=alt.total_cost_usd,
                 base_provider=base.price.provider_name, base_total_usd=base.total_cost_usd,
-                saved_usd=saved, saved_pct=saved / base.total_cost_usd * 100)
+                saved_usd=abs(saved), saved_pct=abs(saved) / base.total_cost_usd * 100)
 
 
 def _group(ctx: Context, count: int) -> int:

@@ -40,10 +40,11 @@ Intent = Literal[
 #: ``spec``: a hardware fact; ``support``: whether a GPU supports a format or kernel; ``break_even``: buy vs rent; ``largest_model``: biggest model that fits;
 #: ``help``: what the bot does; ``node_count``: how many machines (with ``gpus_per_node``); ``max_context``: the
 #: longest context (tokens per sequence) a configuration holds, capped by the model's supported length;
-#: ``token_cost``: money per million output tokens of a served model at full load.
+#: ``token_cost``: money per million output tokens of a served model at full load; ``difference``: how much two
+#: options differ (money saved, "monthly cost difference", "差多少钱").
 Ask = Literal["fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "cost", "cheapest", "best",
               "memory", "comparison", "spec", "support", "break_even", "largest_model", "help", "throughput", "request_rate",
-              "node_count", "max_context", "token_cost"]
+              "node_count", "max_context", "token_cost", "difference"]
 
 
 class _Record(BaseModel):
