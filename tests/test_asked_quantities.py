@@ -244,3 +244,33 @@ def test_reserved_vs_on_demand_difference_leads(kb, text):
     assert p["saved_pct"] == pytest.approx(p["saved_usd"] / p["base_total_usd"] * 100)
     # no on-demand total is called the cheapest list price beside a commitment row
     assert not any(d.code == "quote_cheapest_list" and d.params["total_usd"] > p["alt_total_usd"] for d in a.details)
+
+
+# --------------------------------------------------------------------------- tokens a budget trains on
+
+@pytest.mark.parametrize("text", [
+    "with a $50k budget on lambda H100s, how many tokens can I train a 3B model on?",
+    "预算 $50k，用 H100 训练 7b 模型能训多少 token",
+    "we have $20k to pretrain a 1b model on A100s, how many tokens can we train?",
+    "budget $100k, how much data can we pretrain a 7B on with H100s",
+])
+def test_tokens_for_a_budget_lead(kb, text):
+    a = ask(kb, text)
+    assert a.query.intent == "size_training"
+    p = a.headline.params
+    assert a.headline.code == "tokens_for_budget"
+    o = a.options[a.recommendation]
+    # the budget buys budget / price per GPU-hour GPU-hours, over the GPUs of the run
+    assert p["gpu_hours"] == pytest.approx(p["budget_usd"] / o.price.price_per_gpu_hour_usd, rel=1e-6)
+    assert p["wall_hours"] == pytest.approx(p["gpu_hours"] / o.gpu_count, rel=1e-6)
+
+
+def test_tokens_for_a_budget_on_lambda_h100(kb):
+    a = ask(kb, "with a $50k budget on lambda H100s, how many tokens can I train a 3B model on?")
+    p = a.headline.params
+    assert p["budget_usd"] == 50_000 and p["provider"] == "Lambda"
+    # tokens = GPU-hours x 3,600 x achieved FLOP/s per GPU / (6 x 3e9 parameters + attention): the same estimate
+    # as "how long to train a 3B on N tokens" (cost is linear in tokens at a fixed configuration)
+    run = ask(kb, f"how long to train a 3b model on {p['tokens_tokens'] / 1e9:.0f}B tokens with "
+                  f"{a.options[0].gpu_count} H100s on lambda")
+    assert run.options[0].gpu_hours == pytest.approx(p["gpu_hours"], rel=0.01)

@@ -10,7 +10,8 @@ The rules (each a kind of question, not a particular message), in order:
 1. ``help``: empty, or only a help phrase, with nothing named.
 2. ``diagnose``: a pasted symptom that is not a sizing problem (garbage output, hangs, NCCL errors).
 3. ``spec_lookup``: a claim of the H100 article quoted or paraphrased (``Query.claims``).
-4. ``quote``: buy vs rent (break-even), or a purchase price given.
+4. ``quote``: buy vs rent (break-even), or a purchase price given. (Before it: the tokens a training run gets
+   through in a given time on given GPUs, or for a given budget, go to ``size_training``.)
 5. ``recommend``: a recommendation asked in so many words, the largest model asked for, a budget or price
    limit without GPUs (and no cost asked), or the cheapest option asked with no GPU or model named.
 6. ``quote``: money asked about (price, cost, how much), the cheapest of named GPUs, or prices quoted for
@@ -129,6 +130,8 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     if "tokens_in_time" in asks and (query.duration_hours or query.deadline_hours) and query.workload != "inference" \
             and (query.gpus or query.gpu_count) and has_model:
         return "size_training"  # "how many tokens can we push through a 13b in 14 days on 64 A100s"
+    if "tokens_in_time" in asks and query.budget is not None and query.workload == "training" and has_model:
+        return "size_training"  # "with a $50k budget on H100s, how many tokens can I train a 3B on"
     if x.strong_recommend or ("largest_model" in asks) or (money and not gpus and "cost" not in asks) or (
             query.budget is not None and not gpus):
         return "recommend"
