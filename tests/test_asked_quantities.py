@@ -274,3 +274,25 @@ def test_tokens_for_a_budget_on_lambda_h100(kb):
     run = ask(kb, f"how long to train a 3b model on {p['tokens_tokens'] / 1e9:.0f}B tokens with "
                   f"{a.options[0].gpu_count} H100s on lambda")
     assert run.options[0].gpu_hours == pytest.approx(p["gpu_hours"], rel=0.01)
+
+
+# --------------------------------------------------------------------------- a load beyond the search
+
+def test_a_load_beyond_the_search_says_what_it_would_take_against_the_budget(kb):
+    a = ask(kb, "我们 team 想 serve llama3.1 405B with 128k ctx 给 1k users，budget $50k/month 够吗")
+    p = a.headline.params
+    assert a.headline.code == "serve_scale_over_budget"
+    # Llama 3.1 405B: 126 layers x 2 x 8 KV heads x 128 x 2 bytes = 516,096 bytes per token;
+    # 1,000 users x 131,072 tokens x 516,096 bytes = 67,646 GB of bf16 KV cache
+    assert p["kv_gb"] == pytest.approx(1000 * 131_072 * 516_096 / 1e9)
+    assert p["kv_per_token_kb"] == pytest.approx(516.096)
+    # the monthly floor against $50,000 a month
+    assert p["budget_month_usd"] == pytest.approx(50_000)
+    assert p["short_x"] == pytest.approx(p["month_usd"] / 50_000)
+    assert p["short_x"] > 10
+
+
+def test_a_load_beyond_the_search_without_money_gives_the_floor(kb):
+    a = ask(kb, "serve llama 3.1 405b to 1000 users at 128k context")
+    assert a.headline.code == "serve_scale"
+    assert a.details[0].code == "serve_nothing"

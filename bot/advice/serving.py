@@ -122,6 +122,12 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
                  floor_tps=load.floor_tps)
     headline = _headline(ctx, model, load, shown, rec)
     details = _details(ctx, model, load, shown, rec)
+    if not shown:
+        # nothing within the search carries the load: roughly what it would take, against the money when given
+        scale = _scale_needed(ctx, model, load, choices)
+        if scale is not None:
+            details.insert(0, headline)
+            headline = scale
     if rec is not None and not whole:
         same = [p for p in plans if p.meets and p.gpu.id == shown[rec].gpu and p.count == shown[rec].gpu_count]
         same.sort(key=lambda p: p.precision != shown[rec].precision)
@@ -361,6 +367,42 @@ def _headline(ctx: Context, model: Model, load: ServingLoad, shown: list[Option]
     if (load.users or 1) > 1:
         return note("serve_users", **common)
     return note("serve_one", **common)
+
+
+def _scale_needed(ctx: Context, model: Model, load: ServingLoad, choices: list[GpuChoice]):
+    """A floor on what a load beyond the search takes: the KV cache of every user at the full context
+    (users x KV bytes per sequence, 16-bit) plus one copy of the 16-bit weights, over the usable memory of the
+    candidate GPU that holds it cheapest per hour; priced at its cheapest GPU-hour and, when the user gave a budget
+    or price limit, compared with it (how many times short). ``None`` when the shape or prices are unknown."""
+    shape, _ = kv_shape(model)
+    users = load.users or 1
+    if shape is None:
+        return None
+    context = workload_of(ctx, load).context_tokens
+    kv_gb = users * shape.bytes_per_sequence(context, 2) / 1e9
+    weights_gb = model.params_total_b * 2
+    eff = efficiency_for(ctx.kb)
+    best = None
+    for choice in choices:
+        usable = usable_memory_gb(eff, choice.gpu)
+        gpus = math.ceil((kv_gb + weights_gb) / usable)
+        offer = place(ctx, choice.gpu, 8, 8)
+        if offer is None:
+            continue
+        hourly = gpus * offer.price_per_gpu_hour_usd
+        if best is None or hourly < best[2]:
+            best = (choice.gpu, gpus, hourly)
+    if best is None:
+        return None
+    gpu, gpus, hourly = best
+    limit = ctx.hourly_limit_usd()
+    month = ctx.policy.quote.month_hours.value
+    params = dict(model_name=model_label(model), users=users, context_tokens=context,
+                  kv_per_token_kb=shape.bytes_per_token(2) / 1e3, kv_gb=kv_gb, weights_gb=weights_gb, count=gpus,
+                  gpu_name=gpu.name, month_usd=hourly * month)
+    if limit is not None and not limit[1] and limit[0] > 0:
+        return note("serve_scale_over_budget", budget_month_usd=limit[0] * month, short_x=hourly / limit[0], **params)
+    return note("serve_scale", **params)
 
 
 def _layout(o: Option) -> dict | None:
