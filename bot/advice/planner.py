@@ -363,7 +363,7 @@ def serving_load(ctx: Context) -> ServingLoad:
         out = q.output_tokens or int(efficiency_for(ctx.kb).c("default_output_tokens"))
         total = q.requests_per_s * out
         ctx.assume("rps_to_tps", requests_per_s=q.requests_per_s, output_tokens=out, target_tps=total)
-    capacity_asked = bool({"users_served", "throughput", "request_rate"} & set(q.asks))
+    capacity_asked = bool({"users_served", "throughput", "request_rate", "token_cost"} & set(q.asks))
     counted = any(g.id for g in q.gpus) and all(g.count or q.gpu_count for g in q.gpus if g.id)
     if not given and not users and total is None and any(g.id for g in q.gpus) and not capacity_asked:
         # one user on hardware the user named: report its speed, do not fail it against a default floor

@@ -159,6 +159,10 @@ def _hardware(ctx: Context) -> Answer:
         caveats(ctx, o, idle=False)
     headline = _headline(ctx, headline_groups, hours)
     details = _cheapest_list_price(ctx, headline_groups)
+    difference = _pricing_difference(ctx, headline_groups, hours)
+    if difference is not None:  # "reserved vs on-demand, monthly difference?": the difference leads
+        details.insert(0, headline)
+        headline = difference
     details += _without_idle(headline_groups)
     details += _marketplace_lower(headline_groups)
     details += _period_totals(ctx, headline_groups, hours)
@@ -305,7 +309,10 @@ def _cheapest_list_price(ctx: Context, groups) -> list:
         asked = [r for r in rows if not r.changes and r.price]
         if not asked or not (asked[0].price.stale or asked[0].price.as_of is None):
             continue
-        listed = next((r for r in asked if not r.price.stale and r.price.as_of is not None), None)
+        # the same pricing model as the row it stands beside: an on-demand total is no cheaper "list price" of a
+        # commitment
+        listed = next((r for r in asked if not r.price.stale and r.price.as_of is not None
+                       and r.price.pricing_model == asked[0].price.pricing_model), None)
         if listed is not None:
             out.append(note("quote_cheapest_list", config=config(listed, with_precision=False),
                             provider=listed.price.provider_name, instance=_instance_label(listed),
@@ -313,6 +320,33 @@ def _cheapest_list_price(ctx: Context, groups) -> list:
                             as_of=listed.price.as_of.isoformat(),
                             rented=listed.price.gpus_rented if listed.price.idle_gpus > 0 else None))
     return out
+
+
+def _pricing_difference(ctx: Context, groups, hours: float):
+    """When pricing models are compared for one GPU ("1-year reserved vs on-demand", "spot vs on-demand"): what the
+    cheaper model saves over the stated length against on-demand, in money and percent of the on-demand total, from
+    the cheapest row of each model (the same provider when one was named). ``None`` otherwise."""
+    q = ctx.query
+    if len(groups) != 1 or "difference" not in q.asks:
+        return None
+    rows = [r for r in groups[0][2] if not r.changes and r.price and r.total_cost_usd]
+    best: dict[str, Option] = {}
+    for r in rows:
+        m = r.price.pricing_model
+        if m not in best or r.total_cost_usd < best[m].total_cost_usd:
+            best[m] = r
+    base = best.get("on_demand")
+    others = [best[m] for m in q.pricing if m != "on_demand" and m in best]
+    if base is None or not others:
+        return None
+    alt = others[0]
+    saved = base.total_cost_usd - alt.total_cost_usd
+    return note("pricing_difference" if saved >= 0 else "pricing_difference_more",
+                config=config(base, with_precision=False), hours=hours,
+                pricing_model=_pricing_label(alt),
+                alt_provider=alt.price.provider_name, alt_total_usd=alt.total_cost_usd,
+                base_provider=base.price.provider_name, base_total_usd=base.total_cost_usd,
+                saved_usd=abs(saved), saved_pct=abs(saved) / base.total_cost_usd * 100)
 
 
 def _group(ctx: Context, count: int) -> int:

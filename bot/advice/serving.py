@@ -27,6 +27,7 @@ from bot.advice.planner import (
     ServingLoad,
     ServingPlan,
     candidate_gpus,
+    cost_per_million_tokens,
     place,
     plan_serving,
     precisions_for,
@@ -36,6 +37,7 @@ from bot.advice.planner import (
     workload_of,
 )
 from bot.estimation import efficiency_for, estimate_inference, usable_memory_gb
+from bot.estimation.common import kv_shape
 from bot.kb.schema import Model
 from bot.notes import note
 
@@ -61,6 +63,8 @@ def answer(ctx: Context) -> Answer:
     load = serving_load(ctx)
     _workload_notes(ctx, load)
     choices = candidate_gpus(ctx, "serving")
+    if "token_cost" in q.asks and not {"users_served", "max_context"} & set(q.asks):
+        return _token_cost(ctx, models[0], choices, load)
     if any(c.fixed for c in choices) and ("users_served" in q.asks or (
             {"throughput", "request_rate"} & set(q.asks) and not load.users and load.total_tps is None)):
         return _users_served(ctx, models[0], choices, load)
@@ -118,6 +122,12 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
                  floor_tps=load.floor_tps)
     headline = _headline(ctx, model, load, shown, rec)
     details = _details(ctx, model, load, shown, rec)
+    if not shown:
+        # nothing within the search carries the load: roughly what it would take, against the money when given
+        scale = _scale_needed(ctx, model, load, choices)
+        if scale is not None:
+            details.insert(0, headline)
+            headline = scale
     if rec is not None and not whole:
         same = [p for p in plans if p.meets and p.gpu.id == shown[rec].gpu and p.count == shown[rec].gpu_count]
         same.sort(key=lambda p: p.precision != shown[rec].precision)
@@ -167,6 +177,12 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
                             model_name=model_label(model), native=native.precision,
                             need_gb=native.est.memory.per_gpu_gb, usable_gb=native.est.memory.usable_memory_gb,
                             precision=o.precision, mem_gb=o.memory_per_gpu_gb)
+    if "max_context" in q.asks:
+        # "最多能开多长上下文": the longest context the configuration holds leads; the sizing line follows
+        longest = _max_context(ctx, model, fixed, plans, shown[rec] if rec is not None else None)
+        if longest is not None:
+            details.insert(0, headline)
+            headline = longest
     if limit is not None and "gpu_count" in ctx.query.asks and fixed:
         # "how many X can my budget rent": the count the budget pays for, and what that many serve
         affordable = _budget_buys(ctx, model, fixed[0], load, limit[0])
@@ -353,6 +369,42 @@ def _headline(ctx: Context, model: Model, load: ServingLoad, shown: list[Option]
     return note("serve_one", **common)
 
 
+def _scale_needed(ctx: Context, model: Model, load: ServingLoad, choices: list[GpuChoice]):
+    """A floor on what a load beyond the search takes: the KV cache of every user at the full context
+    (users x KV bytes per sequence, 16-bit) plus one copy of the 16-bit weights, over the usable memory of the
+    candidate GPU that holds it cheapest per hour; priced at its cheapest GPU-hour and, when the user gave a budget
+    or price limit, compared with it (how many times short). ``None`` when the shape or prices are unknown."""
+    shape, _ = kv_shape(model)
+    users = load.users or 1
+    if shape is None:
+        return None
+    context = workload_of(ctx, load).context_tokens
+    kv_gb = users * shape.bytes_per_sequence(context, 2) / 1e9
+    weights_gb = model.params_total_b * 2
+    eff = efficiency_for(ctx.kb)
+    best = None
+    for choice in choices:
+        usable = usable_memory_gb(eff, choice.gpu)
+        gpus = math.ceil((kv_gb + weights_gb) / usable)
+        offer = place(ctx, choice.gpu, 8, 8)
+        if offer is None:
+            continue
+        hourly = gpus * offer.price_per_gpu_hour_usd
+        if best is None or hourly < best[2]:
+            best = (choice.gpu, gpus, hourly)
+    if best is None:
+        return None
+    gpu, gpus, hourly = best
+    limit = ctx.hourly_limit_usd()
+    month = ctx.policy.quote.month_hours.value
+    params = dict(model_name=model_label(model), users=users, context_tokens=context,
+                  kv_per_token_kb=shape.bytes_per_token(2) / 1e3, kv_gb=kv_gb, weights_gb=weights_gb, count=gpus,
+                  gpu_name=gpu.name, month_usd=hourly * month)
+    if limit is not None and not limit[1] and limit[0] > 0:
+        return note("serve_scale_over_budget", budget_month_usd=limit[0] * month, short_x=hourly / limit[0], **params)
+    return note("serve_scale", **params)
+
+
 def _layout(o: Option) -> dict | None:
     if (o.tensor_parallel or 1) == 1 and (o.pipeline_parallel or 1) == 1 and (o.replicas or 1) == 1:
         return None
@@ -401,7 +453,7 @@ def _workload_notes(ctx: Context, load: ServingLoad) -> None:
         ctx.assume("default_context", context_tokens=wl.context_tokens, output_tokens=wl.output_tokens)
     elif load.output_tokens is None:
         ctx.assume("default_output", output_tokens=wl.output_tokens)
-    if load.users is None and load.total_tps is None and not {"users_served", "throughput", "request_rate"} & set(
+    if load.users is None and load.total_tps is None and not {"users_served", "throughput", "request_rate", "token_cost"} & set(
             ctx.query.asks):
         ctx.assume("one_user")
     if wl.assumption.kind == "chat_prefix_cached":
@@ -424,6 +476,107 @@ def _assumptions_of(ctx: Context, model: Model, o: Option) -> None:
                    marketed_gb=g.memory_gb)
         ctx.cite(*g.sources[:1])
     ctx.cite("knowledge/efficiency.yaml (MBU, MFU, overheads per engine and GPU generation)")
+
+
+# --------------------------------------------------------------------------- longest context
+
+def _max_context(ctx: Context, model: Model, fixed: list[GpuChoice], plans: list[ServingPlan],
+                 o: Option | None):
+    """The longest context per sequence a configuration holds: the engine's KV budget (memory left after the
+    weights and overhead) / KV bytes per token, capped by the model's ``max_position_embeddings`` (the
+    estimator's ``max_context_tokens``); when memory would hold more, both figures are said. With no GPU named,
+    the model's supported length and one sequence's KV cache at it (``None`` when neither is known)."""
+    limit = model.max_position_embeddings
+    if not fixed or o is None:
+        if not limit:
+            return None
+        shape, _ = kv_shape(model)
+        bytes_per = 1 if (ctx.query.kv_precision or "").startswith(("fp8", "int8")) else 2
+        kv_gb = shape.bytes_per_sequence(limit, bytes_per) / 1e9 if shape else None
+        return note("max_context_model", model_name=model_label(model), model_max_tokens=limit, kv_gb=kv_gb,
+                    kv_precision=ctx.query.kv_precision or "bf16")
+    plan = next((p for p in plans if p.gpu.id == o.gpu and p.count == o.gpu_count and p.precision == o.precision
+                 and p.est is not None), None) or next(
+        (p for p in plans if p.gpu.id == o.gpu and p.count == o.gpu_count and p.est is not None), None)
+    if plan is None or plan.est.max_context_tokens is None:
+        return None
+    est = plan.est
+    per_token = est.memory.kv_cache_bytes_per_token
+    by_memory = est.max_context_tokens_memory
+    seqs = max(1, plan.batch)
+    left_gb = by_memory * per_token * seqs / 1e9 if by_memory is not None and per_token else None
+    params = dict(config=config(o), model_name=model_label(model), max_context_tokens=est.max_context_tokens,
+                  users=seqs if seqs > 1 else None, kv_left_gb=left_gb, weights_gb=est.memory.weights_gb,
+                  kv_kb_per_token=per_token / 1e3 if per_token else None, kv_precision=est.kv_precision)
+    if limit and by_memory is not None and by_memory > limit:
+        return note("max_context_capped", memory_tokens=by_memory, model_max_tokens=limit, **params)
+    return note("max_context", **params)
+
+
+# --------------------------------------------------------------------------- cost per token
+
+def _capacity_plans(ctx: Context, model: Model, choice: GpuChoice, load: ServingLoad) -> list[ServingPlan]:
+    """Plans of ``choice`` at full load, one per precision tried: the user's count, else the fewest of this GPU
+    that hold the model, with as many users as keep the per-user floor (``objective="capacity"``)."""
+    plans = []
+    for precision, _ in precisions_for(ctx, model, choice.gpu):
+        count = choice.count
+        if count is None:  # the fewest of this GPU that hold the model
+            base = plan_serving(ctx, model, choice.gpu, precision, ServingLoad(**{**load.__dict__, "users": 1}))
+            count = base.count if base.est is not None and base.est.fits else None
+        if count is None:
+            continue
+        plans.append(plan_serving(ctx, model, choice.gpu, precision,
+                                  ServingLoad(**{**load.__dict__, "users": None, "total_tps": None}),
+                                  count=count, objective="capacity"))
+    return plans
+
+
+def _token_cost(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoad) -> Answer:
+    """Money per 1M output tokens at full load: the hourly price / (tokens/s at the user capacity x 3,600) x 10^6
+    (:func:`bot.advice.planner.cost_per_million_tokens`), for each GPU named (else the candidates, cheapest per
+    token first); a volume stated ("what does 10M tokens cost") is priced too."""
+    fixed = [c for c in choices if c.fixed]
+    options: list[Option] = []
+    for choice in fixed or choices:
+        working = [p for p in _capacity_plans(ctx, model, choice, load) if p.capacity > 0]
+        if not working:
+            continue
+        opts = []
+        for p in working:
+            o = serving_option(ctx, p)
+            o.max_users = p.capacity
+            o.cost_per_million_tokens_usd = cost_per_million_tokens(o.price_per_hour_usd, o.throughput_tps)
+            opts.append(o)
+        # formats that keep quality first; 4-bit only when asked or nothing else works
+        options.append(min(opts, key=lambda o: (quality_tier(o.precision), o.cost_per_million_tokens_usd or math.inf)))
+    if not fixed:
+        options.sort(key=lambda o: (o.cost_per_million_tokens_usd is None, o.cost_per_million_tokens_usd or 0))
+    rec = next((i for i, o in enumerate(options) if o.cost_per_million_tokens_usd), None)
+    if rec is None and options:
+        rec = 0
+    for o in options[:3]:
+        caveats(ctx, o, ctx.kb.gpus.get((o.gpu or "").split("@")[0]))
+    volume = ctx.query.tokens_priced
+    if rec is None:
+        headline = note("serve_nothing", model_name=model_label(model), users=1, per_user_tps=load.capacity_tps,
+                        max_count=int(ctx.policy.serving.max_gpus.value))
+    else:
+        o = options[rec]
+        _assumptions_of(ctx, model, o)
+        per_m = o.cost_per_million_tokens_usd
+        headline = note("token_cost" if per_m else "token_cost_unpriced", config=config(o),
+                        model_name=model_label(model), per_million_usd=per_m, max_users=o.max_users,
+                        per_user_tps=(o.throughput_tps / o.max_users) if o.throughput_tps and o.max_users else None,
+                        total_tps=o.throughput_tps, price_usd=o.price_per_hour_usd,
+                        provider=o.price.provider_name if o.price else None,
+                        volume_tokens=volume if per_m and volume and abs(volume - 1e6) > 1 else None,
+                        volume_usd=per_m * volume / 1e6 if per_m and volume else None)
+        ctx.assume("token_cost_method", per_user_tps=load.capacity_tps)
+    details = _details(ctx, model, load, options, rec)
+    return ctx.answer(title=note("title_serving", model_name=model_label(model), users=None, total_tps=None),
+                      headline=headline, details=details, options=options, recommendation=rec, table=_table(options),
+                      actions=next_actions(ctx, options[rec] if rec is not None else None))
 
 
 # --------------------------------------------------------------------------- users served
@@ -514,32 +667,49 @@ def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: Se
 # --------------------------------------------------------------------------- memory
 
 def _memory(ctx: Context, models: list[Model]) -> Answer:
-    """How much memory: one row per model x precision (weights + KV cache at the context + overhead)."""
+    """How much memory: one row per model x precision x KV format named (weights + one copy of the KV cache at the
+    context for the sequences asked + CUDA context). The KV cache is the model's own size: KV bytes per token
+    (``kv_cache_bytes_per_token``, window layers capped) x context x sequences. Plain tensor parallelism keeps a
+    whole copy of an MLA latent cache on every GPU of the group; the answer says so when the H100 group it names
+    holds more than one copy."""
     q = ctx.query
     eff = efficiency_for(ctx.kb)
     # no format asked: the released 16-bit weights, then 8-bit and 4-bit (what people actually deploy)
-    precisions = q.precisions or [None, "fp8", "int4"]
+    kv_formats = q.kv_precisions or [q.kv_precision]
+    # KV formats compared with no weight format named: the model as released, one row per KV format
+    precisions = q.precisions or ([None] if len(kv_formats) > 1 else [None, "fp8", "int4"])
     context = q.context_tokens or int(eff.c("default_context_tokens"))
-    users = q.concurrent_users or 1
+    users = q.concurrent_users or q.batch_size or 1
     h100 = ctx.kb.gpus.get("h100-sxm-80gb")
     rows, items, kv = [], [], []
     for model in models:
+        shape, _ = kv_shape(model)
         for precision in precisions:
-            try:
-                est = estimate_inference(ctx.kb, model, h100, count=None, precision=precision,
-                                         kv_precision=q.kv_precision, context_tokens=context, batch_size=users)
-            except Exception:  # an unknown precision name is reported, not a crash
-                ctx.warn("precision_unknown", precision=precision)
-                continue
-            m = est.memory
-            total = m.weights_gb + (m.kv_cache_gb or 0) + eff.c("cuda_context_gb")
-            rows.append([{"model_name": model.name, "precision": est.precision}, m.weights_gb, m.kv_cache_gb,
-                         total, est.gpu_count])
-            items.append({"model_name": model.name, "precision": est.precision, "weights_gb": m.weights_gb,
-                          "total_gb": total})
-            kv_item = {"model_name": model.name, "kv_gb": m.kv_cache_gb or 0.0, "kv_precision": est.kv_precision}
-            if not any(k["model_name"] == model.name and abs(k["kv_gb"] - kv_item["kv_gb"]) < 1e-6 for k in kv):
-                kv.append(kv_item)  # 16-bit KV is the same size whether it is called bf16 or fp16
+            for kv_format in kv_formats:
+                try:
+                    est = estimate_inference(ctx.kb, model, h100, count=None, precision=precision,
+                                             kv_precision=kv_format, context_tokens=context, batch_size=users)
+                except Exception:  # an unknown precision name is reported, not a crash
+                    ctx.warn("precision_unknown", precision=precision)
+                    continue
+                m = est.memory
+                kv_gb = m.kv_cache_gb
+                if shape is not None and m.kv_cache_bytes_per_token:
+                    element_bytes = m.kv_cache_bytes_per_token / shape.bytes_per_token(1.0)
+                    kv_gb = shape.bytes_per_sequence(context, element_bytes) * users / 1e9
+                    if m.kv_cache_gb and m.kv_cache_gb > kv_gb * 1.01:
+                        ctx.assume("kv_replicated_tp", model_name=model.name, kv_gb=kv_gb, tp=est.tensor_parallel,
+                                   group_kv_gb=m.kv_cache_gb)
+                total = m.weights_gb + (kv_gb or 0) + eff.c("cuda_context_gb")
+                label = {"model_name": model.name, "precision": est.precision if len(kv_formats) == 1
+                         else f"{est.precision} + {est.kv_precision} KV"}
+                rows.append([label, m.weights_gb, kv_gb, total, est.gpu_count])
+                if not any((i["model_name"], i["precision"]) == (model.name, est.precision) for i in items):
+                    items.append({"model_name": model.name, "precision": est.precision, "weights_gb": m.weights_gb,
+                                  "total_gb": total})
+                kv_item = {"model_name": model.name, "kv_gb": kv_gb or 0.0, "kv_precision": est.kv_precision}
+                if not any(k["model_name"] == model.name and abs(k["kv_gb"] - kv_item["kv_gb"]) < 1e-6 for k in kv):
+                    kv.append(kv_item)  # 16-bit KV is the same size whether it is called bf16 or fp16
     ctx.assume("memory_method", context_tokens=context, users=users)
     ctx.cite("estimation-notes.md: weights = parameters x bytes per weight; KV = 2 x layers x KV heads x head_dim x bytes")
     return ctx.answer(title=note("title_memory", model_names=[model_label(m) for m in models]),

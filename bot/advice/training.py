@@ -41,6 +41,8 @@ def answer(ctx: Context) -> Answer:
         if not q.duration_hours:  # "in 14 days": the time the run has
             q = ctx.query = q.model_copy(update={"duration_hours": q.deadline_hours})
         return _tokens_in_time(ctx, model)
+    if "tokens_in_time" in q.asks and q.budget is not None and not (q.duration_hours or q.deadline_hours):
+        return _tokens_for_budget(ctx, model)
     if q.duration_hours and not q.deadline_hours and q.training_tokens:
         # "300B tokens, can it finish in half a month": with the tokens given, a length of time is the deadline
         q = ctx.query = q.model_copy(update={"deadline_hours": q.duration_hours})
@@ -103,15 +105,20 @@ def _answer(ctx: Context, model: Model, tokens: float, options: list[Option]) ->
                         deadline_hours=ctx.query.deadline_hours,
                         tokens_in_deadline_tokens=tokens * ctx.query.deadline_hours / missed.wall_clock_hours,
                         needed=config(alt) if alt else None, needed_usd=alt.total_cost_usd if alt else None)
+    elif "gpu_count" in ctx.query.asks and not counted:
+        # "how many A100s do we need": the count picked (meets the deadline when one is given) leads, not each
+        # count tried
+        meets = bool(deadline and o.wall_clock_hours and o.wall_clock_hours <= deadline * 1.0001)
+        headline = note("training_count", config=config(o), model_name=model_label(model), tokens_tokens=tokens,
+                        wall_hours=o.wall_clock_hours, gpu_hours=o.gpu_hours, total_usd=o.total_cost_usd,
+                        deadline_hours=deadline if meets else None,
+                        missed_deadline_hours=deadline if deadline and not meets else None)
     elif len(fixed_runs := [x for x in options if not x.changes and x.fits and x.wall_clock_hours and x.gpu_count
                             and any(m.id == x.gpu for m in ctx.query.gpus)]) >= 2:
         # several GPUs named ("32 张 H20 ... 换成 A100 呢", "8x H100 vs 8x A100"): each one's run, as asked
         headline = note("training_times", model_name=model_label(model), tokens_tokens=tokens,
                         items=[{"config": config(x), "wall_hours": x.wall_clock_hours, "total_usd": x.total_cost_usd}
                                for x in fixed_runs])
-    elif "gpu_count" in ctx.query.asks and not counted:
-        headline = note("training_count", config=config(o), model_name=model_label(model), tokens_tokens=tokens,
-                        wall_hours=o.wall_clock_hours, gpu_hours=o.gpu_hours, total_usd=o.total_cost_usd)
     else:
         headline = note("training_time", config=config(o), model_name=model_label(model), tokens_tokens=tokens,
                         wall_hours=o.wall_clock_hours, gpu_hours=o.gpu_hours, total_usd=o.total_cost_usd,
@@ -189,6 +196,52 @@ def _tokens_in_time(ctx: Context, model: Model) -> Answer:
                          x.total_cost_usd] for x in options])
     return ctx.answer(title=note("title_training", model_name=model_label(model)), headline=headline, details=details,
                       options=options, recommendation=0 if o.fits else None, table=table,
+                      actions=next_actions(ctx, o, precision_switch=False))
+
+
+def _tokens_for_budget(ctx: Context, model: Model) -> Answer:
+    """Tokens a budget trains on: budget / (cost of a reference run / its tokens), per GPU named (else the
+    candidates) at the counts tried; the most tokens per dollar leads, with the GPU-hours and wall clock they take.
+    Cost scales linearly with tokens at a fixed configuration (FLOPs = 6 x parameters x tokens)."""
+    q = ctx.query
+    budget = ctx.usd(q.budget)
+    # a first pass at 1B tokens gives the size of the run; the counts are then chosen for a run of that size (the
+    # fewest GPUs that finish within the policy's target time), and each is scaled to the budget exactly
+    rough = [budget / o.total_cost_usd * 1e9 for o in training_runs(ctx, model, 1e9)
+             if o.fits and o.total_cost_usd and budget]
+    reference = max(rough) if rough else 1e9
+    options = []
+    for o in training_runs(ctx, model, reference):
+        if not (o.fits and o.wall_clock_hours and o.total_cost_usd and budget):
+            continue
+        scale = budget / o.total_cost_usd
+        o.tokens = reference * scale
+        o.wall_clock_hours *= scale
+        o.gpu_hours = (o.gpu_hours or 0) * scale
+        o.total_cost_usd = budget
+        options.append(o)
+    if not options:
+        return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_budget_and_gpu"),
+                          examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
+    # runs that finish within the policy's target time first (as _pick); then the most tokens for the money;
+    # equal within 1%: the faster run
+    target = ctx.policy.training.target_days.value * 24
+    most = max(x.tokens for x in options)
+    options.sort(key=lambda x: (x.wall_clock_hours > target, -round(x.tokens / most, 2), x.wall_clock_hours))
+    o = options[0]
+    optimal = ctx.policy.training.chinchilla_tokens_per_param.value * model.compute_params_b * 1e9
+    headline = note("tokens_for_budget", budget_usd=budget, config=config(o), model_name=model_label(model),
+                    tokens_tokens=o.tokens, gpu_hours=o.gpu_hours, wall_hours=o.wall_clock_hours,
+                    per_gpu_usd=o.price.price_per_gpu_hour_usd if o.price else None,
+                    provider=o.price.provider_name if o.price else None)
+    details = [note("chinchilla_compare", tokens_tokens=optimal, per_param=20)]
+    table = Table(columns=["config", "fits", "gb_per_gpu", "tokens", "wall_clock", "usd_per_hour", "total_usd"],
+                  rows=[[config(x), x.fits, x.memory_per_gpu_gb, x.tokens, x.wall_clock_hours, x.price_per_hour_usd,
+                         x.total_cost_usd] for x in options])
+    if o.mfu:
+        ctx.assume("training_mfu", mfu_pct=o.mfu * 100, sharding=o.sharding)
+    return ctx.answer(title=note("title_training", model_name=model_label(model)), headline=headline, details=details,
+                      options=options, recommendation=0, table=table,
                       actions=next_actions(ctx, o, precision_switch=False))
 
 

@@ -132,6 +132,7 @@ class _Eval:
     max_batch_memory: int | None
     max_context: int | None
     ttft_s: float | None = None
+    max_context_memory: int | None = None
     step_s: float | None = None
     throughput: float | None = None
     bound: str | None = None
@@ -223,7 +224,7 @@ def _evaluate(c: _Ctx, tp: int, pp: int, ep: int, replicas: int, batch: int | Li
     kv_pg = seq_kv_pg * b
     per_gpu = weights_pg + kv_pg + overhead_pg
     fits = per_gpu <= cap and (batch != "max" or max_b is None or max_b >= 1)
-    max_ctx = None
+    max_ctx = max_ctx_mem = None
     if c.kv:
         room = budget
         s = c.kv.max_tokens(room * pp / (shard * b), c.kv_elem)
@@ -232,7 +233,9 @@ def _evaluate(c: _Ctx, tp: int, pp: int, ep: int, replicas: int, batch: int | Li
             max_ctx = limit
         else:
             max_ctx = int(max(0, min(s, limit))) if limit else int(max(0, s))
-    ev = _Eval(tp, pp, ep, replicas, b, per_gpu, weights_pg, kv_pg, overhead_pg, fits, max_b, max_b_mem, max_ctx)
+            max_ctx_mem = int(max(0, s))
+    ev = _Eval(tp, pp, ep, replicas, b, per_gpu, weights_pg, kv_pg, overhead_pg, fits, max_b, max_b_mem, max_ctx,
+               max_context_memory=max_ctx_mem)
     if c.model.kind == "llm":
         _speed(c, ev)
     return ev
@@ -860,6 +863,7 @@ def estimate_inference_for(
         kv_precision_reason=kv_reason if kv is not None else None, fits=ev.fits, memory=mem, context_tokens=context,
         input_tokens=isl, output_tokens=osl, prefix_cached_tokens=cached, new_input_tokens=isl - cached,
         batch_size=ev.batch, max_batch_size=ev.max_batch, max_context_tokens=ev.max_context,
+        max_context_tokens_memory=ev.max_context_memory,
         ttft_s=ev.ttft_s if llm else None, tpot_ms=step * 1000 if step else None,
         decode_tokens_per_s_per_sequence=1 / step if step else None,
         throughput_tokens_per_s=ev.throughput if llm else None,

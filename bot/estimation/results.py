@@ -104,6 +104,10 @@ class InferenceEstimate(_Result):
     ``objective`` is what the layout was chosen for. ``kv_precision_reason`` says why the KV
     dtype is what it is (``requested``, ``checkpoint_quantization`` = the engine keeps the
     quantized checkpoint's KV dtype, ``engine_default`` = the engine's activation dtype).
+    ``max_context_tokens`` is the longest sequence whose KV cache fits the engine's KV budget at
+    ``batch_size`` sequences, capped at the model's ``max_position_embeddings``;
+    ``max_context_tokens_memory`` is the same before that cap (``None`` when only sliding-window layers
+    grow, or the shape is unknown), so an answer can say when memory allows more than the model supports.
     ``new_input_tokens`` are the prompt tokens prefilled per request (``input_tokens`` minus
     ``prefix_cached_tokens``); ``request_latency_s`` = TTFT + output x TPOT.
     """
@@ -133,6 +137,7 @@ class InferenceEstimate(_Result):
     batch_size: int
     max_batch_size: int | None
     max_context_tokens: int | None
+    max_context_tokens_memory: int | None = None
     ttft_s: float | None
     tpot_ms: float | None
     decode_tokens_per_s_per_sequence: float | None

@@ -35,7 +35,7 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 #: What a question can ask for (see :class:`bot.parsing.query.Query.asks`).
 ASKS = ("fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "cost", "cheapest", "best",
         "memory", "comparison", "spec", "support", "break_even", "largest_model", "help", "throughput", "request_rate",
-        "node_count")
+        "node_count", "max_context", "token_cost", "difference")
 _QUANTITY_FIELDS = ("concurrent_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
                     "documents", "epochs", "audio_hours", "tokens_per_item", "context_tokens", "input_tokens",
                     "output_tokens", "training_tokens", "tokens_plain", "transistors")

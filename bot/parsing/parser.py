@@ -86,6 +86,9 @@ _LIMIT_CODES = frozenset({"message_truncated", "quantity_over_limit", "long_numb
 _ONE_UNIT_HOURS = frozenset({1.0, 24.0, 168.0, 730.0, 8760.0})
 
 
+#: A token count at least this large next to a cost per token is a volume to price (no request is that long).
+_TOKEN_VOLUME_MIN = 1_000_000
+
 def parse_question(text: str, kb: KnowledgeBase | None = None) -> Query:
     """Parse one user message.
 
@@ -176,7 +179,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     for m in lex.commitment_terms.finditer(low):
         vocab_spans.add(m.span())  # read above as a length of time or not: the term itself is understood
     fields = _quantity_fields(scan, notes, lex)
-    precisions, kv_precision = _precisions(low, lex, vocab_spans, model_spans)
+    precisions, kv_precisions = _precisions(low, lex, vocab_spans, model_spans)
     models = _models(model_found, low, pasted, unknown, notes, vocab_spans)
     for m in models:
         if m.precision and m.precision not in precisions:
@@ -262,7 +265,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         if fields.get("gpu_count") == gpus_per_node:
             fields.pop("gpu_count")
     term = next(iter(lex.commitment_terms.found(low)), None)
-    period = scan.first("period_hours")
+    # the period asked, other than the term itself ("包年和按需每月差多少": 包年 is the term, 每月 the period)
+    period = next((f for f in scan.all("period_hours") if f.value != _TERM_HOURS.get(term)), None)
     if term and "commitment" in lex.pricing.found(low) and period is not None and \
             fields.get("duration_hours") == _TERM_HOURS.get(term):
         # "reserved 1yr, monthly cost?": the term is the contract; the period asked is the answer's length
@@ -274,7 +278,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         gpus=gpus,
         models=models,
         precisions=precisions,
-        kv_precision=kv_precision,
+        kv_precision=kv_precisions[0] if kv_precisions else None,
+        kv_precisions=kv_precisions if len(kv_precisions) > 1 else [],
         full_precision=bool(lex.full_precision_words.search(low)),
         method=next(iter(lex.methods.found(low)), None),
         workload=find_workload(low, lex),
@@ -304,6 +309,15 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         **layout,
         **fields,
     )
+    if "token_cost" in query.asks and query.workload not in ("training", "finetune"):
+        # "what does 1M output tokens cost", "10M tokens cost to generate": a count of a million tokens or more
+        # next to a cost per token is the volume to price, not a request's length nor a training set
+        volume = next((v for v in (query.output_tokens, query.training_tokens, query.input_tokens)
+                       if v and v >= _TOKEN_VOLUME_MIN), None)
+        if volume is not None:
+            query = query.model_copy(update={"tokens_priced": float(volume), **{
+                f: None for f in ("output_tokens", "training_tokens", "input_tokens")
+                if (getattr(query, f) or 0) >= _TOKEN_VOLUME_MIN}})
     if query.commitment_term and query.duration_hours is None and query.deadline_hours is None \
             and "commitment" not in query.pricing:
         # a term said with no commitment word is a length of time ("8张 H100 跑一年": a year of use)
@@ -346,7 +360,8 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
     simple = {"concurrent_users": int, "batch_size": int, "lora_rank": int, "image_steps": int,
               "node_count": int, "context_tokens": int, "input_tokens": int, "output_tokens": int,
               "training_tokens": float, "documents": float, "tokens_per_item": float, "images": float,
-              "epochs": float, "audio_hours": float, "duration_hours": float, "deadline_hours": float}
+              "epochs": float, "audio_hours": float, "duration_hours": float, "deadline_hours": float,
+              "utilization_pct": float}
     rename = {"steps": "image_steps"}
     # several user counts ("500 people use it, 60 online at peak"): the one said to be simultaneous sizes the load
     users = scan.all("concurrent_users")
@@ -442,27 +457,40 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
     return out
 
 
-def _precisions(low: str, lex: Lexicon, spans: SpanSet, names: SpanSet | None = None) -> tuple[list[str], str | None]:
-    """(weight precisions in order, KV-cache precision). A precision next to a KV-cache word is the KV's; one
-    inside a model name ("llama3:70b-q8_0", "-AWQ") is the model's own, which the model mention carries."""
-    kv = None
-    hits: list[tuple[int, str]] = []
+def _precisions(low: str, lex: Lexicon, spans: SpanSet, names: SpanSet | None = None
+                ) -> tuple[list[str], list[str]]:
+    """(weight precisions in order, KV-cache precisions in order). A precision next to a KV-cache word is the KV's,
+    and so is one joined to it by a comparison ("fp16 vs fp8 kv": both are KV formats); one inside a model name
+    ("llama3:70b-q8_0", "-AWQ") is the model's own, which the model mention carries."""
+    kv: list[str] = []
+    kv_end = 0
+    hits: list[tuple[int, int, str]] = []
     kv_words = lex.kv_cache_words.pattern
+    joined = rf"\s*(?:{lex.compare_connectors.pattern}|and|&|和|与|跟)\s*$"
     for m in lex.precisions.finditer(low):
         if names is not None and m.start() in names:
             continue
         value = lex.precisions.value(m.group(0))
         spans.add(m.span())
         before, after = low[max(0, m.start() - 22):m.start()], low[m.end():m.end() + 14]
-        if re.search(rf"(?:{kv_words})\s*(?:in|=|:|as|to|dtype)?\s*$", before) or re.match(rf"\s*(?:{kv_words})", after):
-            kv = kv or ("fp16" if value == "fp16" else value)
+        if kv and re.fullmatch(joined, low[kv_end:m.start()]) and not re.match(r"\s*(?:weights?\b|权重)", after):
+            # "kv cache fp16 和 fp8": joined to a KV format (not "kv cache fp8 and bf16 weights")
+            kv.append(value)
+            kv_end = m.end()
             continue
-        hits.append((m.start(), value))
+        if re.search(rf"(?:{kv_words})\s*(?:in|=|:|as|to|dtype)?\s*$", before) or re.match(rf"\s*(?:{kv_words})", after):
+            # the precisions just before, joined to this one, are KV formats compared
+            while hits and re.fullmatch(joined, low[hits[-1][1]:m.start()]):
+                kv.insert(0, hits.pop()[2])
+            kv.append(value)
+            kv_end = m.end()
+            continue
+        hits.append((m.start(), m.end(), value))
     for m in _GGUF.finditer(low):
         spans.add(m.span())
-        hits.append((m.start(), m.group(1)))
+        hits.append((m.start(), m.end(), m.group(1)))
     hits.sort()
-    return list(dict.fromkeys(v for _, v in hits)), kv
+    return list(dict.fromkeys(v for _, _, v in hits)), list(dict.fromkeys(kv))
 
 
 def _merge_precisions(precisions: list[str]) -> list[str]:

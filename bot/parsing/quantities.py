@@ -60,6 +60,10 @@ QUANTITY_LIMITS: dict[str, float] = {
     "images": 1e12, "documents": 1e12, "money": 1e12,
 }
 
+#: "一天", "一周": one unit of a period, before the hours used in it ("一天跑 6 个小时"), hours per unit.
+_ONE_PERIOD_ZH = re.compile(r"(?:一|1)\s*(?:个)?\s*(?:天|日|周|星期)")
+_ONE_PERIOD_ZH_HOURS = {"天": 24.0, "日": 24.0, "周": 168.0, "期": 168.0}
+
 #: Characters between a key word and its number ("ctx: 8k", "batch size = 4").
 _GAP = r"[\s:=~(]*"
 _COUNT_FIELDS = ("concurrent_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
@@ -317,17 +321,44 @@ class _Scanner:
             if hours <= 0:
                 continue
             start, end = m.start(), m.end()
+            if value == 1 and _ONE_PERIOD_ZH.fullmatch(self.low[start:end].strip()) and re.match(
+                    rf"\s*(?:(?:用|跑|开|使用|运行|开机|工作|大约|大概|约|~)\s*)*{self.num}", self.low[end:end + 14]):
+                continue  # "一天跑 6 个小时": the day is the period of the hours that follow, not a length of time
             audio = re.match(r"\s*(?:" + lex.audio_after_duration.pattern + ")", self.low[end:end + 20])
             if audio:
                 self.claim("audio_hours", hours, start, end + audio.end())
                 continue
             before = self.before(start, 20)
+            share = self._share_of_period(hours, start, end)
+            if share is not None:  # "8 hours a day", "每天用 8 小时": how much of the time it is used
+                self.claim("utilization_pct", share[0], share[1], share[2])
+                continue
             deadline = re.search(r"(?:" + lex.deadline_words.pattern + r")\s*$", before)
             after_zh = re.match(r"\s*(?:以内|之内|内完成|内)", self.low[end:end + 6])
             self.claim("deadline_hours" if deadline or after_zh else "duration_hours", hours, start, end)
         for m in lex.duration_periods.finditer(self.low):
             if self.free(m.start(), m.end()):
                 self.claim("period_hours", float(lex.duration_periods.value(m.group(0))), m.start(), m.end())
+
+    def _share_of_period(self, hours: float, start: int, end: int) -> tuple[float, int, int] | None:
+        """(percent, start, end) when a length of time is said per a longer period ("8 hours a day", "40h per
+        week", "每天 8 小时", "一天用 12 个小时"): the share of that period the hardware is used, else ``None``."""
+        periods = self.lex.duration_periods
+        after = re.match(rf"\s*(?:{periods.pattern})", self.low[end:end + 14])
+        if after:
+            period = float(periods.value(after.group(0).strip()) or 0)
+            span = (start, end + after.end())
+        else:
+            before = re.search(rf"(?:{periods.pattern}|{_ONE_PERIOD_ZH.pattern})\s*"
+                               r"(?:(?:用|跑|开|使用|运行|开机|工作|大约|大概|约|~)\s*)*$", self.before(start, 14))
+            if not before:
+                return None
+            word = before.group(0).rstrip("用跑开使运行机工作大约概~ ")
+            period = float(periods.value(word) or _ONE_PERIOD_ZH_HOURS.get(word[-1:], 0))
+            span = (start - len(self.before(start, 14)) + before.start(), end)
+        if not 0 < hours < period or period < 24:
+            return None
+        return hours / period * 100, span[0], span[1]
 
     # ------------------------------------------------------------------ 7. memory, ratios, percents, power
     def units(self) -> None:
@@ -405,7 +436,8 @@ class _Scanner:
         said right after a count of items."""
         if self.out.first("tokens_per_item") is not None:
             return
-        after = re.compile(rf"^\s*(?:of|@|with|at|x|×|,)?\s*(?:~\s*)?{self.num}\s*(?:tok(?:en)?s?|token)\b")
+        after = re.compile(rf"^\s*(?:of|@|with|at|x|×|,)?\s*(?:(?:{self.lex.approx_words.pattern})\s*)?{self.num}\s*"
+                           r"(?:tok(?:en)?s?|token)\b")
         for f in self.out.all("documents"):
             m = after.match(self.low[f.end:f.end + 40])
             if not m:
@@ -415,7 +447,9 @@ class _Scanner:
                 continue
             start, end = f.end + m.start("num"), f.end + m.end()
             # a bare "2k tok" read earlier as a context length belongs to the items it follows
-            taken = next((g for g in self.out.found if g.field == "context_tokens" and start <= g.start < end), None)
+            # (overlapping the number, as the reading may begin at an approximation sign: "of ~300 tokens")
+            taken = next((g for g in self.out.found if g.field == "context_tokens" and g.start < end and g.end > start),
+                         None)
             if taken is not None:
                 taken.field, taken.value = "tokens_per_item", value
                 return

@@ -38,10 +38,13 @@ Intent = Literal[
 #: stated duration or run; ``cheapest``: the lowest-cost option; ``best``: the best option (under a
 #: budget when one is given); ``memory``: memory needed; ``comparison``: several items compared;
 #: ``spec``: a hardware fact; ``support``: whether a GPU supports a format or kernel; ``break_even``: buy vs rent; ``largest_model``: biggest model that fits;
-#: ``help``: what the bot does; ``node_count``: how many machines (with ``gpus_per_node``).
+#: ``help``: what the bot does; ``node_count``: how many machines (with ``gpus_per_node``); ``max_context``: the
+#: longest context (tokens per sequence) a configuration holds, capped by the model's supported length;
+#: ``token_cost``: money per million output tokens of a served model at full load; ``difference``: how much two
+#: options differ (money saved, "monthly cost difference", "差多少钱").
 Ask = Literal["fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "cost", "cheapest", "best",
               "memory", "comparison", "spec", "support", "break_even", "largest_model", "help", "throughput", "request_rate",
-              "node_count"]
+              "node_count", "max_context", "token_cost", "difference"]
 
 
 class _Record(BaseModel):
@@ -175,7 +178,8 @@ class Query(_Record):
         models: models named, in order (several for "8b, 70b and 405b").
         precisions: weight precisions named, normalised (``fp32``, ``bf16``, ``fp16``, ``fp8``, ``int8``,
             ``int4``, ``awq``, ``gptq``, ``nf4``, ``fp4`` or a GGUF quant such as ``q4_k_m``).
-        kv_precision: KV-cache precision when stated ("fp8 kv cache").
+        kv_precision: KV-cache precision when stated ("fp8 kv cache"): the first when several are.
+        kv_precisions: every KV-cache precision named when several are ("fp16 vs fp8 kv"), in order; else empty.
         full_precision: the model as released, unquantised ("满血版", "full precision"): FP8 for
             DeepSeek-V3/R1, bf16 for most others.
         method: fine-tuning method: ``full``, ``lora`` or ``qlora``.
@@ -192,6 +196,8 @@ class Query(_Record):
         ttft_ms_max / tpot_ms_max / latency_ms_max: latency limits, milliseconds.
         latency_percentile: the percentile of a latency limit (99 for "p99").
         training_tokens: training or fine-tuning set size, tokens ("on 2T tokens" -> 2e12).
+        tokens_priced: output tokens whose serving cost is asked ("what does 1M output tokens cost" -> 1e6), when
+            the cost per token is asked (``token_cost``).
         epochs: passes over the data.
         documents: items to process (documents, samples, rows, files).
         tokens_per_item: tokens per document/request/sample.
@@ -259,6 +265,7 @@ class Query(_Record):
     models: list[ModelMention] = Field(default_factory=list)
     precisions: list[str] = Field(default_factory=list)
     kv_precision: str | None = None
+    kv_precisions: list[str] = Field(default_factory=list)
     full_precision: bool = False
     method: Literal["full", "lora", "qlora"] | None = None
     workload: Literal["inference", "training", "finetune"] | None = None
@@ -277,6 +284,7 @@ class Query(_Record):
     latency_ms_max: float | None = None
     latency_percentile: float | None = None
     training_tokens: float | None = None
+    tokens_priced: float | None = None
     epochs: float | None = None
     documents: float | None = None
     tokens_per_item: float | None = None

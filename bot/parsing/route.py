@@ -10,7 +10,8 @@ The rules (each a kind of question, not a particular message), in order:
 1. ``help``: empty, or only a help phrase, with nothing named.
 2. ``diagnose``: a pasted symptom that is not a sizing problem (garbage output, hangs, NCCL errors).
 3. ``spec_lookup``: a claim of the H100 article quoted or paraphrased (``Query.claims``).
-4. ``quote``: buy vs rent (break-even), or a purchase price given.
+4. ``quote``: buy vs rent (break-even), or a purchase price given. (Before it: the tokens a training run gets
+   through in a given time on given GPUs, or for a given budget, go to ``size_training``.)
 5. ``recommend``: a recommendation asked in so many words, the largest model asked for, a budget or price
    limit without GPUs (and no cost asked), or the cheapest option asked with no GPU or model named.
 6. ``quote``: money asked about (price, cost, how much), the cheapest of named GPUs, or prices quoted for
@@ -49,7 +50,7 @@ from bot.parsing.query import Query
 __all__ = ["RouteInputs", "find_workload", "route"]
 
 #: What is asked that only a sizing answer gives.
-_SIZING_ASKS = frozenset({"fit", "gpu_count", "users_served", "speed", "memory", "time"})
+_SIZING_ASKS = frozenset({"fit", "gpu_count", "users_served", "speed", "memory", "time", "max_context"})
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,8 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     if "tokens_in_time" in asks and (query.duration_hours or query.deadline_hours) and query.workload != "inference" \
             and (query.gpus or query.gpu_count) and has_model:
         return "size_training"  # "how many tokens can we push through a 13b in 14 days on 64 A100s"
+    if "tokens_in_time" in asks and query.budget is not None and query.workload == "training" and has_model:
+        return "size_training"  # "with a $50k budget on H100s, how many tokens can I train a 3B on"
     if x.strong_recommend or ("largest_model" in asks) or (money and not gpus and "cost" not in asks) or (
             query.budget is not None and not gpus):
         return "recommend"
@@ -138,7 +141,9 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     joined = bool(gpus and (pair.search(x.marked) or rel.search(x.marked)))
     # what serving a model costs needs the serving plan first: the sizing answer prices it ("monthly cost to
     # serve llama 70b to 20 users"); a run (training, fine-tuning) or GPUs alone are priced by the quote
-    serving_cost = has_model and query.workload == "inference"
+    # "what does 1M output tokens cost for llama 3.1 8b": a cost per token is a serving cost
+    serving_cost = has_model and (query.workload == "inference" or (
+        "token_cost" in asks and query.workload is None))
     if joined and has_model and gpus >= 2 and not query.claims and "break_even" not in asks:
         # GPUs compared for a model, whatever figure is asked of them (speed, cost per token, cost of a run)
         return "compare"
