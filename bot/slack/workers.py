@@ -41,8 +41,10 @@ from typing import Literal
 
 from pebble import ProcessExpired, ProcessPool
 
+from bot.advice.advise import advise
 from bot.kb.loader import KnowledgeBase, load_knowledge, set_knowledge
 from bot.ops.logs import configure_logging, describe_exception
+from bot.parsing import parse_question
 from bot.slack.answering import (
     AnswerFunction,
     AnswerRequest,
@@ -125,7 +127,13 @@ def _init_worker(log_level: str, log_format: str, ref: KnowledgeRef | None, cata
     except OSError:  # not permitted here: run at the same priority
         pass
     if ref is not None:
-        _knowledge(ref)  # warm: the first answer does not pay for loading
+        kb = _knowledge(ref)  # warm: the first answer does not pay for loading
+        try:
+            # nor for compiling the lexicon, building the parser's name tables and the offer table: a worker
+            # started to replace a stopped one answers its first question within the same time budget
+            advise(parse_question("H100 vs A100 for Llama 2 70B", kb), kb)
+        except Exception as exc:  # noqa: BLE001 - a warm-up failure shows again, and is reported, when answering
+            log.warning("core not warmed up: %s", describe_exception(exc))
         try:
             warm_up_charts()  # nor for importing matplotlib to draw its chart
         except Exception as exc:  # noqa: BLE001 - charts are drawn (or skipped, logged) when answering
