@@ -278,3 +278,35 @@ def test_a_known_card_without_bandwidth_answers_fit_by_its_listed_memory(kb):
     assert a.headline.code == "unknown_gpu_fit" and a.headline.params["memory_gb"] == 64
     assert a.headline.params["listed"] and not a.headline.params["stated"]
     assert a.headline.params["fits"]
+
+
+@pytest.mark.parametrize(("text", "field", "value"), [
+    ("用 H100 训一个三十亿参数的模型，一千亿 token，十六张卡要几天", "training_tokens", 1e11),  # 一千亿 = 10^11
+    ("十万条 SFT 数据，平均两千 token，全参微调 qwen2.5-7b，八张 H800，跑三个 epoch 要多久", "epochs", 3),
+    ("buy or rent, we'd use it 60% of the time for 3 yrs", "duration_hours", 3 * 8760),
+    ("gemma 2 27b, 500 concurrent sessions, prompts ~4k tokens, outputs 512, on h200s", "output_tokens", 512),
+    ("Mistral Small 24B for 40 simultaneous chats w/ 32k context on L40S", "concurrent_users", 40),
+])
+def test_numbers_written_in_words_and_shorthand_are_read(kb, text, field, value):
+    assert getattr(parse_question(text, kb), field) == pytest.approx(value)
+
+
+def test_a_parameter_count_in_chinese_is_a_model_size(kb):
+    # 三十亿 = 3 x 10^9 parameters = a 3B model; 参数 there is its size, not a spec question
+    q = parse_question("用 H100 训一个三十亿参数的模型，一千亿 token，十六张卡要几天", kb)
+    assert [m.params_total_b for m in q.models] == [3] and q.intent == "size_training"
+    assert parse_question("70亿参数的模型用4090能跑吗", kb).intent == "size_inference"
+
+
+def test_a_commitment_is_billed_every_hour_in_buy_vs_rent(kb):
+    # AWS p5.48xlarge 1-year commitment: billed 730 h a month whatever the use; on-demand at 60% use
+    a = ask(kb, "should we buy an 8x H100 server for ~$300k or keep renting? we'd use it ~60% of the time")
+    rows = {o.price.pricing_model: o for o in a.options if o.price}
+    committed = rows["commitment"]
+    assert committed.total_cost_usd == pytest.approx(committed.price.price_per_hour_usd * 730)
+
+
+def test_a_pasted_error_names_one_card(kb):
+    q = parse_question("V100 32G 上跑 qwen2 7b 报：ValueError: Bfloat16 is only supported on GPUs with compute "
+                       "capability of at least 8.0. 这个怎么解决", kb)
+    assert [(g.id, g.count) for g in q.gpus] == [("v100-sxm-32gb", 1)] and q.intent == "diagnose"

@@ -636,7 +636,8 @@ def _break_even(ctx: Context) -> Answer:
             placements.append(p)
     options = []
     for p in placements:
-        rent_month = p.price_per_hour_usd * month * util
+        # a commitment is billed for every hour of its term, used or not; on-demand and spot only when used
+        rent_month = p.price_per_hour_usd * month * (1.0 if p.offer.pricing_model == "commitment" else util)
         saving = rent_month - power_month - hosting_month
         months = purchase / saving if saving > 0 else None
         opt = Option(gpu=gpu.id, gpu_name=gpu.name, gpu_count=count, price=price_of(ctx, p), duration_hours=month,

@@ -73,6 +73,10 @@ _GENERIC_SIZE = re.compile(
     r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|examples|words|images|requests|docs|documents|users?\b|people"
     r"|customers|queries|calls|records|pages|chunks|sentences|messages|dollars|usd\b|yuan|个|人|条|张))"
 )
+#: A parameter count written in full or with a Chinese scale ("70亿参数", "3000000000 parameters", "1.8 万亿参数").
+_PARAM_COUNT = re.compile(r"(?<![\w.])(\d{1,15}(?:\.\d+)?)\s*(亿|万亿)?\s*(?:个)?\s*(?:参数量?|parameters?\b|params\b)")
+#: Chinese scales before 参数 (亿 = 10^8, 万亿 = 10^12); bare digits are a count of parameters.
+_PARAM_SCALES = {"亿": 1e8, "万亿": 1e12}
 #: A name glued to a size with no separator ("glm6b"); known families were resolved before.
 _GLUED_UNKNOWN = re.compile(r"(?<![\w.\-/:])([a-z]{2,})(\d+(?:\.\d+)?)b(?![\w.])"
                             r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|images|requests))")
@@ -495,6 +499,17 @@ class _ModelScanner:
             self.masked.add(m.span())
 
     def generic(self, gpu_keys: dict[str, str]) -> None:
+        for m in _PARAM_COUNT.finditer(self.low):
+            # "70亿参数的模型", "30 亿参数", "3000000000 parameters": a parameter count in full, as a size
+            if self._is_masked(m.start()):
+                continue
+            total = float(m.group(1)) * _PARAM_SCALES.get(m.group(2) or "", 1.0) / 1e9
+            if not 0.01 <= total <= 100_000:
+                continue
+            self.found.append(FoundModel(None, self.written(m.start(), m.end()), m.start(), m.end(), generic=True,
+                                         params_total_b=total,
+                                         notes=[note("generic_model", size=f"{total:g}B", active_b=None)]))
+            self.masked.add((m.start(), m.end()))
         moe = _MOE_GENERIC.search(self.low)
         active_spans = []
         for m in _GENERIC_SIZE.finditer(self.low):

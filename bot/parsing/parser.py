@@ -203,12 +203,14 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     diagnosis = find_diagnosis(low)
     if diagnosis and diagnosis.total_capacity_gib and not gpus:
         gpus.extend(_gpu_from_capacity(kb, tables, diagnosis.total_capacity_gib, notes))
-    elif diagnosis and diagnosis.total_capacity_gib and len(gpus) == 1 and gpus[0].count is None \
-            and fields.get("gpu_count") is None:
-        # an allocator message is one GPU's ("GPU 0 has a total capacity of 23.65 GiB"): the card named is one card
+    elif (diagnosis or error_paste) and len(gpus) == 1 and gpus[0].count is None and fields.get("gpu_count") is None:
+        # a pasted error comes from the user's setup ("V100 32G 上跑 ... 报 ValueError", "GPU 0 has a total capacity
+        # of 23.65 GiB"): with no count said, the card named is one card, not a count to search
         gpus = [gpus[0].model_copy(update={"count": 1})]
     providers = _providers(low, tables, lex, gpu_found, vocab_spans)
-    ask_text = _masked(low, SpanSet(error_detail_spans(low))) if diagnosis else low
+    # no ask is read from inside a model's name ("70亿参数的模型": 参数 is its size, not a spec question) or from
+    # an error message's memory details
+    ask_text = _masked(low, SpanSet([*model_spans.spans(), *(error_detail_spans(low) if diagnosis else [])]))
     asks = [a for group in lex.asks.found(ask_text) for a in (group if isinstance(group, list) else [group])]
     if "gpu_count" not in asks and any(_HOW_MANY_BEFORE.search(low[:f.span_start]) for f in gpu_found):
         asks.append("gpu_count")  # "how many MI300X ...", "how many of the L40S": a count of the GPU named

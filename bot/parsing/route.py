@@ -174,7 +174,8 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     if query.precisions and gpus and not has_model and diagnosis is None and (
             "fit" in asks or "spec" in asks or "support" in asks):
         return "spec_lookup"
-    if diagnosis and not has_model and (x.error_paste or not gpus):
+    if (diagnosis and not has_model and (x.error_paste or not gpus)) or (diagnosis == "feature_gate" and x.error_paste):
+        # a pasted "bf16 is only supported on compute capability 8.0" is answered by its fix, model named or not
         return "diagnose"
     workload = query.workload
     if workload is None and query.training_tokens and has_model and not (

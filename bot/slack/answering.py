@@ -357,6 +357,19 @@ def use_stored_catalog(database_url: str | None) -> None:
     set_catalog(load)
 
 
+def warm_up_core(kb: KnowledgeBase) -> None:
+    """Answer one question now, so that the lexicon is compiled and the parser's name tables and the offer table
+    are built before a worker's first real answer (a worker started to replace a stopped one then answers within
+    the same time budget). Called by answer workers as they start.
+
+    Args:
+        kb: the knowledge base the worker answers from.
+    """
+    from bot.parsing import parse_question
+
+    advise(parse_question("H100 vs A100 for Llama 2 70B", kb), kb)
+
+
 def warm_up_charts() -> None:
     """Import matplotlib's Agg drawing and find the CJK font now (about 0.6 s), so that a worker's first
     chart does not delay its answer by that much. Called by answer workers as they start."""

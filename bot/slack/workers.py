@@ -41,10 +41,8 @@ from typing import Literal
 
 from pebble import ProcessExpired, ProcessPool
 
-from bot.advice.advise import advise
 from bot.kb.loader import KnowledgeBase, load_knowledge, set_knowledge
 from bot.ops.logs import configure_logging, describe_exception
-from bot.parsing import parse_question
 from bot.slack.answering import (
     AnswerFunction,
     AnswerRequest,
@@ -53,6 +51,7 @@ from bot.slack.answering import (
     catalog_generation,
     use_stored_catalog,
     warm_up_charts,
+    warm_up_core,
 )
 
 __all__ = ["WORKER_NICENESS", "AnswerFailure", "AnswerPool", "KnowledgeRef", "new_ref"]
@@ -131,7 +130,7 @@ def _init_worker(log_level: str, log_format: str, ref: KnowledgeRef | None, cata
         try:
             # nor for compiling the lexicon, building the parser's name tables and the offer table: a worker
             # started to replace a stopped one answers its first question within the same time budget
-            advise(parse_question("H100 vs A100 for Llama 2 70B", kb), kb)
+            warm_up_core(kb)
         except Exception as exc:  # noqa: BLE001 - a warm-up failure shows again, and is reported, when answering
             log.warning("core not warmed up: %s", describe_exception(exc))
         try:
