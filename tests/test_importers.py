@@ -363,6 +363,76 @@ def test_deepseek_v3_mla_and_moe():
     assert entry["native_precision"] == "fp8"  # the published weights are FP8 (quantization_config)
 
 
+def test_chatglm_remote_code_names():
+    # THUDM/chatglm3-6b config.json (copy in BarryZ001/OntoThink_V4 download_chatglm3.sh; shapes also in
+    # mindspore-lab/mindformers configs/glm3/run_glm3_6b.yaml): ChatGLM's own field names.
+    config = {"model_type": "chatglm", "num_layers": 28, "padded_vocab_size": 65024, "vocab_size": 65024,
+              "hidden_size": 4096, "ffn_hidden_size": 13696, "kv_channels": 128, "num_attention_heads": 32,
+              "seq_length": 8192, "add_bias_linear": False, "add_qkv_bias": True, "multi_query_attention": True,
+              "multi_query_group_num": 2, "tie_word_embeddings": False, "torch_dtype": "float16"}
+    # per layer: query_key_value 4096 x (32 + 2 x 2) x 128 = 18,874,368 + bias 4,608; dense 4096 x 4096 = 16,777,216;
+    #            MLP dense_h_to_4h 4096 x 2 x 13696 + dense_4h_to_h 13696 x 4096 = 168,296,448; 2 RMSNorms 8,192
+    #            = 203,960,832; x 28 = 5,710,903,296
+    # embedding + output layer 2 x 65024 x 4096 = 532,676,608; final norm 4,096 -> 6,243,584,000
+    result = import_hf_config(config, "THUDM/chatglm3-6b")
+    assert (result.params_total, result.params_active) == (6_243_584_000, None)
+    entry = result.entry
+    assert (entry["num_hidden_layers"], entry["num_key_value_heads"], entry["head_dim"]) == (28, 2, 128)
+    assert (entry["intermediate_size"], entry["vocab_size"], entry["max_position_embeddings"]) == (13696, 65024, 8192)
+    assert entry["family"] == "glm" and entry["native_precision"] == "fp16" and result.warnings == []
+
+
+def test_glm4_moe_shared_expert_dense_first_layer_and_router_bias():
+    # GLM-4.5-Air (vllm-project/vime scripts/models/glm4.5-106B-A12B.sh; NVIDIA-NeMo/Megatron-Bridge docs glm45.md)
+    config = {"model_type": "glm4_moe", "num_hidden_layers": 46, "hidden_size": 4096, "intermediate_size": 10944,
+              "num_attention_heads": 96, "num_key_value_heads": 8, "head_dim": 128, "attention_bias": True,
+              "use_qk_norm": False, "n_routed_experts": 128, "n_shared_experts": 1, "num_experts_per_tok": 8,
+              "moe_intermediate_size": 1408, "first_k_dense_replace": 1, "vocab_size": 151552,
+              "max_position_embeddings": 131072, "tie_word_embeddings": False}
+    # attention: q 4096 x 96 x 128 = 50,331,648; k, v 2 x 4096 x 8 x 128 = 8,388,608; o 50,331,648;
+    #            q/k/v biases 12,288 + 2,048 (no output bias) -> 109,066,240; + 2 norms 8,192 = 109,074,432 x 46
+    #            = 5,017,423,872
+    # dense layer 0 MLP: 3 x 4096 x 10944 = 134,479,872
+    # MoE layer: 128 experts x 3 x 4096 x 1408 (17,301,504) = 2,214,592,512 + 1 shared 17,301,504
+    #            + router 4096 x 128 = 524,288 + expert bias 128 = 2,232,418,432; x 45 = 100,458,829,440
+    # embeddings 2 x 151552 x 4096 = 1,241,513,984; final norm 4,096 -> 106,852,251,264
+    # active MoE layer: 8 x 17,301,504 + shared + router + bias = 156,237,952 x 45 = 7,030,707,840
+    #   -> 1,241,513,984 + 5,017,423,872 + 134,479,872 + 7,030,707,840 + 4,096 = 13,424,129,664
+    result = import_hf_config(config, "zai-org/GLM-4.5-Air")
+    assert (result.params_total, result.params_active) == (106_852_251_264, 13_424_129_664)
+    entry = result.entry
+    assert (entry["num_local_experts"], entry["n_shared_experts"], entry["moe_intermediate_size"]) == (128, 1, 1408)
+    assert entry["family"] == "glm (MoE)" and result.warnings == []
+    # GLM-4.5 adds per-head q/k RMSNorms (use_qk_norm): 2 x 128 per layer
+    with_norm = compute_params_from_config({**config, "use_qk_norm": True})[0]
+    assert with_norm - result.params_total == 46 * 2 * 128
+
+
+def test_kimi_k2_is_read_as_deepseek_v3():
+    # ai-dynamo/aiconfigurator src/aiconfigurator/model_configs/moonshotai--Kimi-K2-Instruct_config.json
+    config = {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "kimi_k2", "num_hidden_layers": 61,
+              "hidden_size": 7168, "num_attention_heads": 64, "num_key_value_heads": 64, "intermediate_size": 18432,
+              "vocab_size": 163840, "max_position_embeddings": 131072, "n_routed_experts": 384, "n_shared_experts": 1,
+              "num_experts_per_tok": 8, "moe_intermediate_size": 2048, "moe_layer_freq": 1, "first_k_dense_replace": 1,
+              "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+              "v_head_dim": 128, "routed_scaling_factor": 2.827, "torch_dtype": "bfloat16", "use_cache": True,
+              "tie_word_embeddings": False}
+    # MLA: q_a 7168 x 1536 + norm 1536 + q_b 1536 x 64 x 192 = 29,885,952; kv_a 7168 x 576 + norm 512
+    #      + kv_b 512 x 64 x 256 = 12,517,888; o 64 x 128 x 7168 = 58,720,256 -> 101,124,096; + norms 14,336
+    #      = 101,138,432 x 61 = 6,169,444,352
+    # dense layer 0 MLP 3 x 7168 x 18432 = 396,361,728
+    # MoE layer: 384 x 3 x 7168 x 2048 (44,040,192) = 16,911,433,728 + shared 44,040,192 + router 7168 x 384
+    #            = 2,752,512 -> 16,958,226,432 x 60 = 1,017,493,585,920 (no topk_method: no expert bias)
+    # embeddings 2 x 163840 x 7168 = 2,348,810,240; final norm 7,168 -> 1,026,408,209,408
+    # active MoE layer 8 x 44,040,192 + shared + router = 399,114,240 x 60 = 23,946,854,400
+    #   -> 2,348,810,240 + 6,169,444,352 + 396,361,728 + 23,946,854,400 + 7,168 = 32,861,477,888
+    result = import_hf_config(config, "moonshotai/Kimi-K2-Instruct")
+    assert (result.params_total, result.params_active) == (1_026_408_209_408, 32_861_477_888)
+    entry = result.entry
+    assert (entry["kv_lora_rank"], entry["num_local_experts"], entry["n_shared_experts"]) == (512, 384, 1)
+    assert entry["family"] == "kimi (MoE, MLA)" and result.warnings == []
+
+
 def test_multimodal_text_config_is_unwrapped():
     llama = json.loads((FIXTURES / "llama-2-7b-config.json").read_text())
     text = {k: v for k, v in llama.items() if k not in ("torch_dtype", "tie_word_embeddings")}
@@ -429,6 +499,10 @@ CROSS_CHECK_SKIPPED_FAMILIES = {
     "starcoder": "GPT-BigCode; entries lack n_positions",
     "dbrx (MoE)": "DBRX nests its sizes under ffn_config/attn_config; formula not implemented",
     "deepseek (MoE, MLA)": "entries lack first_k_dense_replace/topk_method (covered by test_deepseek_v3_mla_and_moe)",
+    "kimi (MoE, MLA)": "entries lack first_k_dense_replace (covered by test_kimi_k2_is_read_as_deepseek_v3)",
+    "glm": "q/k/v bias only (add_qkv_bias); entries hold no bias flags (covered by test_chatglm_remote_code_names)",
+    "glm (MoE)": "entries lack first_k_dense_replace and bias flags (covered by "
+                 "test_glm4_moe_shared_expert_dense_first_layer_and_router_bias)",
 }
 
 
@@ -446,7 +520,7 @@ def _model_type(model) -> str | None:
         return "phi3"
     if family == "mistral":
         return "mistral"
-    if family in ("llama", "llama (code)", "deepseek-r1 distill (llama)", "yi"):
+    if family in ("llama", "llama (code)", "deepseek-r1 distill (llama)", "yi", "internlm", "baichuan"):
         return "llama"
     if family == "cohere":
         return "cohere"

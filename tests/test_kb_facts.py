@@ -19,7 +19,7 @@ def test_coverage_counts(kb):
     # the 14 claims C01-C14.
     assert len(kb.gpus) == 86
     assert len(kb.claims) == 14
-    assert len(kb.models) == 100
+    assert len(kb.models) == 109
     assert len(kb.offers) == 271
     assert len(kb.benchmarks) == 99
 

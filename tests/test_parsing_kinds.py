@@ -115,7 +115,8 @@ CASES: list[tuple[str, str, dict]] = [
     ("glued", "deepseek671b fp8 on 8 h200", {"models": ["deepseek-v3"], "gpus": [("h200-sxm-141gb", 8)]}),
     ("glued", "qwen72b awq on 2x 4090", {"models": ["qwen2.5-72b"], "gpus": [("rtx-4090-24gb", 2)]}),
     ("glued", "mistral7b on t4", {"models": ["mistral-7b-v0.3"], "gpus": [("t4-16gb", None)]}),
-    ("glued", "baichuan13b 在 4090 上能跑吗", {"models": ["generic:13"], "gpus": [("rtx-4090-24gb", None)]}),
+    # family + size without a version: the newest Baichuan of 13B (Baichuan2-13B), with variant_assumed
+    ("glued", "baichuan13b 在 4090 上能跑吗", {"models": ["baichuan2-13b"], "gpus": [("rtx-4090-24gb", None)]}),
     # ------------------------------------------------------------------ instance families
     ("instance_family", "g5 for llama 3 8b serving",
      {"intent": "size_inference", "gpus": [("a10g-24gb", None)], "providers": ["aws"]}),

@@ -6,7 +6,8 @@ Hugging Face ``transformers`` implementations and reproduce the knowledge base's
 ``params_from_config_b`` figures, which were checked against published safetensors totals:
 
 Llama-style decoders (llama, mistral, mixtral, qwen2/2.5, qwen3, qwen2/3-moe, gemma 1/2/3,
-phi3/phi-4, cohere, deepseek-v2/v3, and unknown ``model_type`` as a fallback, with a warning)::
+phi3/phi-4, cohere, deepseek-v2/v3, kimi-k2, internlm2, baichuan, chatglm (ChatGLM2/3, GLM-4),
+glm4-moe (GLM-4.5), and unknown ``model_type`` as a fallback, with a warning)::
 
     embeddings      V*h                          (+ V*h LM head unless tie_word_embeddings)
     per layer       attention  h*(n_heads*d) + 2*h*(n_kv*d) + (n_heads*d)*h
@@ -22,8 +23,15 @@ MoE layers replace the MLP with ``E x 3*h*I_expert`` plus a router ``h*E`` (mixt
 ``moe_intermediate_size``, plus a shared expert ``3*h*I_shared + h`` in qwen2-moe; deepseek:
 ``n_routed_experts`` + ``n_shared_experts`` with ``moe_intermediate_size``, dense MLP in the
 first ``first_k_dense_replace`` layers, ``E`` score-correction biases when ``topk_method`` is
-``noaux_tc``). Active parameters count ``num_experts_per_tok`` routed experts plus everything
+``noaux_tc``; kimi_k2 and glm4_moe read the same fields, glm4_moe's router always has the biases).
+Active parameters count ``num_experts_per_tok`` routed experts plus everything
 else (embeddings, attention, router, shared experts).
+
+ChatGLM (``model_type`` chatglm, remote code) names its fields ``num_layers``, ``ffn_hidden_size``,
+``kv_channels`` (head_dim), ``padded_vocab_size`` (embedding rows) and ``seq_length``; K/V heads are
+``multi_query_group_num`` when ``multi_query_attention``; ``add_qkv_bias`` gives the q/k/v biases and
+``add_bias_linear`` the output and MLP biases. GLM-4.5 (glm4_moe): q/k/v biases with ``attention_bias``
+(no output bias) and per-head q/k RMSNorms with ``use_qk_norm``; its MTP layer is not counted.
 
 DeepSeek MLA attention (``kv_lora_rank`` set)::
 
@@ -44,7 +52,8 @@ Falcon (``model_type`` falcon / RefinedWeb; non-gated, LayerNorm with bias)::
 
 Checked by hand (tests/test_importers.py): Llama 2 7B 6,738,415,616; Llama 2 70B
 68,976,648,192; Mixtral 8x7B 46,702,792,704 (active 12,879,925,248); DeepSeek-V3 671,026,419,200;
-Falcon-7B 6,921,720,704; GPT-2 XL 1,557,611,200.
+Falcon-7B 6,921,720,704; GPT-2 XL 1,557,611,200; ChatGLM3-6B 6,243,584,000; GLM-4.5-Air
+106,852,251,264 (active 13,424,129,664); Kimi K2 1,026,408,209,408 (active 32,861,477,888).
 
 Hostile or broken input: every public function raises :class:`ConfigImportError` and nothing
 else for any JSON text or JSON-like dict (any nesting, any numbers, any strings). The bounds are
@@ -88,7 +97,8 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "num_attention_heads": ("num_attention_heads", "n_head", "num_heads", "n_heads"),
     "num_key_value_heads": ("num_key_value_heads", "num_kv_heads", "n_head_kv"),
     "intermediate_size": ("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"),
-    "vocab_size": ("vocab_size",),
+    "vocab_size": ("padded_vocab_size", "vocab_size"),
+    "head_dim": ("head_dim", "kv_channels"),
     "max_position_embeddings": ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length"),
 }
 _GPT2_TYPES = {"gpt2", "gpt_bigcode"}
@@ -96,7 +106,12 @@ _FALCON_TYPES = {"falcon", "refinedweb", "refinedwebmodel"}
 _LLAMA_TYPES = {
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3",
     "gemma3_text", "phi3", "cohere", "deepseek_v2", "deepseek_v3", "yi", "internlm2", "olmo", "granite",
+    "baichuan", "chatglm", "glm4_moe", "kimi_k2",
 }
+#: MoE layouts read like DeepSeek's (``n_routed_experts``, ``n_shared_experts``, ``first_k_dense_replace``):
+#: Kimi K2 is the DeepSeek-V3 architecture under its own model_type (Moonshot's deployment guide: "Kimi-K2
+#: reuses DeepseekV3CausalLM ... change model_type to deepseek_v3"); GLM-4.5's Glm4Moe has the same fields.
+_DEEPSEEK_STYLE_MOE = {"deepseek_v2", "deepseek_v3", "kimi_k2", "glm4_moe"}
 #: transformers' default for tie_word_embeddings when a config omits it, by model_type.
 _TIED_BY_DEFAULT = {"gpt2", "gpt_bigcode", "falcon", "refinedweb", "refinedwebmodel", "gemma", "gemma2",
                     "gemma3", "gemma3_text", "cohere"}
@@ -105,7 +120,8 @@ _FAMILY = {
     "qwen2_moe": "qwen (MoE)", "qwen3_moe": "qwen (MoE)", "gemma": "gemma", "gemma2": "gemma",
     "gemma3": "gemma", "gemma3_text": "gemma", "phi3": "phi", "cohere": "cohere", "falcon": "falcon",
     "refinedweb": "falcon", "refinedwebmodel": "falcon", "gpt2": "gpt2", "gpt_bigcode": "starcoder",
-    "deepseek_v2": "deepseek (MoE, MLA)", "deepseek_v3": "deepseek (MoE, MLA)",
+    "deepseek_v2": "deepseek (MoE, MLA)", "deepseek_v3": "deepseek (MoE, MLA)", "kimi_k2": "kimi (MoE, MLA)",
+    "chatglm": "glm", "glm4_moe": "glm (MoE)", "internlm2": "internlm", "baichuan": "baichuan",
 }
 _DTYPES = {
     "float16": "fp16", "fp16": "fp16", "half": "fp16", "bfloat16": "bf16", "bf16": "bf16",
@@ -493,7 +509,7 @@ def import_hf_config(
         "sliding_window_layers": sliding_layers,
         "num_local_experts": arch.experts or None,
         "num_experts_per_tok": arch.experts_per_tok if arch.experts else None,
-        "n_shared_experts": arch.shared_experts if arch.experts and arch.model_type.startswith("deepseek") else None,
+        "n_shared_experts": arch.shared_experts if arch.experts and arch.model_type in _DEEPSEEK_STYLE_MOE else None,
         "kv_lora_rank": arch.kv_lora_rank,
         "q_lora_rank": arch.q_lora_rank,
         "qk_rope_head_dim": arch.qk_rope_head_dim or None,
@@ -638,6 +654,10 @@ def _architecture(data: dict[str, Any]) -> tuple[_Arch, list[str]]:
             kv_heads = 1 if cfg.get("multi_query", True) else heads
     elif style == "gpt2" and cfg.get("multi_query"):
         kv_heads = 1
+    elif model_type == "chatglm":  # ChatGLM2/3, GLM-4 (remote code): grouped K/V when multi_query_attention
+        groups = _int_field(cfg, "num_key_value_heads", key="multi_query_group_num")
+        if cfg.get("multi_query_attention") and groups:
+            kv_heads = groups
     if kv_heads is None:
         kv_heads = heads
         if style == "llama":
@@ -676,9 +696,13 @@ def _architecture(data: dict[str, Any]) -> tuple[_Arch, list[str]]:
 
     # Llama-style details
     arch.qkv_bias = model_type in ("qwen2", "qwen2_moe") or bool(cfg.get("attention_bias"))
-    arch.o_bias = bool(cfg.get("attention_bias")) and model_type not in ("qwen2", "qwen2_moe")
+    arch.o_bias = bool(cfg.get("attention_bias")) and model_type not in ("qwen2", "qwen2_moe", "glm4_moe")
     arch.mlp_bias = bool(cfg.get("mlp_bias"))
-    arch.qk_norm = model_type in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text")
+    if model_type == "chatglm":  # query_key_value bias = add_qkv_bias; dense and MLP biases = add_bias_linear
+        arch.qkv_bias = bool(cfg.get("add_qkv_bias"))
+        arch.o_bias = arch.mlp_bias = bool(cfg.get("add_bias_linear"))
+    arch.qk_norm = model_type in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text") or (
+        model_type == "glm4_moe" and bool(cfg.get("use_qk_norm")))
     arch.norms_per_layer = 4 if model_type in ("gemma2", "gemma3", "gemma3_text") else (
         1 if model_type == "cohere" else 2)
     if mla_rank:
@@ -691,12 +715,13 @@ def _architecture(data: dict[str, Any]) -> tuple[_Arch, list[str]]:
         arch.experts = experts
         arch.experts_per_tok = _int_field(cfg, "num_experts_per_tok")
         arch.expert_intermediate = expert_intermediate
-        if model_type.startswith("deepseek"):
+        if model_type in _DEEPSEEK_STYLE_MOE:
             arch.shared_experts = _int_field(cfg, "n_shared_experts") or 0
             first_dense = _int_field(cfg, "first_k_dense_replace") or 0
             freq = _int_field(cfg, "moe_layer_freq") or 1
             arch.moe_layers = sum(1 for i in range(layers) if i >= first_dense and i % freq == 0)
-            arch.score_bias = cfg.get("topk_method") == "noaux_tc"
+            # the router's e_score_correction_bias: DeepSeek with noaux_tc; Glm4Moe's router always has it
+            arch.score_bias = cfg.get("topk_method") == "noaux_tc" or model_type == "glm4_moe"
         elif model_type in ("qwen2_moe", "qwen3_moe"):
             arch.shared_intermediate = _int_field(cfg, "shared_expert_intermediate_size") or 0
             step = _int_field(cfg, "decoder_sparse_step") or 1
