@@ -311,3 +311,17 @@ def test_a_pasted_error_names_one_card(kb):
     q = parse_question("V100 32G 上跑 qwen2 7b 报：ValueError: Bfloat16 is only supported on GPUs with compute "
                        "capability of at least 8.0. 这个怎么解决", kb)
     assert [(g.id, g.count) for g in q.gpus] == [("v100-sxm-32gb", 1)] and q.intent == "diagnose"
+
+
+@pytest.mark.parametrize(("text", "users", "context"), [
+    ("how many 8xH100 nodes to serve llama 3.1 405b fp8 for 300 concurrent users at 8k", 300, 8192),
+    ("llama3 70b 在 H100 上服务 100 人，4k 上下文，fp16，要几张卡", 100, 4096),
+])
+def test_a_user_count_before_its_unit_keeps_the_number_after_for_the_context(kb, text, users, context):
+    q = parse_question(text, kb)
+    assert (q.concurrent_users, q.context_tokens) == (users, context) and not q.not_understood
+
+
+def test_a_key_before_another_quantitys_number_does_not_take_it(kb):
+    q = parse_question("服务 8 张卡", kb)
+    assert q.concurrent_users is None and q.gpu_count == 8

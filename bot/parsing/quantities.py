@@ -405,12 +405,19 @@ class _Scanner:
                     r"(?:\s*(?:张图片|张图|张|幅|images?|pictures?))?" if name == "images" else "")  # "出5万张"
                 pattern = re.compile(rf"(?P<key>{keys.pattern})(?:[\s:=]*(?:{conn}))?[\s:=~(]*{self.num}{tail}")
                 for m in pattern.finditer(self.low):
-                    if units and _NUMBER_BEFORE.search(self.low[max(0, m.start() - 12):m.start()]) and \
-                            re.fullmatch(units.pattern, m.group("key")) and \
-                            any_unit.match(self.low[m.end():m.end() + 24].lstrip()):
-                        # "150 concurrent users at 8k context": the phrase is the unit of the number before it,
-                        # and the number after has its own unit
+                    before = _NUMBER_BEFORE.search(self.low[max(0, m.start() - 12):m.start()])
+                    after = self.low[m.end():m.end() + 24].lstrip()
+                    if units and before and max(0, m.start() - 12) + before.start() not in self.masked and \
+                            re.fullmatch(units.pattern, m.group("key")) and (
+                                any_unit.match(after) or not after or after[0] in ",.;?!，。；？！"):
+                        # "150 concurrent users at 8k context", "300 concurrent users at 8k": the phrase is the unit
+                        # of the number before it; the number after is something else (a context, here)
                         continue
+                    rest = self.low[m.end():m.end() + 24].lstrip()
+                    unit_after = any_unit.match(rest)
+                    if name in _COUNT_FIELDS and unit_after and not (units and re.match(units.pattern, rest)) \
+                            and not rest[unit_after.end():].lstrip()[:1].isdigit():
+                        continue  # "服务 8 张卡": the number has another quantity's unit after it
                     candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0) - 1, name,
                                        number_value(m, lex, binary_k=binary), m.start(), m.end()))
         candidates.sort(key=lambda c: (-c[0], -c[1], c[4]))
