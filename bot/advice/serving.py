@@ -584,17 +584,7 @@ def _token_cost(ctx: Context, model: Model, choices: list[GpuChoice], load: Serv
 def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoad) -> Answer:
     options = []
     for choice in (c for c in choices if c.fixed):
-        plans = []
-        for precision, _ in precisions_for(ctx, model, choice.gpu):
-            count = choice.count
-            if count is None:  # the fewest of this GPU that hold the model, as the user named one GPU type
-                base = plan_serving(ctx, model, choice.gpu, precision, ServingLoad(**{**load.__dict__, "users": 1}))
-                count = base.count if base.est is not None and base.est.fits else None
-            if count is None:
-                continue
-            plans.append(plan_serving(ctx, model, choice.gpu, precision,
-                                      ServingLoad(**{**load.__dict__, "users": None, "total_tps": None}),
-                                      count=count, objective="capacity"))
+        plans = _capacity_plans(ctx, model, choice, load)
         working = [p for p in plans if p.capacity > 0]
         # most users among the formats that keep quality; 4-bit only when the user asked for it or nothing else fits
         best = min(working, key=lambda p: (quality_tier(p.precision), -p.capacity)) if working else _best(plans)
