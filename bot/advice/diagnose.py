@@ -12,6 +12,7 @@ from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.options import next_actions
 from bot.advice.planner import plan_serving, precisions_for, resolve_gpu, serving_load, serving_option
+from bot.estimation.common import kv_shape
 from bot.notes import note
 
 __all__ = ["answer"]
@@ -32,6 +33,8 @@ def answer(ctx: Context) -> Answer:
             details.insert(0, note("symptom_no_p2p", gpu_name=ctx.kb.gpus[multi[0].id].name))
         return ctx.answer(title=note("title_problem"), headline=note("symptom_not_sizing"), details=details,
                           examples=_EXAMPLES)
+    if d.kind == "kv_capacity":
+        return _kv_capacity(ctx)
     if d.kind == "feature_gate":
         feature = (d.feature or "").lower()
         need = d.required_compute_capability
@@ -68,3 +71,37 @@ def answer(ctx: Context) -> Answer:
     fixes = [note(f"oom_fix_{'training' if training else 'serving'}_{i}") for i in (1, 2, 3)]
     return ctx.answer(title=note("title_oom"), headline=note("oom_training" if training else "oom_serving"),
                       details=details + fixes, actions=next_actions(ctx, None))
+
+
+def _kv_capacity(ctx: Context) -> Answer:
+    """vLLM refuses to start: one sequence of the max model length does not fit the KV cache left after the weights.
+
+    The error gives the max length L and the tokens C the cache holds (or, in newer wording, the GiB needed and
+    available). With the model known, its KV bytes per token (2 x layers x KV heads x head_dim x 2 bytes, or
+    the MLA latent; :class:`bot.estimation.common.KvShape`) turn the gap into memory: (L - C) x bytes per token;
+    an fp8 KV cache (1 byte per value) holds 2C tokens in the same memory.
+    """
+    q = ctx.query
+    d = q.diagnosis
+    capacity = d.kv_capacity_tokens
+    # vLLM takes any max_model_len up to what the cache holds; a multiple of 1,024 is what people type
+    suggest = (capacity // 1024) * 1024 if capacity and capacity >= 1024 else capacity
+    headline = note("kv_capacity_headline", max_tokens=d.max_seq_len_tokens, kv_tokens=capacity,
+                    suggest_flag=str(suggest) if suggest else None)  # a flag's value: digits, never "1.95 万"
+    details = []
+    models = [m for m in resolve_models(ctx) if m.kind == "llm"]
+    shape = kv_shape(models[0])[0] if models else None
+    if shape is not None and d.max_seq_len_tokens:
+        per_token = shape.bytes_per_token(2.0)  # the engine's default KV dtype for a 16-bit model (bf16/fp16)
+        need_gb = shape.bytes_per_sequence(d.max_seq_len_tokens, 2.0) / 1e9
+        have_gb = shape.bytes_per_sequence(capacity, 2.0) / 1e9 if capacity else None
+        details.append(note("kv_capacity_need", model_name=model_label(models[0]), per_token_kb=per_token / 1e3,
+                            max_tokens=d.max_seq_len_tokens, need_gb=need_gb, have_gb=have_gb,
+                            short_gb=need_gb - have_gb if have_gb is not None else None))
+    elif d.kv_needed_gib and d.kv_available_gib:
+        details.append(note("kv_capacity_short_gib", need_gib=d.kv_needed_gib, have_gib=d.kv_available_gib,
+                            short_gib=d.kv_needed_gib - d.kv_available_gib))
+    details += [note("kv_capacity_fix_2", fp8_tokens=2 * capacity if capacity else None), note("kv_capacity_fix_3"),
+                note("kv_capacity_fix_1")]
+    return ctx.answer(title=note("title_kv_capacity"), headline=headline, details=details,
+                      actions=next_actions(ctx, None))

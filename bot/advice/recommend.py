@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from bot.advice import batch_job
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
@@ -60,6 +61,8 @@ def answer(ctx: Context) -> Answer:
     limit, per_gpu = (hourly[0], hourly[1]) if hourly else (None, False)
     if models and q.budget is not None and (q.workload in ("training", "finetune") or q.method):
         return _run_in_budget(ctx, models[0])
+    if len(models) == 1 and batch_job.is_batch_job(q) and q.workload != "training" and not q.method:
+        return batch_job.answer(ctx, models[0], candidate_gpus(ctx, "serving"))  # "cheapest way to summarize 2M docs"
     if models:
         return _best_serving(ctx, models[0], limit, per_gpu)
     if "cheapest" in q.asks and not q.gpus and limit is None and q.budget is None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+from bot.advice import batch_job
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
@@ -63,6 +64,8 @@ def answer(ctx: Context) -> Answer:
     load = serving_load(ctx)
     _workload_notes(ctx, load)
     choices = candidate_gpus(ctx, "serving")
+    if batch_job.is_batch_job(q) and len(models) == 1:
+        return batch_job.answer(ctx, models[0], choices)
     if "token_cost" in q.asks and not {"users_served", "max_context"} & set(q.asks):
         return _token_cost(ctx, models[0], choices, load)
     if any(c.fixed for c in choices) and ("users_served" in q.asks or (

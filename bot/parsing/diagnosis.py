@@ -42,6 +42,15 @@ _QUALITY = re.compile(
 _PASTE_MARKERS = re.compile(
     r"traceback \(most recent call last\)|\w+error:|torch\.cuda\.|cuda error|runtimeerror|valueerror"
 )
+# vLLM's KV-capacity refusal, old and new wording: "The model's max seq len (32768) is larger than the maximum number
+# of tokens that can be stored in KV cache (20000)"; "To serve at least one request with the models's max seq len
+# (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (9.50 GiB). Based on
+# the available memory, the estimated maximum model length is 77824."
+_KV_OLD = re.compile(r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in kv cache"
+                     r" \((\d+)\)")
+_KV_NEW = re.compile(r"max seq len \((\d+)\),?\s*\(?([\d.]+) gib kv cache is needed, which is larger than the available"
+                     r" kv cache memory \(([\d.]+) gib\)")
+_KV_EST = re.compile(r"estimated maximum model length is (\d+)")
 _UNITS_GIB = {"b": 1 / 2**30, "kib": 1 / 2**20, "mib": 1 / 1024, "gib": 1.0, "tib": 1024.0}
 
 
@@ -55,9 +64,18 @@ def _feature_name(raw: str) -> str:
 def find_diagnosis(low: str) -> Diagnosis | None:
     """What a pasted error says, or ``None`` when the message quotes no error.
 
-    Precedence: a compute-capability gate, then out-of-memory (PyTorch's or TGI's), then
+    Precedence: vLLM's KV-capacity refusal (the longest sequence does not fit the KV cache), a compute-capability
+    gate, then out-of-memory (PyTorch's or TGI's), then
     symptoms that are not sizing problems (garbage output, hangs, NCCL errors).
     """
+    kv = _KV_OLD.search(low) or _KV_NEW.search(low)
+    if kv:
+        if kv.re is _KV_OLD:
+            return Diagnosis(kind="kv_capacity", max_seq_len_tokens=int(kv.group(1)), kv_capacity_tokens=int(kv.group(2)))
+        est = _KV_EST.search(low)
+        return Diagnosis(kind="kv_capacity", max_seq_len_tokens=int(kv.group(1)),
+                         kv_capacity_tokens=int(est.group(1)) if est else None,
+                         kv_needed_gib=float(kv.group(2)), kv_available_gib=float(kv.group(3)))
     cc = _CC.search(low) or _MIN_CAP.search(low)
     arch = _ARCH_GATE.search(low)
     feature = _FEATURE.search(low)

@@ -70,6 +70,11 @@ class QuantityVocab(_Vocab):
     units: list[str] = Field(default_factory=list)
     keys: list[str] = Field(default_factory=list)
     after_duration: list[str] = Field(default_factory=list)
+    #: plain words that may describe the unit between the number and it ("50k support tickets", "1M product
+    #: reviews"): up to ``describers`` words, none of them one of ``not_describers`` ("100 words per document"
+    #: counts no documents)
+    describers: int = Field(default=0, ge=0, le=3)
+    not_describers: list[str] = Field(default_factory=list)
 
 
 class RateVocab(_Vocab):
@@ -377,6 +382,8 @@ class Lexicon:
     counter_pattern: str
     quantity_units: dict[str, Phrases]
     quantity_keys: dict[str, Phrases]
+    #: field -> (most describing words between a number and its unit, words that never describe one)
+    quantity_describers: dict[str, tuple[int, frozenset[str]]]
     audio_after_duration: Phrases
     rates: Phrases
     aggregate_words: Phrases
@@ -494,10 +501,15 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
             asks.values[key] = list(dict.fromkeys([*asks.values[key], *v]))
     quantity_units = {}
     quantity_keys = {}
+    quantity_describers: dict[str, tuple[int, frozenset[str]]] = {}
     for field in _QUANTITY_FIELDS:
         quantity_units[field] = Phrases(_flat([f.quantities[field].units for f in files if field in f.quantities]),
                                         left_bound=False)
         quantity_keys[field] = Phrases(_flat([f.quantities[field].keys for f in files if field in f.quantities]))
+        vocab = [f.quantities[field] for f in files if field in f.quantities]
+        if any(v.describers for v in vocab):
+            quantity_describers[field] = (max(v.describers for v in vocab),
+                                          frozenset(w.lower() for v in vocab for w in v.not_describers))
     rates: dict[str, str] = {}
     for f in files:
         for kind in ("tokens_per_s", "requests_per_s", "requests_per_min", "requests_per_day", "images_per_min",
@@ -527,6 +539,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         counter_pattern="(?:" + "|".join(re.escape(c) for c in counters) + ")" if counters else "(?!)",
         quantity_units=quantity_units,
         quantity_keys=quantity_keys,
+        quantity_describers=quantity_describers,
         audio_after_duration=Phrases(_flat(
             [f.quantities["audio_hours"].after_duration for f in files if "audio_hours" in f.quantities])),
         rates=Phrases(rates, left_bound=False),

@@ -399,6 +399,15 @@ class _Scanner:
                         if all(p in self.masked for p in range(m.start("name"), m.end("name"))):
                             candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0), name,
                                                number_value(m, lex), m.start(), m.end()))
+                    if name in lex.quantity_describers:
+                        # "50k support tickets", "1M product reviews": plain words describing the unit
+                        most, never = lex.quantity_describers[name]
+                        for m in _described_unit_pattern(self.num, units.pattern, most).finditer(self.low):
+                            words = m.group("words").split()
+                            if not any(w in never for w in words) and not any(
+                                    p in self.masked for p in range(m.start("words"), m.end("words"))):
+                                candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0), name,
+                                                   number_value(m, lex), m.start(), m.end()))
             if keys:
                 # token quantities may repeat their unit after the number ("每条平均 1k token")
                 tail = r"(?:\s*(?:tokens?|tok|个token|个 token))?" if name in _TOKEN_FIELDS else (
@@ -525,6 +534,12 @@ def _word_unit_pattern(words: str, units: str) -> re.Pattern[str]:
 def _named_unit_pattern(num: str, units: str) -> re.Pattern[str]:
     """A number, then up to 40 characters (a name, checked by the caller), then a unit."""
     return re.compile(rf"{num}\s+(?P<name>[^\s\d][^,;!?\n]{{0,40}}?)\s+(?P<unit>{units})")
+
+
+@lru_cache(maxsize=64)
+def _described_unit_pattern(num: str, units: str, most: int) -> re.Pattern[str]:
+    """A number, then 1 to ``most`` plain lower-case words (checked by the caller), then a unit."""
+    return re.compile(rf"{num}\s+(?P<words>(?:[a-z][a-z-]*\s+){{1,{most}}})(?P<unit>{units})")
 
 
 def _unit_pattern(num: str, units: str) -> re.Pattern[str]:

@@ -148,19 +148,27 @@ class Diagnosis(_Record):
 
     Attributes:
         kind: ``oom`` (out of GPU memory, including TGI's "Not enough memory to handle N total tokens"),
-            ``feature_gate`` (a precision or kernel needs a newer GPU) or ``other`` (wrong output, hangs,
-            NCCL errors: not a sizing problem).
+            ``feature_gate`` (a precision or kernel needs a newer GPU), ``kv_capacity`` (vLLM refuses to start:
+            one sequence of the model's max length does not fit the KV cache left after the weights) or ``other``
+            (wrong output, hangs, NCCL errors: not a sizing problem).
         feature: for ``feature_gate``, the feature named (``"fp8"``, ``"bf16"``, ``"flash_attention"``).
         required_compute_capability: for ``feature_gate``, the minimum CUDA compute capability named.
         total_capacity_gib: PyTorch's "GiB total capacity" figure, GiB (2**30 bytes).
         tried_to_allocate_gib: PyTorch's "Tried to allocate" figure, converted to GiB.
+        max_seq_len_tokens, kv_capacity_tokens: for ``kv_capacity``, the engine's max model length and the tokens
+            its KV cache holds (the "estimated maximum model length" in newer wording), tokens.
+        kv_needed_gib, kv_available_gib: for ``kv_capacity`` in newer vLLM wording, GiB (2**30 bytes).
     """
 
-    kind: Literal["oom", "feature_gate", "other"]
+    kind: Literal["oom", "feature_gate", "kv_capacity", "other"]
     feature: str | None = None
     required_compute_capability: float | None = None
     total_capacity_gib: float | None = None
     tried_to_allocate_gib: float | None = None
+    max_seq_len_tokens: int | None = None
+    kv_capacity_tokens: int | None = None
+    kv_needed_gib: float | None = None
+    kv_available_gib: float | None = None
 
 
 PricingModel = Literal["on_demand", "spot", "commitment"]

@@ -121,8 +121,8 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     money = query.budget or query.price_limit_per_hour
     if not x.low.strip() or (not has_entities and (x.help_only or ("help" in asks and len(x.low) < 40))):
         return "help"
-    if diagnosis == "other":
-        return "diagnose"
+    if diagnosis in ("other", "kv_capacity"):
+        return "diagnose"  # a refusal to start is answered by its fix, whatever else the message names
     if query.claims:
         return "spec_lookup"
     if "break_even" in asks or query.purchase_price is not None:

@@ -1,0 +1,128 @@
+"""Batch inference jobs ("summarize 1M documents: how long, what cost, how many GPUs by Friday") and vLLM's
+KV-capacity refusal ("max seq len ... is larger than ... KV cache"), asked as users write them.
+
+Bounds are worked out by hand from the knowledge files and the sources cited next to each assertion.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+
+import pytest
+
+from bot.advice.advise import advise
+from bot.parsing.parser import parse_question
+
+TODAY = date(2026, 12, 1)
+
+
+def ask(kb, text: str):
+    return advise(parse_question(text, kb), kb, today=TODAY)
+
+
+# --------------------------------------------------------------------------- items counted with describing words
+
+@pytest.mark.parametrize("text, items", [
+    ("classify 50k support tickets (~500 tokens each, 10 output tokens) with qwen2.5 7b on one L4", 50_000),
+    ("summarize 2M product reviews with llama 3.1 8b on h100", 2_000_000),
+    ("translate 300k customer emails with mistral 7b", 300_000),
+])
+def test_items_with_describing_words_are_counted(kb, text, items):
+    q = parse_question(text, kb)
+    assert q.documents == items
+    assert not q.not_understood
+
+
+def test_words_per_item_are_not_items(kb):
+    q = parse_question("100 words per document, 5000 documents, llama 3 8b on a10g", kb)
+    assert q.documents == 5000  # "100 words per document" counts words, not documents
+    assert "100 words" in q.not_understood
+
+
+# --------------------------------------------------------------------------- how long / what cost
+
+def test_batch_job_time_is_bounded_by_prefill_compute(kb):
+    a = ask(kb, "how long to summarize 1M documents with Llama 3 8B on one A100 80GB, 2000 input and 200 output "
+                "tokens each?")
+    assert a.headline.code == "batch_job"
+    p = a.headline.params
+    assert (p["input_tokens"], p["output_tokens"], p["documents"]) == (2000, 200, 1_000_000)
+    o = a.options[a.recommendation]
+    assert o.gpu_count == 1
+    # Lower bound: prefill alone is 2 x 8.03e9 params x 2,000 tokens = 3.2e13 FLOP per document (knowledge/models.yaml,
+    # Llama 3 8B 8.03B); at the A100's 624 TFLOPS dense INT8 peak (knowledge/gpus.yaml) 1M documents take
+    # 3.2e19 / 6.24e14 = 51,400 s = 14.3 h even at 100% MFU. Upper bound: decode alone at batch 1 would be
+    # 2e8 tokens / ~150 tok/s = 370 h; batching must beat that several times over.
+    assert 14.3 <= p["hours"] <= 100
+    # time = items x output / output tokens/s in all (the module's formula, checked on the figures it shows)
+    assert p["hours"] == pytest.approx(1_000_000 * 200 / p["total_tps"] / 3600, rel=1e-6)
+    if o.price_per_hour_usd:
+        assert p["total_usd"] == pytest.approx(p["hours"] * o.price_per_hour_usd, rel=1e-6)
+
+
+def test_deadline_splits_the_job_over_copies(kb):
+    a = ask(kb, "we need to summarize 1M documents (2000 tokens in, 200 out) with llama 3 8b within 10 hours on "
+                "A100s, how many GPUs and what does it cost?")
+    assert a.intent == "size_inference"
+    assert a.headline.code == "batch_job_deadline"
+    p = a.headline.params
+    one = a.details[0].params  # the one-configuration figure the split is made from
+    copies = math.ceil(one["hours"] / 10)
+    assert p["copies"] == copies and p["gpu_count"] == copies * a.options[a.recommendation].gpu_count
+    assert p["hours"] <= 10 and p["hours"] == pytest.approx(one["hours"] / copies)
+
+
+def test_cheapest_way_for_a_job_compares_job_cost(kb):
+    a = ask(kb, "summarize 2M product reviews with llama 3.1 70b, cheapest way?")
+    assert a.headline.code == "batch_job"
+    priced = [o for o in a.options if o.total_cost_usd]
+    assert priced[0] is a.options[a.recommendation]
+    assert [o.total_cost_usd for o in priced] == sorted(o.total_cost_usd for o in priced)
+
+
+def test_chinese_batch_job(kb):
+    a = ask(kb, "我们要用 Llama 3 8B 在 A100 上处理 100 万篇文档，每篇输出 200 token，要多久")
+    assert a.query.language == "zh"
+    assert a.headline.code == "batch_job"
+    assert a.headline.params["documents"] == 1_000_000 and a.headline.params["output_tokens"] == 200
+    # no prompt length given: the default is used and said
+    assert "batch_default_input" in [n.code for n in a.assumptions]
+
+
+def test_chinese_job_with_deadline_answers_the_count(kb):
+    a = ask(kb, "用 Qwen2.5 72B 给 10 万篇合同做摘要，每篇 3000 token，输出 500 token，两天内要完成，要几张 H100")
+    assert a.headline.code in ("batch_job", "batch_job_deadline")
+    assert a.query.deadline_hours == 48
+    o = a.options[a.recommendation]
+    assert o.gpu_name.startswith("H100")
+    finish = a.headline.params["hours"]
+    assert finish <= 48
+
+
+# --------------------------------------------------------------------------- vLLM KV-capacity refusal
+
+def test_kv_capacity_error_old_wording(kb):
+    a = ask(kb, "vLLM 报错 ValueError: The model's max seq len (32768) is larger than the maximum number of tokens "
+                "that can be stored in KV cache (20000). Qwen2.5 7B 在 4090 上")
+    assert a.intent == "diagnose"
+    assert a.headline.code == "kv_capacity_headline"
+    assert a.headline.params["suggest_flag"] == "19456"  # 20,000 rounded down to a multiple of 1,024
+    need = next(n for n in a.details if n.code == "kv_capacity_need").params
+    # Qwen2.5 7B: 28 layers x 4 KV heads x 128 head_dim x 2 (K and V) x 2 bytes = 57,344 B per token
+    # (config.json, knowledge/models.yaml); 32,768 tokens = 1.879 GB, 20,000 = 1.147 GB
+    assert need["per_token_kb"] == pytest.approx(57.344)
+    assert need["need_gb"] == pytest.approx(1.879, abs=0.001)
+    assert need["short_gb"] == pytest.approx(0.732, abs=0.001)
+
+
+def test_kv_capacity_error_new_wording(kb):
+    a = ask(kb, "ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV "
+                "cache is needed, which is larger than the available KV cache memory (9.50 GiB). Based on the "
+                "available memory, the estimated maximum model length is 77824. llama 3.1 8b on L40S")
+    assert a.headline.code == "kv_capacity_headline"
+    assert a.headline.params["kv_tokens"] == 77824
+    need = next(n for n in a.details if n.code == "kv_capacity_need").params
+    # Llama 3.1 8B: 32 layers x 8 KV heads x 128 x 2 x 2 B = 131,072 B/token; 131,072 tokens = 17.18 GB = 16.00 GiB,
+    # the figure vLLM printed
+    assert need["need_gb"] == pytest.approx(16.0 * 2**30 / 1e9, rel=1e-3)
