@@ -143,7 +143,8 @@ def precisions_for(ctx: Context, model: Model, gpu: Gpu) -> list[tuple[str, bool
     """(precision, fixed) pairs to try for ``model`` on ``gpu``.
 
     The user's precisions are fixed and tried as given (an unsupported one is rejected by the plan, never
-    swapped); "满血"/"full precision" fixes the model's released dtype; otherwise the policy's list
+    swapped); "满血"/"full precision" fixes the model's released dtype (upcast to 16-bit on a GPU that lacks it,
+    which keeps every value); otherwise the policy's list
     (``native``, ``fp8``, ``int4``), with INT8 for FP8 on GPUs without FP8 and skipping formats the GPU cannot
     run natively.
     """
@@ -152,6 +153,13 @@ def precisions_for(ctx: Context, model: Model, gpu: Gpu) -> list[tuple[str, bool
     if q.precisions:
         return [(p, True) for p in q.precisions]
     if q.full_precision:
+        if not gpu.supports(native) and native not in ("fp16", "bf16", "fp32"):
+            # the released format (FP8 for DeepSeek-V3/R1) is one the GPU lacks (Ascend, Ampere): upcast to 16-bit
+            # holds the same values at twice the memory, which is how vLLM-Ascend/MindIE and Ampere users run them;
+            # quantizing would not be 满血
+            upcast = "bf16" if gpu.supports("bf16") else "fp16"
+            ctx.assume("full_precision_upcast", gpu_name=gpu.name, released=native, precision=upcast)
+            return [(upcast, True)]
         return [(native, True)]
     out: list[tuple[str, bool]] = []
     for p in ctx.policy.serving.precisions_tried:
