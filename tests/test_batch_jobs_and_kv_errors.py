@@ -126,3 +126,14 @@ def test_kv_capacity_error_new_wording(kb):
     # Llama 3.1 8B: 32 layers x 8 KV heads x 128 x 2 x 2 B = 131,072 B/token; 131,072 tokens = 17.18 GB = 16.00 GiB,
     # the figure vLLM printed
     assert need["need_gb"] == pytest.approx(16.0 * 2**30 / 1e9, rel=1e-3)
+
+
+# --------------------------------------------------------------------------- memory asked of a non-LLM model
+
+@pytest.mark.parametrize("text", ["how much VRAM for flux dev at 1024x1024", "SDXL 需要多少显存"])
+def test_memory_asked_of_an_image_model_leads_with_memory(kb, text):
+    a = ask(kb, text)
+    assert a.headline.code == "non_llm_memory_headline"
+    # FLUX.1 [dev] ~12B transformer + T5-XXL; SDXL 2.6B UNet + text encoders: tens of GB at most, more than 5
+    assert 5 < a.headline.params["need_gb"] < 40
+    assert "non_llm_job_size" not in [n.code for n in a.missing]  # no job was asked: no "job size not given"

@@ -249,6 +249,7 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
     ctx.assume("non_llm_memory", model_name=model_label(model), weights_gb=weights,
                headroom_pct=ACTIVATION_HEADROOM * 100)
     shown = ordered[rec] if rec is not None else (ordered[0] if ordered else None)
+    memory_asked = "memory" in q.asks and not ({"speed", "time", "cost", "throughput"} & set(q.asks))
     if task is None:
         ctx.lack("non_llm_speed_unknown", model_name=model_label(model))
     elif shown is not None and shown.est is not None:
@@ -269,11 +270,18 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
         if shown.option.precision not in ("fp16", "bf16") and not q.precisions:
             ctx.assume("non_llm_8bit", precision=shown.option.precision, gpu_name=shown.option.gpu_name,
                        need16_gb=need_gb(ctx, model)[1])
-        if not _job_given(ctx, task):
+        if not _job_given(ctx, task) and not memory_asked:
             ctx.lack("non_llm_job_size", model_name=model_label(model))
         if shown.count > 1 and shown.choice.count is None:
             ctx.assume("non_llm_count_for_deadline", count=shown.count, deadline_hours=q.deadline_hours)
-    if shown is None:
+    if memory_asked and shown is not None:
+        # "how much VRAM for flux dev": the memory leads, in the precision asked (else 16-bit), then what it fits on
+        precision = q.precisions[0] if q.precisions else "fp16"
+        need = need_gb(ctx, model, precision)[1]
+        fits = [r.option.gpu_name for r in ordered if r.usable_gb is not None and r.usable_gb >= need][:3]
+        headline = note("non_llm_memory_headline", model_name=model_label(model), need_gb=need,
+                        precision=precision if q.precisions else None, fits=fits)
+    elif shown is None:
         headline = note("non_llm_memory_headline", model_name=model_label(model), need_gb=need_gb(ctx, model)[1],
                         fits=[])
     elif rec is None and not shown.option.fits:
