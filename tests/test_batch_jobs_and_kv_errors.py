@@ -137,3 +137,25 @@ def test_memory_asked_of_an_image_model_leads_with_memory(kb, text):
     # FLUX.1 [dev] ~12B transformer + T5-XXL; SDXL 2.6B UNet + text encoders: tens of GB at most, more than 5
     assert 5 < a.headline.params["need_gb"] < 40
     assert "non_llm_job_size" not in [n.code for n in a.missing]  # no job was asked: no "job size not given"
+
+
+# --------------------------------------------------------------------------- a stated training MFU is used
+
+@pytest.mark.parametrize("text, mfu", [
+    ("how long to pretrain a 7B on 2T tokens with 512 H100s at 40% MFU", 40.0),
+    ("pretraining a 7B model, 2T tokens, 512x H100, MFU of 40%: how many days?", 40.0),
+    ("用 512 张 H100 训练 7B 模型，2T token，MFU 40%，要多久", 40.0),
+])
+def test_stated_mfu_sets_the_training_time(kb, text, mfu):
+    a = ask(kb, text)
+    assert a.query.mfu_pct == mfu and mfu not in a.query.percents
+    o = a.options[a.recommendation]
+    # 6 x 7e9 x 2e12 = 8.4e22 FLOP / (512 x 989e12 FLOP/s H100 SXM dense bf16 x 0.40) = 414,700 s = 115.2 h of
+    # steady state (no attention term: the stated MFU counts 6ND); whole run at the 0.87 goodput of
+    # knowledge/efficiency.yaml (training_goodput) = 132.4 h
+    assert o.wall_clock_hours == pytest.approx(8.4e22 / (512 * 989e12 * 0.40) / 3600 / 0.87, rel=0.01)
+
+
+def test_percent_without_mfu_word_is_not_an_mfu(kb):
+    q = parse_question("train a 7B on 2T tokens with 512 H100s, 40% of them spot", kb)
+    assert q.mfu_pct is None

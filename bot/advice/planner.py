@@ -757,7 +757,7 @@ def plan_training(ctx: Context, model: Model, gpu: Gpu, count: int, tokens: floa
         est = estimate_training(ctx.kb, model, gpu, count, tokens, precision=precision,
                                 price_per_gpu_hour=per_gpu, seq_len=q.context_tokens,
                                 sharding=_sharding(q.sharding), recompute=bool(q.gradient_checkpointing),
-                                micro_batch=q.batch_size or 1)
+                                micro_batch=q.batch_size or 1, mfu=q.mfu_pct / 100 if q.mfu_pct else None)
     except (EstimationError, AdvisorError) as exc:
         return None, placement, note("estimate_refused", reason=str(exc))
     why = None if est.fits else note("reject_memory", need_gb=est.memory_per_gpu_gb,

@@ -186,7 +186,7 @@ def estimate_training_for(
     recompute: bool | float = False, price_per_gpu_hour: float | None = None, seq_len: int | None = None,
     micro_batch: int = 1, sharding: str = "auto", optimizer: Literal["adamw", "adamw-8bit"] = "adamw",
     fp32_grads: bool = False, tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
-    gradient_accumulation: int = 1,
+    gradient_accumulation: int = 1, mfu: float | None = None,
 ) -> TrainingEstimate:
     """Full training estimate for a :class:`Model` (see :func:`estimate_training`)."""
     require_positive("count", count)
@@ -203,11 +203,19 @@ def estimate_training_for(
     p_act = model.compute_params_b * 1e9
     rf = 1.0 + (eff.c("recompute_flops_factor") - 1.0) * float(recompute)
     flops = 6 * p_act * tokens * rf
-    attn = _attention_flops_per_token(model, seq) * tokens * rf
+    # a stated MFU is quoted against 6ND (as Chinchilla-style "FLOPs = 6ND" calculators and most reports do):
+    # adding attention FLOPs on top would count work the user's figure already covers
+    attn = _attention_flops_per_token(model, seq) * tokens * rf if mfu is None else 0.0
     peak, note = dense_peak_tflops(gpu, compute)
     if note:
         warnings.append(note)
-    mfu, mfu_src = eff.training_mfu_for(gpu, compute)
+    if mfu is None:
+        mfu, mfu_src = eff.training_mfu_for(gpu, compute)
+    else:
+        require_positive("mfu", mfu)
+        if mfu > 1:
+            raise EstimationError(f"mfu is a fraction of the peak, at most 1, got {mfu}")
+        mfu_src = "the MFU stated, against 6ND"
     goodput = eff.c("training_goodput")
     slow, slow_notes = _slowdowns(eff, model, pipeline_parallel, gradient_accumulation)
     assumptions += slow_notes
@@ -269,7 +277,7 @@ def estimate_training_for(
         def run(n: int) -> TrainingEstimate:
             return estimate_training_for(kb, model, gpu, count, tokens, precision, n / layers, price_per_gpu_hour,
                                          seq_len, micro_batch, sharding, optimizer, fp32_grads, tensor_parallel,
-                                         pipeline_parallel, gradient_accumulation)
+                                         pipeline_parallel, gradient_accumulation, mfu)
         if run(layers).fits:
             lo, hi = 1, layers  # the fewest recomputed layers that fit (memory falls as n grows)
             while lo < hi:
@@ -314,6 +322,7 @@ def estimate_training(
     seq_len: int | None = None, micro_batch: int = 1, sharding: str = "auto",
     optimizer: Literal["adamw", "adamw-8bit"] = "adamw", fp32_grads: bool = False,
     tensor_parallel: int | None = None, pipeline_parallel: int | None = None, gradient_accumulation: int = 1,
+    mfu: float | None = None,
 ) -> TrainingEstimate:
     """Estimate (pre)training ``model_id`` on ``count`` x ``gpu_id`` for ``tokens`` tokens.
 
@@ -336,6 +345,8 @@ def estimate_training(
         tensor_parallel, pipeline_parallel: force a layout (default: the smallest that fits).
         gradient_accumulation: micro-batches per optimizer step (with pipeline_parallel > 1 they
             set the pipeline bubble, (PP - 1) / (m + PP - 1)).
+        mfu: the user's steady-state MFU, a fraction in (0, 1] of the dense peak, quoted against 6ND (attention
+            FLOPs are then not added); ``None`` = the calibrated figure of efficiency.yaml.
 
     Returns:
         :class:`TrainingEstimate`: flops (6ND or 8ND), attention_flops, mfu (steady state),
@@ -348,7 +359,7 @@ def estimate_training(
         kb, get_model(kb, model_id), get_gpu(kb, gpu_id), count, tokens, precision=precision, recompute=recompute,
         price_per_gpu_hour=price_per_gpu_hour, seq_len=seq_len, micro_batch=micro_batch, sharding=sharding,
         optimizer=optimizer, fp32_grads=fp32_grads, tensor_parallel=tensor_parallel,
-        pipeline_parallel=pipeline_parallel, gradient_accumulation=gradient_accumulation)
+        pipeline_parallel=pipeline_parallel, gradient_accumulation=gradient_accumulation, mfu=mfu)
 
 
 def estimate_finetune_for(

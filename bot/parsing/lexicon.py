@@ -140,6 +140,12 @@ class UnitList(_Vocab):
     units: list[str] = Field(default_factory=list)
 
 
+class PercentVocab(UnitList):
+    """Percent units, and the words that make a percent next to them a training MFU ("at 40% MFU", "MFU 45%")."""
+
+    mfu_words: list[str] = Field(default_factory=list)
+
+
 class UnitMap(_Vocab):
     units: dict[str, float] = Field(default_factory=dict)
 
@@ -192,7 +198,7 @@ class LexiconFile(_Vocab):
     memory: MemoryVocab = Field(default_factory=MemoryVocab)
     bandwidth: UnitMap = Field(default_factory=UnitMap)
     multipliers: UnitList = Field(default_factory=UnitList)
-    percent: UnitList = Field(default_factory=UnitList)
+    percent: PercentVocab = Field(default_factory=PercentVocab)
     power: UnitMap = Field(default_factory=UnitMap)
     electricity: ElectricityVocab = Field(default_factory=ElectricityVocab)
     asks: dict[str, list[str]] = Field(default_factory=dict)
@@ -415,6 +421,7 @@ class Lexicon:
     bandwidth_units: Phrases
     multiplier_units: Phrases
     percent_units: Phrases
+    mfu_words: Phrases
     power_units: Phrases
     per_kwh: Phrases
     asks: Phrases
@@ -572,6 +579,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         bandwidth_units=Phrases(merged_maps(lambda f: f.bandwidth.units), left_bound=False),
         multiplier_units=Phrases(_flat(lists(lambda f: f.multipliers.units)), left_bound=False),
         percent_units=Phrases(_flat(lists(lambda f: f.percent.units)), left_bound=False),
+        mfu_words=Phrases(_flat(lists(lambda f: f.percent.mfu_words))),
         power_units=Phrases(merged_maps(lambda f: f.power.units), left_bound=False),
         per_kwh=Phrases(_flat(lists(lambda f: f.electricity.per_kwh))),
         asks=asks,

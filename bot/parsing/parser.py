@@ -452,6 +452,13 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
     if ratio:
         out["claimed_ratio"] = ratio.value
     percents = [f for f in scan.all("percent")]
+    for f in percents:
+        # "at 40% MFU", "MFU of 45%", "算力利用率 40%": a training MFU, not a bare percent
+        near = scan.text[max(0, f.start - 24):f.start] + " " + scan.text[f.end:f.end + 16]
+        if lex.mfu_words.search(near) and "mfu_pct" not in out and 0 < f.value <= 100:
+            out["mfu_pct"] = f.value
+            percents = [p for p in percents if p is not f]
+            break
     out["percents"] = [f.value for f in percents]
     power = scan.first("power_watts")
     if power:

@@ -226,6 +226,7 @@ class Query(_Record):
         electricity_per_kwh: electricity price.
         power_watts: a power figure the user gave, watts.
         utilization_pct: a utilisation the user gave, percent.
+        mfu_pct: a model FLOPs utilisation the user gave for training ("at 40% MFU"), percent of the dense peak.
         answer_currency: the currency to answer in ("用人民币报价" -> ``cny``).
         providers: providers named, in order.
         pricing: pricing models named (``on_demand``, ``spot``, ``commitment``).
@@ -313,6 +314,7 @@ class Query(_Record):
     electricity_per_kwh: Money | None = None
     power_watts: float | None = None
     utilization_pct: float | None = None
+    mfu_pct: float | None = None
     answer_currency: Literal["usd", "cny"] | None = None
     providers: list[str] = Field(default_factory=list)
     pricing: list[PricingModel] = Field(default_factory=list)
