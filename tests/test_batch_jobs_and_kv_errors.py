@@ -159,3 +159,14 @@ def test_stated_mfu_sets_the_training_time(kb, text, mfu):
 def test_percent_without_mfu_word_is_not_an_mfu(kb):
     q = parse_question("train a 7B on 2T tokens with 512 H100s, 40% of them spot", kb)
     assert q.mfu_pct is None
+
+
+# --------------------------------------------------------------------------- a compared load over a period
+
+def test_compare_for_a_month_prices_the_month(kb):
+    a = ask(kb, "L40S or A100 40GB for serving Llama 3.1 8B to 100 users, which is cheaper per month?")
+    assert a.headline.code == "compare_load"
+    assert a.query.duration_hours == 730  # a month = 8,760 h / 12
+    for item in a.headline.params["items"]:
+        if item["price_usd"]:
+            assert item["period_usd"] == pytest.approx(item["price_usd"] * 730)

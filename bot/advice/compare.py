@@ -187,8 +187,10 @@ def _load_line(ctx: Context, model: Model, speeds: list[Option], load: ServingLo
     """What each GPU type needs to serve the users asked; the pick is the lowest price per hour when every
     side is priced, else the fewest GPUs."""
     meets = [s for s in speeds if s.meets]
+    hours = ctx.query.duration_hours  # "which is cheaper per month": each side's cost for that period
     items = [{"config": config(s), "per_user_tps": s.tps_per_user, "price_usd": s.price_per_hour_usd,
-              "meets": s.meets} for s in speeds]
+              "period_usd": s.price_per_hour_usd * hours if hours and s.price_per_hour_usd else None,
+              "period_hours": hours if hours and s.price_per_hour_usd else None, "meets": s.meets} for s in speeds]
     pick, by = None, None
     if meets:
         if all(s.price_per_hour_usd for s in meets):
