@@ -170,3 +170,14 @@ def test_compare_for_a_month_prices_the_month(kb):
     for item in a.headline.params["items"]:
         if item["price_usd"]:
             assert item["period_usd"] == pytest.approx(item["price_usd"] * 730)
+
+
+def test_two_named_gpus_for_an_image_model_are_compared(kb):
+    a = ask(kb, "Which is better for Stable Diffusion XL, a 4090 or an A10G, images per minute?")
+    assert a.headline.code == "non_llm_compare_images"
+    p = a.headline.params
+    assert p["fast"]["gpu_name"] == "RTX 4090" and p["slow"]["gpu_name"] == "A10G"
+    assert p["ratio_x"] == pytest.approx(p["fast_rate"] / p["slow_rate"])
+    # the 4090's dense fp16 tensor peak (165 TFLOPS, fp32 accumulate) is 2.4x the A10G's 70 (knowledge/gpus.yaml):
+    # a UNet at 1024x1024 is compute-bound, so the ratio is at least that
+    assert p["ratio_x"] > 2.0

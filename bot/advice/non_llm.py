@@ -290,6 +290,17 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
                         gpus=[{"gpu_name": r.option.gpu_name, "usable_gb": r.usable_gb} for r in ordered[:3]])
     else:
         headline = _headline(ctx, task, model, shown)
+        rated = [r for r in ordered if r.choice.fixed and r.option.fits and _rate(task, r.est)]
+        if len(rated) >= 2 and not memory_asked:
+            # two or more GPUs named ("a 4090 or an A10G"): the comparison leads, each GPU's own figure follows
+            fast = max(rated, key=lambda r: _rate(task, r.est))
+            slow = min(rated, key=lambda r: _rate(task, r.est))
+            ctx_details = [headline] if shown is fast else [headline, _headline(ctx, task, model, fast)]
+            headline = note(f"non_llm_compare_{task}", fast=config(fast.option, with_precision=False),
+                            slow=config(slow.option, with_precision=False), model_name=model_label(model),
+                            ratio_x=_rate(task, fast.est) / _rate(task, slow.est), fast_rate=_rate(task, fast.est),
+                            slow_rate=_rate(task, slow.est))
+            compare_details = ctx_details
     rate_col = _RATE.get(task) if task else None
     columns = ["config", "fits", "need_gb"] + ([rate_col, "wall_clock"] if rate_col else []) + [
         "usd_per_hour", "total_usd"]
@@ -303,6 +314,8 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
         table_rows.append(row)
     details = [note("non_llm_hint", hint=model.runtime_memory_hint)] if model.runtime_memory_hint and task is None \
         else []
+    if headline.code.startswith("non_llm_compare_"):
+        details = compare_details + details
     return ctx.answer(title=note("title_non_llm", model_name=model_label(model)), headline=headline, details=details,
                       options=[r.option for r in ordered], recommendation=rec,
                       table=Table(columns=columns, rows=table_rows),
