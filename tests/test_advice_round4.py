@@ -103,13 +103,17 @@ def test_machines_asked_are_answered_in_whole_machines(kb, text, per_node):
     assert a.headline.params["machines"] == rec.gpu_count // per_node
 
 
-def test_the_910b_runs_int8_where_fp8_is_asked(kb):
-    # Ascend 910B3 lists int8 and no fp8 (knowledge/gpus.yaml): W8A8 is the nearest format, not int4.
-    # 671 GB of int8 weights need more than 8 x 64 GB, so 2 machines of 8 (16 cards).
+def test_full_precision_on_the_910b_runs_upcast_with_int8_beside(kb):
+    # 满血 is the released FP8 weights; Ascend 910B3 has no FP8 (knowledge/gpus.yaml), so the full-quality form is
+    # BF16: 671B x 2 B = 1,342 GB over 68.0 GB usable per 64 GB card = at least 20 cards, 3 machines of 8 (24).
+    # W8A8 int8 (a quantization, quality cost said) is shown beside it: 671 GB -> 10+ cards, 2 machines (16).
     a = ask(kb, "满血 DeepSeek-V3 用昇腾 910B 部署要几台机器（每台8卡）")
-    assert a.options[0].rejection.params["nearest"] == "int8"
     rec = a.options[a.recommendation]
-    assert (rec.precision, rec.gpu_count) == ("int8", 16)
+    assert rec.precision == "bf16" and rec.gpu_count >= 20 and rec.gpu_count % 8 == 0
+    assert a.headline.code == "machines_needed" and a.headline.params["machines"] == rec.gpu_count // 8
+    assert "full_precision_upcast" in [n.code for n in a.assumptions]
+    alt = next(n for n in a.details if n.code == "upcast_quantized_alternative").params
+    assert alt["precision"] == "int8" and alt["config"]["gpu_count"] == 16 and alt["machines"] == 2
 
 
 @pytest.mark.parametrize(("text", "hours", "pricing"), [

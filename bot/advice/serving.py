@@ -125,6 +125,21 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
                  floor_tps=load.floor_tps)
     headline = _headline(ctx, model, load, shown, rec)
     details = _details(ctx, model, load, shown, rec)
+    if rec is not None and any(a.code == "full_precision_upcast" for a in ctx.assumptions):
+        # 满血 upcast to 16-bit on a GPU without the released format: the 8-bit quantized deployment is what many
+        # run instead; shown beside it with its quality cost, never in its place
+        o = shown[rec]
+        gpu = ctx.kb.gpus.get((o.gpu or "").split("@")[0])
+        eight = "fp8" if gpu is not None and gpu.supports("fp8") else "int8"
+        if gpu is not None and gpu.supports(eight):
+            alt_plan = plan_serving(ctx, model, gpu, eight, load, whole_instance=whole)
+            if alt_plan.meets and alt_plan.count < (o.gpu_count or 0):
+                alt = serving_option(ctx, alt_plan, changes=["precision"])
+                shown.append(alt)
+                per_node = ctx.query.gpus_per_node
+                details.append(note("upcast_quantized_alternative", config=config(alt), precision=eight,
+                                    machines=math.ceil(alt.gpu_count / per_node) if per_node else None,
+                                    per_node=per_node))
     if not shown:
         # nothing within the search carries the load: roughly what it would take, against the money when given
         scale = _scale_needed(ctx, model, load, choices)
