@@ -444,3 +444,12 @@ def test_simultaneous_and_own_card_words(kb, text, expected_users, expected_coun
     assert q.concurrent_users == expected_users
     if expected_count is not None:
         assert q.gpus[0].count == expected_count
+
+
+@pytest.mark.parametrize("text", [
+    "is 1x A6000 enough to fine tune llama 3 8b with full parameters?",
+    "fine-tune all the weights of mistral 7b on 2x a100",
+])
+def test_full_fine_tuning_phrasings(text, kb):
+    from bot.parsing.parser import parse_question
+    assert parse_question(text, kb).method == "full"
