@@ -51,3 +51,85 @@ def test_a_unit_price_alone_is_one_gpu(kb, text):
     a = ask(kb, text)
     assert a.options[0].gpu_count == 1
     assert a.headline.params["price_usd"] == pytest.approx(2.99)
+
+
+# --------------------------------------------------------------------------- several billing terms
+
+@pytest.mark.parametrize("text", ["A100 80G 按小时和包年分别多少钱", "A100 80GB on-demand and 1-year reserved price"])
+def test_each_billing_term_is_priced_for_the_count_asked_not_an_8_gpu_node(kb, text):
+    # on-demand: RunPod 1x_A100-80GB-SXM_SECURE $1.89/h (1 GPU). 1-year: the only A100 80GB commitment is AWS
+    # p4de.24xlarge, $17.401365/h for 8 GPUs (aws.yaml, 2025-11-30): more than 1 GPU on-demand, so the year is priced
+    # on-demand, 8,760 h x $1.89 = $16,556.40, and the 8-GPU commitment is named.
+    a = ask(kb, text)
+    assert a.headline.code == "quote_terms"
+    od, year = a.headline.params["items"]
+    assert od["pricing_model"] == "on_demand" and od["price_usd"] == pytest.approx(1.89)
+    assert od["instance"] == "1x_A100-80GB-SXM_SECURE" and od["rented"] is None
+    assert year["pricing_model"] == "commitment:1y" and year["missing"]
+    assert year["big_instance"] == "p4de.24xlarge" and year["big_rented"] == 8
+    assert year["big_price_usd"] == pytest.approx(17.401365)
+    assert year["total_usd"] == pytest.approx(1.89 * 8760) and year["rented"] is None
+
+
+def test_a_published_one_gpu_commitment_answers_its_term(kb):
+    # L40S: on-demand DigitalOcean 1-GPU droplet $1.57/h; 1-year: AWS g6e.xlarge commitment $1.17243/h (aws.yaml),
+    # 8,760 h x $1.17243 = $10,270.49
+    a = ask(kb, "L40S 按量和包年各多少钱")
+    assert a.headline.code == "quote_terms"
+    year = next(i for i in a.headline.params["items"] if i["pricing_model"] == "commitment:1y")
+    assert not year.get("missing") and year["instance"] == "g6e.xlarge"
+    assert year["total_usd"] == pytest.approx(1.17243 * 8760)
+
+
+# --------------------------------------------------------------------------- an instance larger than needed
+
+@pytest.mark.parametrize("text", ["serve Qwen3 235B fp8 on MI300X, cost per hour?", "MI300X 部署 Qwen3-235B 每月多少钱"])
+def test_an_8_gpu_droplet_for_a_2_gpu_model_says_so_first(kb, text):
+    # Qwen3-235B fp8 needs ~249 GB: 2 MI300X hold it; DigitalOcean rents MI300X on one machine only as the 8-GPU
+    # droplet ($15.92/h, digitalocean.yaml), so the first line says 2 would do and 6 would otherwise sit idle
+    a = ask(kb, text)
+    assert a.headline.code == "serve_whole_instance"
+    p = a.headline.params
+    assert (p["needed"], p["gpus"], p["idle_count"]) == (2, 8, 6)
+    assert p["price_usd"] == pytest.approx(15.92)
+
+
+# --------------------------------------------------------------------------- buy vs rent
+
+def test_buy_vs_rent_a_4090_at_home_uses_the_list_price_the_horizon_and_home_power(kb):
+    # purchase: gpus.yaml list_price $1,599 (NVIDIA launch price). power: 450 W + 400 W workstation host = 0.85 kW x
+    # PUE 1 x 730 h x $0.19/kWh (policy.yaml home_electricity_usd_per_kwh) = $117.895/month, no colocation.
+    # rent: RunPod $0.69/h x 730 = $503.70/month. horizon 3 years: own 1,599 + 36 x 117.895 = $5,843.22;
+    # rent 36 x 503.70 = $18,133.20
+    a = ask(kb, "buy vs rent an RTX 4090 for 3 yrs at home")
+    assert a.headline.code == "break_even_life"
+    p = a.headline.params
+    assert p["years"] == pytest.approx(3)
+    assert p["own_total_usd"] == pytest.approx(1599 + 36 * 0.85 * 730 * 0.19)
+    assert p["rent_total_usd"] == pytest.approx(36 * 0.69 * 730)
+    assert any(n.code == "purchase_list_price" for n in a.assumptions)
+    assert any(n.code == "break_even_desk" for n in a.assumptions)
+    assert not any(n.code == "break_even_hosting" for n in a.assumptions)
+
+
+def test_buy_vs_rent_in_chinese_with_a_horizon(kb):
+    a = ask(kb, "买一张4090还是租，用两年，在家里")
+    assert a.headline.code == "break_even_life"
+    assert a.headline.params["years"] == pytest.approx(2)
+    assert a.headline.params["own_total_usd"] == pytest.approx(1599 + 24 * 0.85 * 730 * 0.19)
+
+
+def test_power_scales_with_the_stated_use(kb):
+    # 2 x 450 W + 400 W host = 1.3 kW x 730 h x 30% x $0.19 = $54.09/month; rent 2 x $0.69 x 730 x 30% = $302.22
+    a = ask(kb, "buy vs rent 2x RTX 4090 at 30% utilization in our office for 2 years")
+    power = next(n for n in a.assumptions if n.code == "break_even_power_parts")
+    assert power.params["month_usd"] == pytest.approx(1.3 * 730 * 0.3 * 0.19)
+    row = a.options[0]
+    assert row.total_cost_usd == pytest.approx(2 * 0.69 * 730 * 0.3)
+
+
+def test_a_server_keeps_colocation(kb):
+    # 8x H100 is a server: PUE 1.4, $0.13/kWh, $200 per kW-month hosting (policy.yaml)
+    a = ask(kb, "buy vs rent: 8x h100 server for $300k, when do we break even?")
+    assert any(n.code == "break_even_hosting" for n in a.assumptions)
+    assert not any(n.code == "break_even_desk" for n in a.assumptions)

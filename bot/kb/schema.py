@@ -49,6 +49,7 @@ __all__ = [
     "GpuTruth",
     "InstanceShape",
     "InstanceType",
+    "ListPrice",
     "Model",
     "Feature",
     "ModelFamily",
@@ -152,6 +153,25 @@ class Software(_Strict):
     sources: Annotated[list[str], Field(min_length=1)]
 
 
+class ListPrice(_Strict):
+    """What buying one card costs, from a public source: the vendor's launch list price (MSRP) or a dated street
+    price. Used for buy vs rent when the user gives no purchase price, labelled as an assumption.
+
+    Attributes:
+        amount: the price of one card in ``currency`` (whole card, without tax or a host machine).
+        currency: ``usd`` or ``cny``, as published.
+        kind: ``launch_msrp`` (the vendor's announced price) or ``street`` (a retailer's listing).
+        as_of: the date of the announcement or listing.
+        source: where the figure is published.
+    """
+
+    amount: PositiveFloat
+    currency: Literal["usd", "cny"]
+    kind: Literal["launch_msrp", "street"]
+    as_of: date
+    source: Annotated[str, Field(min_length=10)]
+
+
 class Gpu(_Strict):
     """One GPU or accelerator variant (one form factor and memory size).
 
@@ -183,6 +203,8 @@ class Gpu(_Strict):
         default_for: generic names for which this variant is assumed (``"H100"`` means the
             SXM 80GB); a match through one of these sets ``variant_assumed``.
         derived: field name to how its value was computed from a sourced figure.
+        list_price: what one card costs to buy, with its source and date (consumer and workstation cards
+            with a published list price), for buy vs rent when the user gives none.
     """
 
     id: str
@@ -219,6 +241,7 @@ class Gpu(_Strict):
     as_of: date
     derived: dict[str, str] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+    list_price: ListPrice | None = None
 
     _check_id = field_validator("id")(_check_id)
 
@@ -482,9 +505,12 @@ class MemoryPolicy(_Strict):
 class BreakEvenPolicy(_Strict):
     """Buy-vs-rent defaults: electricity price, PUE, host power per machine (CPUs, memory, NICs, fans: W for a
     server of data-centre GPUs, W for a workstation of consumer or workstation cards), colocation price,
-    utilisation, lifetime."""
+    utilisation, lifetime; for a desktop or workstation (up to ``desk_max_cards`` consumer or workstation cards,
+    run at home or in an office): the home electricity price and no colocation or facility cooling."""
 
     electricity_usd_per_kwh: Sourced
+    home_electricity_usd_per_kwh: Sourced
+    desk_max_cards: Sourced
     pue: Sourced
     server_host_power_w: Sourced
     workstation_host_power_w: Sourced
