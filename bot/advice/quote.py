@@ -41,6 +41,7 @@ from bot.notes import note
 from bot.parsing.gpus import MAX_GPU_COUNT
 from bot.parsing.query import GpuMention
 from bot.pricing.currency import cny_per_usd
+from bot.pricing.mentions import mention_prices
 from bot.pricing.offers import Placement
 from bot.pricing.offers import place as all_placements
 
@@ -159,6 +160,9 @@ def _hardware(ctx: Context) -> Answer:
         caveats(ctx, o, idle=False)
     headline = _headline(ctx, headline_groups, hours)
     details = _cheapest_list_price(ctx, headline_groups)
+    for gpu, count, rows, _mention in headline_groups:
+        if not any(r.price for r in rows if not r.changes):
+            details += _unpriced_figures(ctx, gpu, count, hours)
     difference = _pricing_difference(ctx, headline_groups, hours)
     if difference is not None:  # "reserved vs on-demand, monthly difference?": the difference leads
         details.insert(0, headline)
@@ -206,6 +210,48 @@ def _hardware(ctx: Context) -> Answer:
                       headline=headline, details=details, options=shown, recommendation=0 if shown else None,
                       table=table, actions=next_actions(ctx, None, precision_switch=False,
                                                         show_all=len(shown) > ctx.policy.serving.shown_options))
+
+
+def _unpriced_figures(ctx: Context, gpu: Gpu, count: int, hours: float) -> list:
+    """For a GPU no tracked cloud prices (A800, H800, H20): what a team can decide with. Each secondary-source
+    figure (``price_mentions.yaml``: CNY as published, USD derived with the dated rate, the total for the count and
+    hours, its source and caveat); the nearest priced card's cheapest on-demand list price for the count, labelled
+    as that card; unverified ranges last; first, what to do (ask the cloud's sales for a quote, or give a price)."""
+    out = [note("price_not_published_next", gpu_name=gpu.name)]
+    unverified = []
+    for mp in mention_prices(ctx.kb, gpu.id):
+        m = mp.mention
+        ranged = m.high_per_gpu_hour > m.low_per_gpu_hour
+        (out if m.reliability == "secondary" else unverified).append(note("price_mention", gpu_name=gpu.name, where=m.where, low_cny=m.low_per_gpu_hour
+                        if m.currency == "cny" else None, high_cny=m.high_per_gpu_hour if ranged and
+                        m.currency == "cny" else None, low_usd=mp.low_usd, high_usd=mp.high_usd if ranged else None,
+                        count=count, hours=hours if hours > 1 else None,
+                        total_low_usd=mp.low_usd * count * hours if mp.low_usd and hours > 1 else None,
+                        total_high_usd=mp.high_usd * count * hours if mp.high_usd and ranged and hours > 1 else None,
+                        reliability=note(f"mention_{m.reliability}"), caveat=m.caveat,
+                        as_of=m.as_of.isoformat() if m.as_of else None, source=m.source))
+        if mp.rate is not None:
+            ctx.assume("cny_rate_used", rate=mp.rate[0], rate_date=mp.rate[1])
+        ctx.cite(m.source)
+    stand_in = ctx.kb.price_stand_ins.get(gpu.id)
+    near = ctx.kb.gpus.get(stand_in.nearest) if stand_in else None
+    if near is not None:
+        found = [p for p in all_placements(ctx.offers, near.id, count, today=ctx.today, pricing_model="on_demand",
+                                           limit=20)
+                 if p.offer.condition is None and not p.offer.marketplace]
+        # just the GPUs asked first (an 8-GPU node is no reference for one card), then a current dated price
+        best = min(found, key=lambda p: (p.idle_gpus > 0, p.stale or p.offer.as_of is None, p.price_per_hour_usd),
+                   default=None)
+        if best is not None:
+            out.append(note("price_stand_in", gpu_name=gpu.name, near_name=near.name, why=stand_in.why, count=count,
+                            provider=best.offer.provider_name, instance=best.offer.instance_type,
+                            price_usd=best.price_per_hour_usd, per_gpu_usd=best.price_per_gpu_hour_usd,
+                            hours=hours if hours > 1 else None,
+                            total_usd=best.price_per_hour_usd * hours if hours > 1 else None,
+                            as_of=best.offer.as_of.isoformat() if best.offer.as_of else None,
+                            undated=best.offer.as_of is None))
+            ctx.cite(stand_in.source, best.offer.source)
+    return out + unverified  # an unverified range last
 
 
 def _against_limit(ctx: Context, groups, hours: float, limit: tuple[float, bool, str], headline, details):

@@ -57,7 +57,10 @@ __all__ = [
     "PeerLink",
     "Policy",
     "PriceFile",
+    "PriceMention",
+    "PriceMentionFile",
     "PriceOffer",
+    "PriceStandIn",
     "Ratio",
     "Software",
     "UnlistedGpu",
@@ -751,6 +754,65 @@ class UnpricedProviderFile(_Strict):
     as_of: date
     source: Annotated[str, Field(min_length=10)]
     providers: list[UnpricedProvider]
+
+
+class PriceMention(_Strict):
+    """A price figure for a GPU that no tracked cloud lists, found in a secondary source (``prices/common/
+    price_mentions.yaml``): shown with its source and caveat so a team can decide, never used as an offer.
+
+    Attributes:
+        gpu: GPU id.
+        where: the platform or market the figure is about (``"AutoDL"``, ``"Chinese rental market"``).
+        low_per_gpu_hour: the figure (or the low end of a range) per GPU-hour, in ``currency`` as published.
+        high_per_gpu_hour: the high end of a range; equal to ``low_per_gpu_hour`` for one figure.
+        currency: ``cny`` or ``usd``, as published.
+        reliability: ``secondary`` (a copy of a platform's table in someone else's document) or ``unverified``
+            (an article with no platform or date per figure).
+        caveat: what is not known about the figure (billing mode, date, platform).
+        as_of: the date of the document, ``None`` when it has none.
+        source: where the figure is published.
+    """
+
+    gpu: str
+    where: str
+    low_per_gpu_hour: PositiveFloat
+    high_per_gpu_hour: PositiveFloat
+    currency: Literal["cny", "usd"]
+    reliability: Literal["secondary", "unverified"]
+    caveat: Annotated[str, Field(min_length=10)]
+    as_of: date | None
+    source: Annotated[str, Field(min_length=10)]
+
+    @model_validator(mode="after")
+    def _range(self) -> PriceMention:
+        if self.high_per_gpu_hour < self.low_per_gpu_hour:
+            raise ValueError(f"high_per_gpu_hour {self.high_per_gpu_hour} is below low_per_gpu_hour")
+        return self
+
+
+class PriceStandIn(_Strict):
+    """The nearest GPU with prices, for a GPU that has none (the A800 is an A100 with NVLink capped): its price is
+    shown labelled as another card's, never as this one's.
+
+    Attributes:
+        gpu: the unpriced GPU id.
+        nearest: the priced GPU id it is closest to.
+        why: what the two share and where they differ.
+        source: where that is stated.
+    """
+
+    gpu: str
+    nearest: str
+    why: Annotated[str, Field(min_length=10)]
+    source: Annotated[str, Field(min_length=10)]
+
+
+class PriceMentionFile(_Strict):
+    """``prices/common/price_mentions.yaml``: secondary-source price figures and stand-ins for unpriced GPUs."""
+
+    as_of: date
+    mentions: list[PriceMention] = Field(default_factory=list)
+    stand_ins: list[PriceStandIn] = Field(default_factory=list)
 
 
 class ExchangeRate(_Strict):
