@@ -133,3 +133,50 @@ def test_a_server_keeps_colocation(kb):
     a = ask(kb, "buy vs rent: 8x h100 server for $300k, when do we break even?")
     assert any(n.code == "break_even_hosting" for n in a.assumptions)
     assert not any(n.code == "break_even_desk" for n in a.assumptions)
+
+
+# --------------------------------------------------------------------------- China-market cards without a list price
+
+CNY_PER_USD = 6.8012  # prices/common/exchange_rates.yaml cny-usd-2026-05-08 (ECB cross rate)
+
+
+@pytest.mark.parametrize("text", ["换成 A800 呢，要包月多少钱", "A800 per hour"])
+def test_an_unpriced_china_card_says_what_to_do_and_shows_the_figures_that_exist(kb, text):
+    # no tracked cloud lists A800: the answer says so and what to do, shows AutoDL's ¥4.98/card-h (price_mentions.yaml,
+    # a secondary source; USD 4.98 / 6.8012 = $0.732) and the A100 SXM4 80GB as the nearest priced card, labelled
+    a = ask(kb, text)
+    codes = [d.code for d in a.details]
+    assert codes[0] == "price_not_published_next"
+    mention = next(d for d in a.details if d.code == "price_mention")
+    assert mention.params["where"] == "AutoDL" and mention.params["low_cny"] == pytest.approx(4.98)
+    assert mention.params["low_usd"] == pytest.approx(4.98 / CNY_PER_USD)
+    assert "63146838246" in mention.params["source"]
+    stand_in = next(d for d in a.details if d.code == "price_stand_in")
+    assert stand_in.params["near_name"] == "A100 SXM4 80GB"
+    # the stand-in is 1 GPU for 1 GPU: RunPod 1x_A100-80GB-SXM_SECURE $1.89/h, not an 8-GPU node
+    assert stand_in.params["price_usd"] == pytest.approx(1.89)
+    # the unverified 8-12 元 range comes last, labelled unverified
+    assert codes.index("price_stand_in") < max(i for i, c in enumerate(codes) if c == "price_mention")
+
+
+def test_a_card_with_no_figure_at_all_says_to_ask_for_a_quote(kb):
+    # Ascend 910B: no price row, no mention, no stand-in in price_mentions.yaml
+    a = ask(kb, "昇腾 910B 多少钱一小时")
+    assert [d.code for d in a.details] == ["price_not_published_next"]
+
+
+@pytest.mark.parametrize("text", ["H20 和 A800 哪个划算，跑 70B 推理",
+                                  "H20 vs A800 for Llama 3 70B, which is more cost-effective?"])
+def test_which_is_cheaper_without_list_prices_compares_cost_per_token(kb, text):
+    # cost per 1M tokens = price per GPU-hour / (tokens/s per GPU x 3600) x 1e6, at AutoDL's figures
+    # (A800 ¥4.98, H20 ¥6.98 per card-hour, /6.8012 to USD) and each card's full-load throughput per GPU
+    a = ask(kb, text)
+    assert a.headline.code == "compare_cost_mentions"
+    items = a.headline.params["items"]
+    by_gpu = {("A800" if "A800" in i["config"]["gpu_name"] else "H20"): i for i in items}
+    for name, cny in (("A800", 4.98), ("H20", 6.98)):
+        i = by_gpu[name]
+        assert i["per_gpu_usd"] == pytest.approx(cny / CNY_PER_USD)
+        assert i["cost_usd"] == pytest.approx(cny / CNY_PER_USD / (i["per_gpu_tps"] * 3600) * 1e6)
+    assert items[0]["cost_usd"] <= items[1]["cost_usd"]
+    assert a.headline.params["ratio_x"] == pytest.approx(items[1]["cost_usd"] / items[0]["cost_usd"])
