@@ -779,15 +779,18 @@ def _break_even(ctx: Context) -> Answer:
     if first[1] is None:
         # renting costs less than power and hosting alone: buying never pays back at this use
         headline = note("break_even_never", config=config(first[0], with_precision=False), purchase_usd=purchase,
+                        hosting=not desk,
                         rent_month_usd=first[2], own_month_usd=power_month + hosting_month, util_pct=util * 100,
                         provider=first[0].price.provider_name)
     elif users is not None:
         headline = note("break_even_given", config=config(first[0], with_precision=False), purchase_usd=purchase,
+                        hosting=not desk,
                         months=first[1], rent_month_usd=first[2], own_month_usd=power_month + hosting_month,
                         count=count, per_gpu_usd=users.price_per_hour_usd / count, month_hours=month * util,
                         util_pct=util * 100)
     else:
         headline = note("break_even", config=config(first[0], with_precision=False), purchase_usd=purchase,
+                        hosting=not desk,
                         months=first[1], rent_month_usd=first[2], own_month_usd=power_month + hosting_month,
                         provider=first[0].price.provider_name, pricing_model=first[0].price.pricing_model,
                         util_pct=util * 100)
