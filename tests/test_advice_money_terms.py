@@ -180,3 +180,20 @@ def test_which_is_cheaper_without_list_prices_compares_cost_per_token(kb, text):
         assert i["cost_usd"] == pytest.approx(cny / CNY_PER_USD / (i["per_gpu_tps"] * 3600) * 1e6)
     assert items[0]["cost_usd"] <= items[1]["cost_usd"]
     assert a.headline.params["ratio_x"] == pytest.approx(items[1]["cost_usd"] / items[0]["cost_usd"])
+
+
+def test_price_mentions_and_stand_ins_are_only_for_gpus_without_price_rows(kb):
+    # a mention or a stand-in must never hide a real offer; a stand-in's nearest card must have prices
+    priced = {o.gpu for o in kb.offers}
+    assert kb.price_mentions and kb.price_stand_ins
+    for gpu_id, mentions in kb.price_mentions.items():
+        assert gpu_id not in priced
+        assert all(m.source and m.caveat for m in mentions)
+    for gpu_id, stand_in in kb.price_stand_ins.items():
+        assert gpu_id not in priced and stand_in.nearest in priced
+
+
+def test_list_prices_are_sourced_and_dated(kb):
+    listed = {g.id: g.list_price for g in kb.gpus.values() if g.list_price is not None}
+    assert listed["rtx-4090-24gb"].amount == 1599  # NVIDIA launch price, 2022-09-20
+    assert all(lp.source and lp.as_of for lp in listed.values())
