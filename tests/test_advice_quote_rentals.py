@@ -171,12 +171,13 @@ def test_break_even_for_a_workstation_uses_its_own_host_power(kb):
 
 
 def test_buying_that_never_pays_back_says_so(kb):
-    # rent: 2 x $0.10 x 730 = $146/month. own: 2 x 450 W + 400 W workstation host = 1.3 kW; power 1.3 x 1.4 x 730 x
-    # $0.13 = $172.72, hosting 1.3 x $200 = $260: $432.72/month > $146, so buying never pays back
+    # rent: 2 x $0.10 x 730 = $146/month. own: two desktop cards (policy.yaml desk_max_cards 2) run at home or in an
+    # office: 2 x 450 W + 400 W workstation host = 1.3 kW x PUE 1 x 730 h x $0.19/kWh (home_electricity_usd_per_kwh)
+    # = $180.31/month, no colocation; > $146, so buying never pays back
     a = ask(kb, "buy 2x RTX 4090 for $5000 or rent at $0.10 per GPU hour, break even?")
     assert a.headline.code == "break_even_never"
     assert a.headline.params["rent_month_usd"] == pytest.approx(2 * 0.10 * 730)
-    assert a.headline.params["own_month_usd"] == pytest.approx(1.3 * 1.4 * 730 * 0.13 + 1.3 * 200)
+    assert a.headline.params["own_month_usd"] == pytest.approx(1.3 * 1.0 * 730 * 0.19)
 
 
 def test_a_one_gpu_server_takes_the_server_host_pro_rata(kb):

@@ -35,6 +35,7 @@ from bot.advice.runs import (
 from bot.advice.specs import ratio_facts, spec_table
 from bot.kb.schema import Model
 from bot.notes import note
+from bot.pricing.mentions import mention_prices
 
 __all__ = ["answer"]
 
@@ -141,6 +142,10 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         if headline is not None:
             details.insert(0, headline)
         headline = capacity
+        mentioned = _cost_at_mentions(ctx, full)
+        if mentioned is not None:  # "哪个划算" without list prices: the cost per token at the figures that exist
+            details.insert(0, headline)
+            headline = mentioned
     if load.users and len(fits) >= 2:
         # a load was given: the comparison is what each GPU type needs to carry it, not single-stream speed
         if headline is not None:
@@ -181,6 +186,38 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     return ctx.answer(title=note("title_compare", gpu_names=[c.gpu.name for c in choices], model_name=model_label(model)),
                       headline=headline, details=details, options=options, recommendation=rec, table=table,
                       actions=next_actions(ctx, options[rec] if rec is not None else None))
+
+
+def _cost_at_mentions(ctx: Context, full: list[Option]):
+    """Cost per 1M tokens at full load for each configuration, when at least one has no list price but every
+    one has a price: its cheapest list price, else its first secondary-source figure (``price_mentions.yaml``,
+    never an unverified range). Cost per 1M tokens = USD per GPU-hour / (tokens/s per GPU x 3,600) x 10^6.
+    ``None`` when a side has neither (the answer then compares speed per card only)."""
+    items = []
+    for c in full:
+        per_gpu_tps = c.throughput_tps / (c.gpu_count or 1)
+        if c.price is not None:
+            items.append({"config": config(c), "per_gpu_usd": c.price.price_per_gpu_hour_usd, "per_gpu_tps": per_gpu_tps,
+                          "where": c.price.provider_name, "mention": False})
+            continue
+        gpu_id = (c.gpu or "").split("@")[0]
+        mp = next((m for m in mention_prices(ctx.kb, gpu_id)
+                   if m.mention.reliability == "secondary" and m.low_usd is not None), None)
+        if mp is None:
+            return None
+        items.append({"config": config(c), "per_gpu_usd": mp.low_usd, "per_gpu_tps": per_gpu_tps,
+                      "where": mp.mention.where, "mention": True,
+                      "per_gpu_cny": mp.mention.low_per_gpu_hour if mp.mention.currency == "cny" else None})
+        ctx.cite(mp.mention.source)
+        if mp.rate is not None:
+            ctx.assume("cny_rate_used", rate=mp.rate[0], rate_date=mp.rate[1])
+    if len(items) < 2 or not any(i["mention"] for i in items):
+        return None
+    for i in items:
+        i["cost_usd"] = i["per_gpu_usd"] / (i["per_gpu_tps"] * 3600) * 1e6
+    items.sort(key=lambda i: i["cost_usd"])
+    return note("compare_cost_mentions", items=items, cheap=items[0]["config"],
+                ratio_x=items[-1]["cost_usd"] / items[0]["cost_usd"])
 
 
 def _load_line(ctx: Context, model: Model, speeds: list[Option], load: ServingLoad):

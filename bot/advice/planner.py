@@ -680,7 +680,10 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
             if fuller.meets:
                 # said only if this plan is the one recommended (see serving_option)
                 fuller.whole_instance = note("uses_whole_instance", gpus=best.placement.gpus_rented,
-                                             instance=best.placement.offer.instance_type)
+                                             instance=best.placement.offer.instance_type, needed=best.count,
+                                             provider=best.placement.offer.provider_name,
+                                             price_usd=best.placement.price_per_hour_usd,
+                                             idle_count=best.placement.idle_gpus)
                 return fuller
         return best
     if closest is None:

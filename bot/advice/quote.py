@@ -41,6 +41,7 @@ from bot.notes import note
 from bot.parsing.gpus import MAX_GPU_COUNT
 from bot.parsing.query import GpuMention
 from bot.pricing.currency import cny_per_usd
+from bot.pricing.mentions import mention_prices
 from bot.pricing.offers import Placement
 from bot.pricing.offers import place as all_placements
 
@@ -159,13 +160,17 @@ def _hardware(ctx: Context) -> Answer:
         caveats(ctx, o, idle=False)
     headline = _headline(ctx, headline_groups, hours)
     details = _cheapest_list_price(ctx, headline_groups)
+    for gpu, count, rows, _mention in headline_groups:
+        if not any(r.price for r in rows if not r.changes):
+            details += _unpriced_figures(ctx, gpu, count, hours)
     difference = _pricing_difference(ctx, headline_groups, hours)
     if difference is not None:  # "reserved vs on-demand, monthly difference?": the difference leads
         details.insert(0, headline)
         headline = difference
     details += _without_idle(headline_groups)
     details += _marketplace_lower(headline_groups)
-    details += _period_totals(ctx, headline_groups, hours)
+    if headline.code != "quote_terms":  # the terms' totals are in the headline already
+        details += _period_totals(ctx, headline_groups, hours)
     if over_limit is not None:
         details.insert(0, headline)
         headline = _over_limit_headline(ctx, headline_groups, over_limit, hours)
@@ -205,6 +210,48 @@ def _hardware(ctx: Context) -> Answer:
                       headline=headline, details=details, options=shown, recommendation=0 if shown else None,
                       table=table, actions=next_actions(ctx, None, precision_switch=False,
                                                         show_all=len(shown) > ctx.policy.serving.shown_options))
+
+
+def _unpriced_figures(ctx: Context, gpu: Gpu, count: int, hours: float) -> list:
+    """For a GPU no tracked cloud prices (A800, H800, H20): what a team can decide with. Each secondary-source
+    figure (``price_mentions.yaml``: CNY as published, USD derived with the dated rate, the total for the count and
+    hours, its source and caveat); the nearest priced card's cheapest on-demand list price for the count, labelled
+    as that card; unverified ranges last; first, what to do (ask the cloud's sales for a quote, or give a price)."""
+    out = [note("price_not_published_next", gpu_name=gpu.name)]
+    unverified = []
+    for mp in mention_prices(ctx.kb, gpu.id):
+        m = mp.mention
+        ranged = m.high_per_gpu_hour > m.low_per_gpu_hour
+        (out if m.reliability == "secondary" else unverified).append(note("price_mention", gpu_name=gpu.name, where=m.where, low_cny=m.low_per_gpu_hour
+                        if m.currency == "cny" else None, high_cny=m.high_per_gpu_hour if ranged and
+                        m.currency == "cny" else None, low_usd=mp.low_usd, high_usd=mp.high_usd if ranged else None,
+                        count=count, hours=hours if hours > 1 else None,
+                        total_low_usd=mp.low_usd * count * hours if mp.low_usd and hours > 1 else None,
+                        total_high_usd=mp.high_usd * count * hours if mp.high_usd and ranged and hours > 1 else None,
+                        reliability=note(f"mention_{m.reliability}"), caveat=m.caveat,
+                        as_of=m.as_of.isoformat() if m.as_of else None, source=m.source))
+        if mp.rate is not None:
+            ctx.assume("cny_rate_used", rate=mp.rate[0], rate_date=mp.rate[1])
+        ctx.cite(m.source)
+    stand_in = ctx.kb.price_stand_ins.get(gpu.id)
+    near = ctx.kb.gpus.get(stand_in.nearest) if stand_in else None
+    if near is not None:
+        found = [p for p in all_placements(ctx.offers, near.id, count, today=ctx.today, pricing_model="on_demand",
+                                           limit=20)
+                 if p.offer.condition is None and not p.offer.marketplace]
+        # just the GPUs asked first (an 8-GPU node is no reference for one card), then a current dated price
+        best = min(found, key=lambda p: (p.idle_gpus > 0, p.stale or p.offer.as_of is None, p.price_per_hour_usd),
+                   default=None)
+        if best is not None:
+            out.append(note("price_stand_in", gpu_name=gpu.name, near_name=near.name, why=stand_in.why, count=count,
+                            provider=best.offer.provider_name, instance=best.offer.instance_type,
+                            price_usd=best.price_per_hour_usd, per_gpu_usd=best.price_per_gpu_hour_usd,
+                            hours=hours if hours > 1 else None,
+                            total_usd=best.price_per_hour_usd * hours if hours > 1 else None,
+                            as_of=best.offer.as_of.isoformat() if best.offer.as_of else None,
+                            undated=best.offer.as_of is None))
+            ctx.cite(stand_in.source, best.offer.source)
+    return out + unverified  # an unverified range last
 
 
 def _against_limit(ctx: Context, groups, hours: float, limit: tuple[float, bool, str], headline, details):
@@ -311,8 +358,11 @@ def _cheapest_list_price(ctx: Context, groups) -> list:
             continue
         # the same pricing model as the row it stands beside: an on-demand total is no cheaper "list price" of a
         # commitment
+        # and, when the leading row rents just the GPUs asked, a row that does too: an 8-GPU node's price is no
+        # reference for one GPU
         listed = next((r for r in asked if not r.price.stale and r.price.as_of is not None
-                       and r.price.pricing_model == asked[0].price.pricing_model), None)
+                       and r.price.pricing_model == asked[0].price.pricing_model
+                       and (r.price.idle_gpus == 0 or asked[0].price.idle_gpus > 0)), None)
         if listed is not None:
             out.append(note("quote_cheapest_list", config=config(listed, with_precision=False),
                             provider=listed.price.provider_name, instance=_instance_label(listed),
@@ -492,6 +542,10 @@ def _headline(ctx: Context, groups, hours: float):
         ratio = firsts[1].price.price_per_hour_usd / firsts[0].price.price_per_hour_usd
         return note("quote_compare", items=items, hours=hours, ratio_x=ratio)
     rows = [r for r in groups[0][2] if not r.changes]
+    if len(groups) == 1 and len(set(q.pricing)) >= 2 and len(q.providers) < 2:
+        terms = _terms_headline(ctx, groups[0][1], [r for r in rows if r.price], hours)
+        if terms is not None:
+            return terms
     asked_terms = [p for p in q.pricing if p != "on_demand"]
     if len(q.pricing) == 1 and len(asked_terms) == 1 and len(q.providers) < 2:
         # one pricing model asked (spot, a commitment): its best row leads; on-demand rows are the reference
@@ -513,6 +567,53 @@ def _headline(ctx: Context, groups, hours: float):
                 per_gpu_usd=o.price.price_per_gpu_hour_usd, pricing_model=_pricing_label(o),
                 as_of=o.price.as_of.isoformat() if o.price.as_of else None,
                 rented=o.price.gpus_rented if o.price.idle_gpus > 0 else None)
+
+
+def _terms_headline(ctx: Context, count: int, rows: list[Option], hours: float):
+    """Several billing terms asked ("按小时和包年", "on-demand and 1-year reserved"): each term's cheapest row that
+    rents just the GPUs asked (no idle GPUs paid for). A term published only for larger instances, or not at all,
+    is said, with that instance, and priced as on-demand for the term's hours instead. A commitment is priced for
+    its term (1 year = 8,760 h); other terms for the hours asked (per hour when none). ``None`` when no row fits.
+    """
+    q = ctx.query
+    on_demand = [r for r in rows if r.price.pricing_model == "on_demand"]
+    def cheapest(found):  # list prices before marketplace asks (those are said on their own line)
+        return min(found, key=lambda r: (r.price.marketplace, r.price.price_per_hour_usd), default=None)
+
+    od_exact = cheapest([r for r in on_demand if r.price.idle_gpus == 0]) or cheapest(on_demand)
+    items = []
+    for model in dict.fromkeys(q.pricing):
+        term = q.commitment_term if model == "commitment" else None
+        term_hours = {"1y": 8760.0, "3y": 3 * 8760.0}.get(term or "", hours)
+        of_model = [r for r in rows if r.price.pricing_model == model]
+        exact = cheapest([r for r in of_model if r.price.idle_gpus == 0])
+        best = cheapest(of_model)
+        item: dict = {"pricing_model": f"commitment:{term}" if term else model,
+                      "hours": term_hours if term_hours > 1 else None}
+        larger_cheaper = best is not None and (
+            best.price.price_per_hour_usd < exact.price.price_per_hour_usd if exact is not None
+            else od_exact is None or best.price.price_per_hour_usd <= od_exact.price.price_per_hour_usd)
+        if larger_cheaper:
+            o = best  # a larger instance is the cheapest way to the count even with its idle GPUs (said)
+        elif exact is not None:
+            o = exact
+        else:
+            # published only for larger instances that cost more than renting just the GPUs asked on-demand
+            o = od_exact
+            item.update(missing=True, count=count)
+            if best is not None:
+                item.update(big_provider=best.price.provider_name, big_instance=_instance_label(best),
+                            big_rented=best.price.gpus_rented, big_price_usd=best.price.price_per_hour_usd)
+        if o is None:
+            continue
+        item.update(provider=o.price.provider_name, instance=_instance_label(o), price_usd=o.price.price_per_hour_usd,
+                    total_usd=o.price.price_per_hour_usd * term_hours if term_hours > 1 else None,
+                    rented=o.price.gpus_rented if o.price.idle_gpus > 0 else None,
+                    instances=o.price.instances if o.price.instances > 1 else None)
+        items.append(item)
+    if not items:
+        return None
+    return note("quote_terms", config=config(rows[0], with_precision=False), items=items)
 
 
 def _per_model(rows: list[Option], limit: int) -> list[Option]:
@@ -575,32 +676,48 @@ def _run_cost(ctx: Context, model) -> Answer:
 def _break_even(ctx: Context) -> Answer:
     """Months until buying pays for itself: purchase / (monthly rent at the utilisation - power - hosting).
 
-    The rent is the user's own price when the question gives one ("rent one at $2.50/GPU-hour": count x price x
-    730 h); market prices follow as a reference. Power = (GPU TDP x count + host power per machine x machines)
-    x PUE x electricity; hosting = colocation price per kW of that draw. Host power is per machine (8 GPUs at
-    most): a server of data-centre GPUs or a workstation of consumer and workstation cards. Every constant comes
-    from ``knowledge/policy.yaml`` with its source and is stated in the answer.
+    The purchase is the user's price; when none is given, the card's sourced list price (``gpus.yaml``
+    ``list_price``) x the count, said as an assumption. The rent is the user's own price when the question gives
+    one ("rent one at $2.50/GPU-hour": count x price x 730 h); market prices follow as a reference. Power =
+    (GPU TDP x count + host power per machine x machines) x PUE x electricity x utilisation (the cards draw it
+    while they work). A desktop or workstation (up to ``desk_max_cards`` consumer or workstation cards) runs at
+    home or in an office: home electricity, PUE 1, no colocation; a server pays colocation per kW of its draw.
+    Host power is per machine (8 GPUs at most). The comparison covers the horizon the user states ("for 3
+    years"), else ``amortization_years``. Every constant comes from ``knowledge/policy.yaml`` with its source
+    and is stated in the answer.
     """
     q = ctx.query
     pol = ctx.policy.break_even
     month = ctx.policy.quote.month_hours.value
     mention = next((m for m in q.gpus if m.id in ctx.kb.gpus), None)
-    if mention is None or q.purchase_price is None:
+    gpu = resolve_gpu(ctx, mention) if mention is not None else None
+    if gpu is None or (q.purchase_price is None and gpu.list_price is None):
         return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_break_even"),
                           examples=["buy vs rent: 8x H100 server ~$300k vs cloud, break even?"])
     q = ctx.query = _rent_price_given(q)
-    gpu = resolve_gpu(ctx, mention)
     count = mention.count or q.gpu_count or 1
-    purchase = _to_usd(ctx, q.purchase_price.amount, q.purchase_price.currency)
+    if q.purchase_price is not None:
+        purchase = _to_usd(ctx, q.purchase_price.amount, q.purchase_price.currency)
+    else:
+        lp = gpu.list_price
+        each = _to_usd(ctx, lp.amount, lp.currency)
+        purchase = each * count
+        ctx.assume("purchase_list_price", count=count, gpu_name=gpu.name, each_usd=each, purchase_usd=purchase,
+                   kind=note(f"price_kind_{lp.kind}"), as_of=lp.as_of.isoformat())
+        ctx.cite(lp.source)
     util = (q.utilization_pct or (q.percents[0] if q.percents else None) or pol.default_utilization_pct.value) / 100
+    workstation = gpu.segment in ("consumer", "workstation")
+    desk = workstation and count <= pol.desk_max_cards.value
+    rate = pol.home_electricity_usd_per_kwh if desk else pol.electricity_usd_per_kwh
     electricity = _to_usd(ctx, q.electricity_per_kwh.amount, q.electricity_per_kwh.currency) \
-        if q.electricity_per_kwh else pol.electricity_usd_per_kwh.value
+        if q.electricity_per_kwh else rate.value
+    pue = 1.0 if desk else pol.pue.value
     if q.power_watts:
         kw = q.power_watts / 1000
-        power_month = kw * pol.pue.value * month * electricity
-        ctx.assume("break_even_power", kw=kw, pue=pol.pue.value, electricity_usd=electricity, month_usd=power_month)
+        power_month = kw * pue * month * util * electricity
+        ctx.assume("break_even_power", kw=kw, pue=pue, electricity_usd=electricity, month_usd=power_month,
+                   util_pct=util * 100)
     else:
-        workstation = gpu.segment in ("consumer", "workstation")
         per_machine = int(ctx.policy.limits.gpus_per_machine.value)
         machines = math.ceil(count / per_machine)
         host = pol.workstation_host_power_w if workstation else pol.server_host_power_w
@@ -611,25 +728,33 @@ def _break_even(ctx: Context) -> Answer:
             host_w = max(pol.workstation_host_power_w.value, host.value * min(count, per_machine) / per_machine)
         tdp_w = gpu.tdp_watts or 700
         kw = (tdp_w * count + host_w * machines) / 1000
-        power_month = kw * pol.pue.value * month * electricity
+        power_month = kw * pue * month * util * electricity
         ctx.assume("break_even_power_parts", count=count, tdp_w=tdp_w, machines=machines, host_w=host_w,
                    host_kind=note("machine_workstation" if workstation else "machine_server"), kw=kw,
-                   pue=pol.pue.value, electricity_usd=electricity, month_usd=power_month)
+                   pue=pue, electricity_usd=electricity, month_usd=power_month, util_pct=util * 100)
         ctx.cite(host.source)
-    hosting_month = kw * pol.hosting_usd_per_kw_month.value
-    ctx.assume("break_even_hosting", kw=kw, per_kw_usd=pol.hosting_usd_per_kw_month.value, month_usd=hosting_month)
+    if desk:
+        hosting_month = 0.0
+        ctx.assume("break_even_desk", count=count, gpu_name=gpu.name, max_cards=int(pol.desk_max_cards.value))
+        ctx.cite(rate.source, pol.desk_max_cards.source)
+    else:
+        hosting_month = kw * pol.hosting_usd_per_kw_month.value
+        ctx.assume("break_even_hosting", kw=kw, per_kw_usd=pol.hosting_usd_per_kw_month.value,
+                   month_usd=hosting_month)
+        ctx.cite(pol.electricity_usd_per_kwh.source, pol.pue.source, pol.hosting_usd_per_kw_month.source)
     ctx.assume("break_even_utilization", util_pct=util * 100)
-    ctx.cite(pol.electricity_usd_per_kwh.source, pol.pue.source, pol.hosting_usd_per_kw_month.source)
     placements = []
-    users = given_placement(ctx, gpu, count, min(count, 8))
+    # what is bought is one machine of them: the market's price for the same machine; a desktop's cards (no fast
+    # link between consumer or workstation cards) rent as well as separate 1-GPU instances
+    group = 1 if workstation else min(count, 8)
+    users = given_placement(ctx, gpu, count, group)
     if users is not None:
         placements.append(users)
     if users is not None:
         # the price is the rent compared with, not context ("taken as context, not as a limit" would be wrong)
         ctx.assumptions[:] = [n for n in ctx.assumptions if n.code != "prices_quoted"]
     for pricing in ("on_demand", "commitment", "spot"):
-        # what is bought is one machine of them: the market's price for the same machine
-        p = place(ctx, gpu, count, min(count, 8), pricing=pricing, given=False)
+        p = place(ctx, gpu, count, group, pricing=pricing, given=False)
         if p is not None and not any((p.offer.provider, p.offer.instance_type, p.offer.pricing_model) ==
                                      (o.offer.provider, o.offer.instance_type, o.offer.pricing_model)
                                      for o in placements):
@@ -649,27 +774,38 @@ def _break_even(ctx: Context) -> Answer:
         return ctx.answer(title=note("title_break_even"), headline=note("break_even_unpriced", gpu_name=gpu.name),
                           actions=next_actions(ctx, None, precision_switch=False))
     first = options[0]
-    life = pol.amortization_years.value
+    stated = q.duration_hours is not None and q.duration_hours >= month
+    life = q.duration_hours / 8760.0 if stated else pol.amortization_years.value  # "for 3 yrs", "用两年"
     if first[1] is None:
         # renting costs less than power and hosting alone: buying never pays back at this use
         headline = note("break_even_never", config=config(first[0], with_precision=False), purchase_usd=purchase,
+                        hosting=not desk,
                         rent_month_usd=first[2], own_month_usd=power_month + hosting_month, util_pct=util * 100,
                         provider=first[0].price.provider_name)
     elif users is not None:
         headline = note("break_even_given", config=config(first[0], with_precision=False), purchase_usd=purchase,
+                        hosting=not desk,
                         months=first[1], rent_month_usd=first[2], own_month_usd=power_month + hosting_month,
                         count=count, per_gpu_usd=users.price_per_hour_usd / count, month_hours=month * util,
                         util_pct=util * 100)
     else:
         headline = note("break_even", config=config(first[0], with_precision=False), purchase_usd=purchase,
+                        hosting=not desk,
                         months=first[1], rent_month_usd=first[2], own_month_usd=power_month + hosting_month,
                         provider=first[0].price.provider_name, pricing_model=first[0].price.pricing_model,
                         util_pct=util * 100)
     details = [note("break_even_other", pricing_model=o.price.pricing_model, provider=o.price.provider_name,
                     months=m, rent_month_usd=r) for o, m, r in options[1:]]
-    details.append(note("break_even_life", years=life,
-                        own_total_usd=purchase + (power_month + hosting_month) * 12 * life,
-                        rent_total_usd=first[2] * 12 * life))
+    own_total = purchase + (power_month + hosting_month) * 12 * life
+    rent_total = first[2] * 12 * life
+    life_line = note("break_even_life", years=life, own_total_usd=own_total, rent_total_usd=rent_total,
+                     stated=stated, hosting=not desk,
+                     cheaper=note("own_cheaper" if own_total < rent_total else "rent_cheaper"))
+    if stated:  # the horizon asked decides: its totals lead, the break-even month follows
+        details.insert(0, headline)
+        headline = life_line
+    else:
+        details.append(life_line)
     table = Table(columns=["config", "provider", "pricing", "usd_per_hour", "rent_per_month", "break_even_months"],
                   rows=[[config(o, with_precision=False), o.price.provider_name, _pricing_label(o),
                          o.price.price_per_hour_usd, r, m if m is None else math.ceil(m * 10) / 10]

@@ -207,6 +207,13 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         if affordable is not None:
             details.insert(0, headline)
             headline = affordable
+    whole_note = next((n for n in shown[rec].notes if n.code == "uses_whole_instance"), None) \
+        if rec is not None else None
+    if whole_note is not None and headline.code not in ("machines_needed",):
+        # fewer GPUs would hold it, but the instance rented holds more, all paid for: said first, not in a footnote
+        details.insert(0, headline)
+        headline = note("serve_whole_instance", config=config(shown[rec]), model_name=model_label(model),
+                        **whole_note.params)
     return ctx.answer(title=note("title_serving", model_name=model_label(model), users=load.users,
                                  total_tps=load.total_tps),
                       headline=headline, details=details, options=shown, recommendation=rec,

@@ -52,7 +52,10 @@ from bot.kb.schema import (
     ModelFamily,
     Policy,
     PriceFile,
+    PriceMention,
+    PriceMentionFile,
     PriceOffer,
+    PriceStandIn,
     UnlistedGpu,
     UnpricedProvider,
     UnpricedProviderFile,
@@ -120,6 +123,8 @@ class KnowledgeBase:
         catalogs: catalog name (``"gpuhunt"``) -> how its GPU and provider names map to ours.
         engines: engine id -> Engine (documented defaults of vLLM, TensorRT-LLM, ...).
         unpriced_providers: provider id -> UnpricedProvider (clouds users name that have no price rows).
+        price_mentions: GPU id -> secondary-source price figures for GPUs no tracked cloud lists (never offers).
+        price_stand_ins: GPU id -> the nearest priced GPU, shown labelled as that card.
     """
 
     directory: Path
@@ -140,6 +145,8 @@ class KnowledgeBase:
     catalogs: dict[str, CatalogNames] = field(default_factory=dict)
     unpriced_providers: dict[str, UnpricedProvider] = field(default_factory=dict)
     engines: dict[str, Engine] = field(default_factory=dict)
+    price_mentions: dict[str, tuple[PriceMention, ...]] = field(default_factory=dict)
+    price_stand_ins: dict[str, PriceStandIn] = field(default_factory=dict)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def offers_for(self, gpu_id: str) -> list[PriceOffer]:
@@ -356,6 +363,8 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
         _check_price_file(path, pf, rates, gpus, gpus_unreadable, out)
     catalogs = _load_catalog_names(price_dir / "common", gpus, gpus_unreadable, out)
     unpriced = _load_unpriced(price_dir / "common" / "unpriced_providers.yaml", price_files, out)
+    mentions, stand_ins = _load_price_mentions(price_dir / "common" / "price_mentions.yaml", gpus, gpus_unreadable,
+                                               out)
 
     benchmarks: dict[str, Benchmark] = {}
     bench_raw = _read(bench_path, out) if bench_path.exists() else {"benchmarks": []}
@@ -421,7 +430,8 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
     return KnowledgeBase(root, gpus, models, providers, tuple(offers), benchmarks, tuple(instances),
                          engines=engines, features=features, unlisted=tuple(u for _, u in unlisted_rows), claims=claims,
                          claim_constants=constants, article=article, model_families=families, policy=policy,
-                         exchange_rates=rates, catalogs=catalogs, unpriced_providers=unpriced)
+                         exchange_rates=rates, catalogs=catalogs, unpriced_providers=unpriced,
+                         price_mentions=mentions, price_stand_ins=stand_ins)
 
 
 def _load_claims(
@@ -515,6 +525,26 @@ def _load_unpriced(path: Path, price_files, out: _Collector) -> dict[str, Unpric
     return result
 
 
+def _load_price_mentions(path: Path, gpus: dict[str, Gpu], gpus_unreadable: bool, out: _Collector
+                         ) -> tuple[dict[str, tuple[PriceMention, ...]], dict[str, PriceStandIn]]:
+    """Secondary-source price figures and stand-ins per GPU (an optional file); unknown GPU ids are reported."""
+    if not path.exists():
+        return {}, {}
+    file = _validated_file(path, PriceMentionFile, out)
+    mentions: dict[str, list[PriceMention]] = {}
+    stand_ins: dict[str, PriceStandIn] = {}
+    for index, m in enumerate(file.mentions if file else []):
+        if m.gpu not in gpus and not gpus_unreadable:
+            out.add(path, ["mentions", index, "gpu"], "gpu", f"unknown GPU id {m.gpu!r}")
+        mentions.setdefault(m.gpu, []).append(m)
+    for index, st in enumerate(file.stand_ins if file else []):
+        for key in ("gpu", "nearest"):
+            if getattr(st, key) not in gpus and not gpus_unreadable:
+                out.add(path, ["stand_ins", index, key], key, f"unknown GPU id {getattr(st, key)!r}")
+        stand_ins[st.gpu] = st
+    return {k: tuple(v) for k, v in mentions.items()}, stand_ins
+
+
 def _load_exchange_rates(path: Path, out: _Collector) -> dict[str, ExchangeRate]:
     file = _validated_file(path, ExchangeRateFile, out)
     result: dict[str, ExchangeRate] = {}
@@ -563,7 +593,7 @@ def _load_catalog_names(directory: Path, gpus: dict[str, Gpu], gpus_unreadable: 
                         out: _Collector) -> dict[str, CatalogNames]:
     result: dict[str, CatalogNames] = {}
     for path in sorted(directory.glob("*.yaml")) if directory.is_dir() else []:
-        if path.name in ("exchange_rates.yaml", "unpriced_providers.yaml"):
+        if path.name in ("exchange_rates.yaml", "unpriced_providers.yaml", "price_mentions.yaml"):
             continue  # the other common files; every remaining one maps a live catalog
         raw = _read(path, out)
         if raw is None:

@@ -49,6 +49,7 @@ __all__ = [
     "GpuTruth",
     "InstanceShape",
     "InstanceType",
+    "ListPrice",
     "Model",
     "Feature",
     "ModelFamily",
@@ -56,7 +57,10 @@ __all__ = [
     "PeerLink",
     "Policy",
     "PriceFile",
+    "PriceMention",
+    "PriceMentionFile",
     "PriceOffer",
+    "PriceStandIn",
     "Ratio",
     "Software",
     "UnlistedGpu",
@@ -152,6 +156,25 @@ class Software(_Strict):
     sources: Annotated[list[str], Field(min_length=1)]
 
 
+class ListPrice(_Strict):
+    """What buying one card costs, from a public source: the vendor's launch list price (MSRP) or a dated street
+    price. Used for buy vs rent when the user gives no purchase price, labelled as an assumption.
+
+    Attributes:
+        amount: the price of one card in ``currency`` (whole card, without tax or a host machine).
+        currency: ``usd`` or ``cny``, as published.
+        kind: ``launch_msrp`` (the vendor's announced price) or ``street`` (a retailer's listing).
+        as_of: the date of the announcement or listing.
+        source: where the figure is published.
+    """
+
+    amount: PositiveFloat
+    currency: Literal["usd", "cny"]
+    kind: Literal["launch_msrp", "street"]
+    as_of: date
+    source: Annotated[str, Field(min_length=10)]
+
+
 class Gpu(_Strict):
     """One GPU or accelerator variant (one form factor and memory size).
 
@@ -183,6 +206,8 @@ class Gpu(_Strict):
         default_for: generic names for which this variant is assumed (``"H100"`` means the
             SXM 80GB); a match through one of these sets ``variant_assumed``.
         derived: field name to how its value was computed from a sourced figure.
+        list_price: what one card costs to buy, with its source and date (consumer and workstation cards
+            with a published list price), for buy vs rent when the user gives none.
     """
 
     id: str
@@ -219,6 +244,7 @@ class Gpu(_Strict):
     as_of: date
     derived: dict[str, str] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+    list_price: ListPrice | None = None
 
     _check_id = field_validator("id")(_check_id)
 
@@ -482,9 +508,12 @@ class MemoryPolicy(_Strict):
 class BreakEvenPolicy(_Strict):
     """Buy-vs-rent defaults: electricity price, PUE, host power per machine (CPUs, memory, NICs, fans: W for a
     server of data-centre GPUs, W for a workstation of consumer or workstation cards), colocation price,
-    utilisation, lifetime."""
+    utilisation, lifetime; for a desktop or workstation (up to ``desk_max_cards`` consumer or workstation cards,
+    run at home or in an office): the home electricity price and no colocation or facility cooling."""
 
     electricity_usd_per_kwh: Sourced
+    home_electricity_usd_per_kwh: Sourced
+    desk_max_cards: Sourced
     pue: Sourced
     server_host_power_w: Sourced
     workstation_host_power_w: Sourced
@@ -725,6 +754,65 @@ class UnpricedProviderFile(_Strict):
     as_of: date
     source: Annotated[str, Field(min_length=10)]
     providers: list[UnpricedProvider]
+
+
+class PriceMention(_Strict):
+    """A price figure for a GPU that no tracked cloud lists, found in a secondary source (``prices/common/
+    price_mentions.yaml``): shown with its source and caveat so a team can decide, never used as an offer.
+
+    Attributes:
+        gpu: GPU id.
+        where: the platform or market the figure is about (``"AutoDL"``, ``"Chinese rental market"``).
+        low_per_gpu_hour: the figure (or the low end of a range) per GPU-hour, in ``currency`` as published.
+        high_per_gpu_hour: the high end of a range; equal to ``low_per_gpu_hour`` for one figure.
+        currency: ``cny`` or ``usd``, as published.
+        reliability: ``secondary`` (a copy of a platform's table in someone else's document) or ``unverified``
+            (an article with no platform or date per figure).
+        caveat: what is not known about the figure (billing mode, date, platform).
+        as_of: the date of the document, ``None`` when it has none.
+        source: where the figure is published.
+    """
+
+    gpu: str
+    where: str
+    low_per_gpu_hour: PositiveFloat
+    high_per_gpu_hour: PositiveFloat
+    currency: Literal["cny", "usd"]
+    reliability: Literal["secondary", "unverified"]
+    caveat: Annotated[str, Field(min_length=10)]
+    as_of: date | None
+    source: Annotated[str, Field(min_length=10)]
+
+    @model_validator(mode="after")
+    def _range(self) -> PriceMention:
+        if self.high_per_gpu_hour < self.low_per_gpu_hour:
+            raise ValueError(f"high_per_gpu_hour {self.high_per_gpu_hour} is below low_per_gpu_hour")
+        return self
+
+
+class PriceStandIn(_Strict):
+    """The nearest GPU with prices, for a GPU that has none (the A800 is an A100 with NVLink capped): its price is
+    shown labelled as another card's, never as this one's.
+
+    Attributes:
+        gpu: the unpriced GPU id.
+        nearest: the priced GPU id it is closest to.
+        why: what the two share and where they differ.
+        source: where that is stated.
+    """
+
+    gpu: str
+    nearest: str
+    why: Annotated[str, Field(min_length=10)]
+    source: Annotated[str, Field(min_length=10)]
+
+
+class PriceMentionFile(_Strict):
+    """``prices/common/price_mentions.yaml``: secondary-source price figures and stand-ins for unpriced GPUs."""
+
+    as_of: date
+    mentions: list[PriceMention] = Field(default_factory=list)
+    stand_ins: list[PriceStandIn] = Field(default_factory=list)
 
 
 class ExchangeRate(_Strict):

@@ -237,6 +237,9 @@ class LexiconFile(_Vocab):
     followup: FollowupVocab = Field(default_factory=FollowupVocab)
     help_phrases: list[str] = Field(default_factory=list)
     per_node_words: list[str] = Field(default_factory=list)
+    # a price asked for one unit ("多少钱一张", "what's an H100 per hour"): a count of one said with it is the
+    # unit of the price, not the count needed, when the question states a larger count apart ("we need 16")
+    unit_price_words: list[str] = Field(default_factory=list)
     not_name_prefixes: list[str] = Field(default_factory=list)
     number_connectors: list[str] = Field(default_factory=list)
     approx_words: list[str] = Field(default_factory=list)
@@ -460,6 +463,7 @@ class Lexicon:
     reset_words: Phrases
     help_phrases: Phrases
     per_node_words: Phrases
+    unit_price_words: Phrases
     not_name_prefixes: Phrases
     name_counters: Phrases
     number_connectors: Phrases
@@ -619,6 +623,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         reset_words=Phrases(_flat(lists(lambda f: f.followup.reset))),
         help_phrases=Phrases(_flat(lists(lambda f: f.help_phrases))),
         per_node_words=Phrases(_flat(lists(lambda f: f.per_node_words))),
+        unit_price_words=Phrases(_flat(lists(lambda f: f.unit_price_words))),
         not_name_prefixes=Phrases(_flat(lists(lambda f: f.not_name_prefixes))),
         name_counters=Phrases(_flat(lists(lambda f: f.numbers.name_counters)), left_bound=False),
         number_connectors=Phrases(_flat(lists(lambda f: f.number_connectors))),

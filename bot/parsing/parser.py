@@ -618,10 +618,16 @@ def _merge_gpus(found: list[FoundGpu], low: str, lex: Lexicon, fields: dict, not
             by_id[f.id] = mention.model_copy(update=update)
     mentions = list(by_id.values())
     standalone = fields.get("gpu_count")
-    if standalone is None:
+    per_unit = bool(lex.unit_price_words.search(low))
+    if standalone is None or (per_unit and standalone == 1):
         counts = scan_standalone_counts(low, SpanSet([*((f.span_start, f.span_end) for f in found),
                                                       *(quantities.spans() if quantities else [])]), lex)
-        standalone = counts[0] if counts else None
+        if per_unit and any(c > 1 for c in counts):
+            counts = [c for c in counts if c > 1]  # "多少钱一张 ... 要 16 张": the one is the price's unit
+        standalone = counts[0] if counts else standalone
+    if per_unit and standalone and standalone > 1 and len(mentions) == 1 and mentions[0].count == 1:
+        # "what's an H100 per hour? we need 16 of them": the count needed is the one stated apart
+        mentions[0] = mentions[0].model_copy(update={"count": None})
     if standalone is not None:
         without = [i for i, m in enumerate(mentions) if m.count is None]
         if len(without) == 1 and (len(mentions) == 1 or without == [0]):

@@ -5,7 +5,7 @@ emits (:class:`~bot.notes.Note`), table column labels and kinds, and a few words
 A parameter is formatted by its name's unit suffix, so the same figure reads the same way everywhere:
 
 * ``*_usd`` money (``$1,234``, ``$12.34``; in Chinese ``$14.9 万`` above 100,000; converted to ``¥`` with
-  the knowledge base's dated rate when the user asked for RMB);
+  the knowledge base's dated rate when the user asked for RMB); ``*_cny`` an amount published in CNY (``¥4.98``);
 * ``*_gb`` one decimal; ``*_tps`` tokens/s; ``*_s`` seconds; ``*_ms`` milliseconds; ``*_x`` a ratio;
   ``*_pct`` a percentage; ``*_hours`` a duration with its unit (days beyond 48 h); ``*_tokens`` a token
   count (``1.4T``, ``8,192``; ``1.4 万亿`` in Chinese); ``*_b`` billions of parameters;
@@ -171,6 +171,8 @@ class Renderer:
         ``tokens``, ``b``, ``int``, ``num``)."""
         if kind == "usd":
             return self.usd(x)
+        if kind == "cny":  # an amount published in CNY, shown as published
+            return self.money_in(x, "cny")
         if kind == "gb":
             return f"{x:,.0f}" if x >= 1000 or x == int(x) else f"{x:,.1f}"
         if kind == "tps":
@@ -273,7 +275,7 @@ def _present(fragment: str, params: dict) -> bool:
     return True
 
 
-_SUFFIX_KINDS = (("_usd", "usd"), ("_gb", "gb"), ("_tps", "tps"), ("_ms", "ms"), ("_s", "s"), ("_x", "x"),
+_SUFFIX_KINDS = (("_usd", "usd"), ("_cny", "cny"), ("_gb", "gb"), ("_tps", "tps"), ("_ms", "ms"), ("_s", "s"), ("_x", "x"),
                  ("_pct", "pct"), ("_hours", "hours"), ("_tokens", "tokens"), ("_b", "b"), ("count", "int"),
                  ("users", "int"), ("_n", "int"))
 
