@@ -81,10 +81,17 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
     # "how many GPUs" is answered with the fewest that carry the load; an instance sold only in larger sizes is
     # said beside it (_instance_line), not silently taken as the count
     whole = "gpu_count" not in ctx.query.asks
+    cheaper: list[ServingPlan] = []
     for choice in choices:
+        # a GPU named without a count asks for its count: the fewest that carry the load (cheapest among them);
+        # a layout of more GPUs that rents for less (small instances, independent replicas) is said beside it
+        counted = choice.fixed and choice.count is None
         for precision, _fixed in precisions_for(ctx, model, choice.gpu):
-            plans.append(plan_serving(ctx, model, choice.gpu, precision, load, count=choice.count,
-                                      whole_instance=whole))
+            plan = plan_serving(ctx, model, choice.gpu, precision, load, count=choice.count,
+                                whole_instance=whole, objective="fewest" if counted else "cheapest")
+            plans.append(plan)
+            if counted and plan.meets:
+                cheaper.append(plan_serving(ctx, model, choice.gpu, precision, load, whole_instance=False))
     limit = ctx.hourly_limit_usd()
     before_limit = [p for p in plans if p.meets and p.placement is not None]
     if limit is not None:
@@ -101,6 +108,8 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         options.sort(key=lambda o: (not o.meets, _rank(o)))
         if not any(o.meets for o in options):
             options += _alternatives(ctx, model, fixed, load)
+        elif options[0].meets and options[0].price is not None:
+            options += _cheaper_layout(ctx, options[0], cheaper)
     else:
         by_gpu: dict[str, ServingPlan] = {}
         for p in working:
@@ -269,6 +278,19 @@ def _apply_limit(ctx: Context, plans: list[ServingPlan], limit: tuple[float, boo
         hourly = p.placement.price_per_hour_usd / (p.count if per_gpu else 1)
         if hourly > usd + 1e-9:
             p.meets, p.rejection = False, note("reject_over_limit", price_usd=hourly, limit_usd=usd)
+
+
+def _cheaper_layout(ctx: Context, shown: Option, cheaper: list[ServingPlan]) -> list[Option]:
+    """The cheapest-per-hour plan of the GPU shown when it uses more GPUs than the fewest that serve (e.g. replicas
+    on small instances that rent for less per GPU than one larger machine), labelled as changing the count."""
+    same = [p for p in cheaper if p.meets and p.gpu.id == shown.gpu and p.placement is not None
+            and quality_tier(p.precision) == quality_tier(shown.precision)]
+    if not same:
+        return []
+    best = min(same, key=_plan_key)
+    if best.count <= (shown.gpu_count or 0) or best.placement.price_per_hour_usd >= shown.price_per_hour_usd - 1e-9:
+        return []
+    return [serving_option(ctx, best, changes=["count"])]
 
 
 def _best(plans: list[ServingPlan]) -> ServingPlan | None:

