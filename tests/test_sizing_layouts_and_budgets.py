@@ -42,3 +42,29 @@ def test_unnamed_gpu_still_recommends_the_cheapest(kb):
     a = ask(kb, "serve Mistral Small 24B to 40 users at 32k context")
     rec = a.options[a.recommendation]
     assert rec.meets and not any(o.changes == ["count"] for o in a.options)
+
+
+# ----------------------------------------------------------------------- 2. FP8 checkpoints on Ampere
+
+def test_fp8_checkpoint_on_ampere_runs_weight_only(kb):
+    # vLLM docs "FP8 W8A8": FP8 models run on compute capability >= 8.0 (Ampere) as weight-only W8A16 on FP8 Marlin
+    # (marlin_utils_fp8.is_fp8_marlin_supported = has_device_capability(80)); A100 is 8.0, A10 8.6
+    for text, gpu in (("can I run the FP8 checkpoint of Llama 3.1 8B on an A100?", "a100-sxm-80gb"),
+                      ("Qwen2.5 14B fp8 on an A10, does it fit?", "a10-24gb")):
+        a = ask(kb, text)
+        rec = a.options[a.recommendation]
+        assert a.headline.code != "serve_no" and rec.meets and rec.precision == "fp8-w8a16", text
+        assert rec.gpu.startswith(gpu.split("-")[0])
+        # 1 byte per weight: Llama 3.1 8B has 8.03B parameters -> 8.0 GB (config.json sizes)
+        if "8B" in text:
+            assert abs(rec.weights_gb - 8.03) < 0.1
+        w = [x for x in a.warnings if x.code == "weight_only_fallback"]
+        assert w and w[0].params["checkpoint"] == "fp8" and w[0].params["compute"] == "bf16"
+
+
+def test_fp8_stays_no_where_no_engine_runs_it(kb):
+    # T4 (7.5) and V100 (7.0) are below FP8 Marlin's 8.0; Ascend has no CUDA; TensorRT-LLM has no Marlin fallback
+    for text in ("can I run the FP8 checkpoint of Llama 3.1 8B on a T4?", "Llama 3.1 8B fp8 on a V100?",
+                 "Qwen2.5 7B fp8 on Ascend 910B", "Llama 3.1 8B fp8 on an RTX 3090 with TensorRT-LLM"):
+        a = ask(kb, text)
+        assert a.options[0].rejection is not None and a.options[0].rejection.code == "reject_precision", text
