@@ -68,3 +68,28 @@ def test_fp8_stays_no_where_no_engine_runs_it(kb):
                  "Qwen2.5 7B fp8 on Ascend 910B", "Llama 3.1 8B fp8 on an RTX 3090 with TensorRT-LLM"):
         a = ask(kb, text)
         assert a.options[0].rejection is not None and a.options[0].rejection.code == "reject_precision", text
+
+
+# ----------------------------------------------------------------------- 3. largest model = the fit check
+
+def test_largest_model_table_agrees_with_the_fit_check(kb):
+    # GLM-4.5 int4 is 185.6 GB of weights: above the engine's 0.9 x 204.1 GB budget of one MI300X, so "does it fit"
+    # says no (no KV cache room); the table used to list it. Every model the table names must pass the fit check.
+    a = ask(kb, "largest model on one MI300X at 16k context")
+    row = a.table.rows[0]
+    named = dict(zip(a.table.columns, row))
+    assert "GLM-4.5 (355B MoE)" not in row
+    for col, prec in (("largest_bf16", "bf16"), ("largest_fp8", "fp8"), ("largest_int4", "int4")):
+        name = named[col]
+        assert name, col
+        fit = ask(kb, f"does {name} {prec} fit on one MI300X at 16k context?")
+        assert fit.options[fit.recommendation].meets and fit.options[fit.recommendation].gpu_count == 1, name
+
+
+def test_largest_model_never_beyond_native_context(kb):
+    # Falcon 180B: max_position_embeddings 2048 (tiiuae/falcon-180B config.json); at 16k it is left out
+    a = ask(kb, "largest model on one MI300X at 16k context")
+    assert "Falcon 180B" not in a.table.rows[0]
+    for name in a.table.rows[0][2:5]:
+        m = next(m for m in kb.models.values() if m.name == name)
+        assert m.max_position_embeddings is None or m.max_position_embeddings >= 16384

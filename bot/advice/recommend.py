@@ -38,7 +38,7 @@ from bot.advice.runs import (
 )
 from bot.advice.training import largest_trainable
 from bot.errors import AdvisorError
-from bot.estimation import efficiency_for, estimate_inference
+from bot.estimation import efficiency_for
 from bot.kb.schema import Gpu, Model
 from bot.notes import note
 
@@ -245,21 +245,26 @@ def _what_runs_precisions(ctx: Context) -> dict[str, str]:
 
 
 def _largest(ctx: Context, llms: list[Model], gpu: Gpu, count: int, precision: str, load: dict) -> str | None:
-    """The largest knowledge-base LLM that fits ``count`` x ``gpu`` in ``precision`` for ``load`` (context,
-    users, KV format: :func:`_what_runs_load`); None if none."""
-    if precision.startswith("fp8") and not gpu.supports("fp8"):
-        return None
+    """The largest knowledge-base LLM that ``count`` x ``gpu`` serves in ``precision`` for ``load`` (context,
+    users, KV format: :func:`_what_runs_load`), by the fit check's own computation (:func:`plan_serving` with the
+    count fixed and no speed floor: weights, KV cache and the engine's memory budget); models whose native
+    context is shorter than the context sized are skipped (the method line says so). None if none."""
     try:
         bytes_per_weight = efficiency_for(ctx.kb).weight_format(precision)[1].bytes_per_weight
     except AdvisorError:
         return None
+    fit = ServingLoad(users=load["batch_size"], per_user_tps=0.0, per_user_given=False, total_tps=None, ttft_s=None,
+                      tpot_ms=None, context_tokens=load["context_tokens"], input_tokens=None, output_tokens=None,
+                      kv_precision=load["kv_precision"])
     for m in llms:
-        if m.params_total_b * bytes_per_weight > gpu.memory_gb * count * 1.08:  # cannot fit: skip the estimate
+        if m.params_total_b * bytes_per_weight > gpu.memory_gb * count * 1.08:  # cannot fit: skip the plan
+            continue
+        if m.max_position_embeddings and m.max_position_embeddings < load["context_tokens"]:
             continue
         try:
-            est = estimate_inference(ctx.kb, m, gpu, count=count, precision=precision, **load)
-        except Exception:  # a model the estimator cannot size is skipped, not fatal
+            plan = plan_serving(ctx, m, gpu, precision, fit, count=count, whole_instance=False)
+        except Exception:  # a model the planner cannot size is skipped, not fatal
             continue
-        if est.fits:
+        if plan.meets:
             return m.name
     return None
