@@ -77,7 +77,7 @@ def test_largest_model_table_agrees_with_the_fit_check(kb):
     # says no (no KV cache room); the table used to list it. Every model the table names must pass the fit check.
     a = ask(kb, "largest model on one MI300X at 16k context")
     row = a.table.rows[0]
-    named = dict(zip(a.table.columns, row))
+    named = dict(zip(a.table.columns, row, strict=True))
     assert "GLM-4.5 (355B MoE)" not in row
     for col, prec in (("largest_bf16", "bf16"), ("largest_fp8", "fp8"), ("largest_int4", "int4")):
         name = named[col]
