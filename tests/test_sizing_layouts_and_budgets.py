@@ -93,3 +93,35 @@ def test_largest_model_never_beyond_native_context(kb):
     for name in a.table.rows[0][2:5]:
         m = next(m for m in kb.models.values() if m.name == name)
         assert m.max_position_embeddings is None or m.max_position_embeddings >= 16384
+
+
+# ----------------------------------------------------------------------- 4. concurrency with a length; KV formats
+
+def test_concurrent_sequences_of_a_length_size_the_kv_for_all(kb):
+    # Llama 3 8B: 32 layers x 8 KV heads x 128 x 2 (K,V) x 2 B = 131,072 B/token (config.json);
+    # 64 sequences x 8,192 tokens x 131,072 B = 68.7 GB of 16-bit KV cache in all replicas together
+    q = parse_question("64 concurrent 8k sequences of Llama 3 8B on H100", kb)
+    assert q.context_tokens == 8192 and (q.concurrent_users or q.batch_size) == 64
+    a = ask(kb, "64 concurrent 8k sequences of Llama 3 8B on H100")
+    rec = a.options[a.recommendation]
+    assert rec.meets and rec.users == 64
+    assert abs(rec.kv_cache_gb * (rec.replicas or 1) - 68.7) < 0.5
+    q2 = parse_question("32 users x 4k seqs of Qwen2.5 7B on an L4", kb)
+    assert q2.context_tokens == 4096 and q2.concurrent_users == 32
+    # a batch of sequences with no count before it stays a count
+    assert parse_question("batch of 8k sequences for Llama 3 8B on H100", kb).batch_size == 8000
+
+
+def test_kv_formats_compared_are_each_answered(kb):
+    # Qwen2.5 32B: 64 layers x 8 KV heads x 128 x 2 x 2 B = 262,144 B/token; 16,384 tokens -> 4.29 GB (fp16), 2.15 GB
+    # (fp8). fp8 weights 32.8 GB: 32.8 + 4.3 + 2.4 overhead = 39.5 GB and 37.4 GB, both within one L40S's budget
+    a = ask(kb, "fp8 vs fp16 KV cache for Qwen2.5 32B on one L40S at 16k, does it fit either way?")
+    rows = a.headline.params["rows"]
+    assert [r["kv_precision"] for r in rows] == ["fp8", "fp16"]
+    assert all(r["meets"] for r in rows)
+    kv = sorted(o.kv_cache_gb for o in a.options)
+    assert abs(kv[0] - 2.15) < 0.05 and abs(kv[1] - 4.29) < 0.05
+    # on 2x A100 80GB, Llama 3.1 70B int8 for 10 users at 32k: fp16 KV (107 GB) does not fit, fp8 KV (54 GB) does
+    b = ask(kb, "Llama 3.1 70B on 2x A100 80GB at 32k for 10 users: fp16 or fp8 kv cache?")
+    verdict = {r["kv_precision"]: r["meets"] for r in b.headline.params["rows"]}
+    assert verdict == {"fp16": False, "fp8": True}
