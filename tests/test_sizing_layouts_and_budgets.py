@@ -125,3 +125,32 @@ def test_kv_formats_compared_are_each_answered(kb):
     b = ask(kb, "Llama 3.1 70B on 2x A100 80GB at 32k for 10 users: fp16 or fp8 kv cache?")
     verdict = {r["kv_precision"]: r["meets"] for r in b.headline.params["rows"]}
     assert verdict == {"fp16": False, "fp8": True}
+
+
+# ----------------------------------------------------------------------- 5. budgets without deadlines; nodes
+
+def test_training_budget_without_deadline_finishes_within_the_policy_week(kb):
+    # 6 x 1.3e9 x 1e11 = 7.8e20 FLOPs; the GPU-hours are the same at any count (data parallel), so the $20k budget
+    # buys a run that ends within policy.training.budget_target_days (7 days), not one GPU for a month or more
+    a = ask(kb, "train a 1.3B model on 100B tokens with $20k")
+    week = kb.policy.training.budget_target_days.value * 24
+    rec = a.options[a.recommendation]
+    assert a.headline.code == "run_in_budget"
+    assert rec.wall_clock_hours <= week and rec.total_cost_usd <= 20000
+    assert a.headline.params["wall_hours"] == rec.wall_clock_hours and a.headline.params["total_usd"]
+    # the fewest GPUs of that type that finish in the week: half as many would not
+    assert rec.gpu_count == 1 or rec.wall_clock_hours * 2 > week * 0.9
+    assert any(n.code == "budget_run_target" for n in a.assumptions)
+    # a deadline given keeps its own meaning (no policy week)
+    b = ask(kb, "train a 1.3B model on 100B tokens with $20k in 3 days")
+    assert not any(n.code == "budget_run_target" for n in b.assumptions)
+
+
+def test_dgx_nodes_are_answered_in_nodes(kb):
+    # a DGX H100 holds 8 H100s (NVIDIA DGX H100 datasheet); the answer leads with whole machines
+    a = ask(kb, "How many DGX H100 nodes to train a 70B model on 2T tokens in 30 days")
+    assert a.headline.code == "machines_needed" and a.headline.params["per_node"] == 8
+    rec = a.options[a.recommendation]
+    assert a.headline.params["machines"] * 8 == rec.gpu_count and rec.wall_clock_hours <= 720
+    q = parse_question("train a 7B model on 1T tokens on 4 DGX H100", kb)
+    assert q.gpus[0].count == 32 and not q.not_understood

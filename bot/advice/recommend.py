@@ -139,19 +139,33 @@ def _run_in_budget(ctx: Context, model: Model) -> Answer:
     budget = ctx.usd(q.budget) or q.budget.amount
     finetune = q.workload == "finetune" or q.method
     tokens = finetune_tokens(ctx) if finetune else training_tokens(ctx, model)
-    options = finetune_setups(ctx, model, tokens) if finetune else training_runs(ctx, model, tokens)
+    # a money budget with no deadline: the run is sized to finish in the policy's time when the budget pays for it
+    target = None if finetune or q.deadline_hours else ctx.policy.training.budget_target_days.value * 24
+    options = finetune_setups(ctx, model, tokens) if finetune else training_runs(ctx, model, tokens,
+                                                                                  target_hours=target)
     if ctx.zh and not any(o.total_cost_usd for o in options) and not q.gpus:
         # no price for the cards sold in China: a budget can only be checked against prices elsewhere (said)
         section = ctx.policy.finetune if finetune else ctx.policy.training
         abroad = [GpuChoice(ctx.kb.gpus[g], None, False) for g in section.candidate_gpus if g in ctx.kb.gpus]
-        options = finetune_setups(ctx, model, tokens, abroad) if finetune else training_runs(ctx, model, tokens, abroad)
+        options = finetune_setups(ctx, model, tokens, abroad) if finetune else training_runs(
+            ctx, model, tokens, abroad, target_hours=target)
         ctx.assume("budget_checked_abroad")
     table = finetune_table(options) if finetune else training_table(options)
     within = [o for o in options if o.fits and o.total_cost_usd is not None and o.total_cost_usd <= budget]
-    best = min(within, key=lambda o: o.wall_clock_hours or 1e18) if within else None
+    in_time = [o for o in within if target and o.wall_clock_hours and o.wall_clock_hours <= target]
+    # within the target time: the cheapest such run; else the fastest the budget pays for
+    best = min(in_time, key=lambda o: (o.total_cost_usd, o.wall_clock_hours)) if in_time else \
+        min(within, key=lambda o: o.wall_clock_hours or 1e18) if within else None
+    if target is not None:
+        ctx.assume("budget_run_target", days=target / 24)
+    details: list = []
     if best is not None:
+        cheapest = min(within, key=lambda o: (o.total_cost_usd, o.wall_clock_hours or 1e18))
         headline = note("run_in_budget", model_name=model_label(model), budget_usd=budget, config=config(best),
                         total_usd=best.total_cost_usd, wall_hours=best.wall_clock_hours, tokens_tokens=tokens)
+        if cheapest is not best and cheapest.total_cost_usd < best.total_cost_usd - 0.5:
+            details = [note("run_cheapest", config=config(cheapest), total_usd=cheapest.total_cost_usd,
+                                      wall_hours=cheapest.wall_clock_hours)]
     else:
         priced = [o for o in options if o.fits and o.total_cost_usd is not None]
         cheapest = min(priced, key=lambda o: o.total_cost_usd) if priced else None
@@ -161,8 +175,8 @@ def _run_in_budget(ctx: Context, model: Model) -> Answer:
                         total_usd=cheapest.total_cost_usd if cheapest else None,
                         affordable_tokens=tokens * budget / cheapest.total_cost_usd if cheapest else None)
     return ctx.answer(title=note("title_best", model_name=model_label(model), limit_usd=None), headline=headline,
-                      options=options, recommendation=options.index(best) if best else None, table=table,
-                      actions=next_actions(ctx, best, precision_switch=False))
+                      details=details, options=options, recommendation=options.index(best) if best else None,
+                      table=table, actions=next_actions(ctx, best, precision_switch=False))
 
 
 def _what_runs(ctx: Context, limit: float | None, per_gpu: bool) -> Answer:
