@@ -163,7 +163,7 @@ def _run_in_budget(ctx: Context, model: Model) -> Answer:
         cheapest = min(within, key=lambda o: (o.total_cost_usd, o.wall_clock_hours or 1e18))
         headline = note("run_in_budget", model_name=model_label(model), budget_usd=budget, config=config(best),
                         total_usd=best.total_cost_usd, wall_hours=best.wall_clock_hours, tokens_tokens=tokens)
-        if cheapest is not best and cheapest.total_cost_usd < best.total_cost_usd - 0.5:
+        if target is not None and cheapest is not best and cheapest.total_cost_usd < best.total_cost_usd - 0.5:
             details = [note("run_cheapest", config=config(cheapest), total_usd=cheapest.total_cost_usd,
                                       wall_hours=cheapest.wall_clock_hours)]
     else:
