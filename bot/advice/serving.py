@@ -680,10 +680,10 @@ def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: Se
     rows = [[config(o, with_model=True), o.meets, o.weights_gb, *([o.kv_cache_gb] if kv_col else []),
              o.memory_per_gpu_gb, o.decode_tps, o.tps_per_user, o.price_per_hour_usd] for o in options]
     served = [o for o in options if o.meets]
-    headline = note("items_summary", rows=[{"config": config(o, with_model=True), "meets": o.meets,
-                                            "per_user_tps": o.tps_per_user, "mem_gb": o.memory_per_gpu_gb,
-                                            "kv_precision": o.kv_precision if len(kv_loads) > 1 else None}
-                                           for o in options[:6]])
+    # KV formats compared: each one's yes/no leads its row ("fp8 vs fp16 KV, does it fit either way?")
+    headline = note("kv_items_summary" if kv_col else "items_summary",
+                    rows=[{"config": config(o, with_model=True), "meets": o.meets, "per_user_tps": o.tps_per_user,
+                           "mem_gb": o.memory_per_gpu_gb, "kv_precision": o.kv_precision} for o in options[:6]])
     return ctx.answer(title=note("title_items", model_names=[model_label(m) for m in models]), headline=headline,
                       options=options, recommendation=options.index(served[0]) if served else None,
                       table=Table(columns=["config", "serves", "weights_gb", *(["kv_gb"] if kv_col else []),
