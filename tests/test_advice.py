@@ -102,9 +102,10 @@ def test_users_served_answers_the_capacity(kb):
 
 
 def test_a_fixed_configuration_that_fails_is_said_first_with_alternatives(kb):
-    a = ask(kb, "llama 3 70b in fp8 on 4x a100")
+    # V100 (compute capability 7.0): no FP8 tensor cores and below FP8 Marlin's 8.0, so fp8 is refused
+    a = ask(kb, "llama 3 70b in fp8 on 4x v100 32gb")
     assert a.headline.code == "serve_fixed_fails"
-    assert a.options[0].gpu == "a100-sxm-80gb" and a.options[0].gpu_count == 4 and a.options[0].precision == "fp8"
+    assert a.options[0].gpu == "v100-sxm-32gb" and a.options[0].gpu_count == 4 and a.options[0].precision == "fp8"
     assert a.options[0].rejection.code == "reject_precision"
     assert {tuple(o.changes) for o in a.options[1:]} <= {("precision",), ("count",), ("kv_precision",), ("gpu",)}
     assert any(o.changes for o in a.options[1:])

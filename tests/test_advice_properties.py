@@ -9,13 +9,14 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from bot.advice.conversation import respond_to
-from bot.estimation import estimate_inference, serving_workload
+from bot.estimation import efficiency_for, estimate_inference, serving_workload
 from bot.kb.loader import get_knowledge
 from bot.render.blockkit import render_message
 from bot.render.jsonout import render_json
 from bot.render.terminal import render_text
 
 KB = get_knowledge()
+EFF = efficiency_for(KB)
 GPUS = sorted(g.name for g in KB.gpus.values())
 MODELS = sorted(m.name for m in KB.models.values())
 TEMPLATES = [
@@ -53,7 +54,10 @@ def test_fixed_constraints_are_kept_and_answers_render(question):
             if fixed_gpus[gpu] is not None and o.gpu_count is not None and answer.intent != "quote":
                 assert o.gpu_count == fixed_gpus[gpu], (question, o.gpu_count)
         if q.precisions and o.precision and o.method is None and answer.intent in ("size_inference", "compare"):
-            assert o.precision in q.precisions or o.precision.startswith(("q", "iq")), (question, o.precision)
+            # an engine's weight-only fallback runs the checkpoint asked (FP8 on Ampere as fp8-w8a16, efficiency.yaml)
+            runs = EFF.weight_formats.get(o.precision)
+            assert o.precision in q.precisions or o.precision.startswith(("q", "iq")) or (
+                runs is not None and runs.runs_checkpoints_of in q.precisions), (question, o.precision)
         assert o.gpu_count is None or o.gpu_count > 0
         assert o.price is None or o.price.price_per_hour_usd > 0
     assert render_text(answer)

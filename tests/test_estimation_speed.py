@@ -92,11 +92,18 @@ def test_batched_decode_becomes_compute_bound(kb):
     assert r.throughput_tokens_per_s > 50 * one.throughput_tokens_per_s
 
 
-def test_fp8_on_a100_warns_and_suggests_int8_int4(kb):
-    r = estimate_inference(kb, "llama-3-8b", "a100-sxm-80gb", precision="fp8")
-    assert r.precision == "int8" and r.requested_precision == "fp8"
-    w = " ".join(r.warnings)
-    assert "FP8" in w and "8.9" in w and "INT8" in w and "INT4" in w
+def test_fp8_without_fp8_tensor_cores_warns_and_suggests_int8_int4(kb):
+    # T4 (compute capability 7.5) is below FP8 Marlin's 8.0 (vLLM marlin_utils_fp8.is_fp8_marlin_supported), and
+    # TensorRT-LLM has no weight-only FP8 path on Ampere: both fall back to INT8 with the warning
+    for gpu, engine in (("t4-16gb", "vllm"), ("a100-sxm-80gb", "tensorrt-llm")):
+        r = estimate_inference(kb, "llama-3-8b", gpu, precision="fp8", engine=engine, context_tokens=1024)
+        assert r.precision == "int8" and r.requested_precision == "fp8"
+        w = " ".join(r.warnings)
+        assert "FP8" in w and "8.9" in w and "INT8" in w and "INT4" in w
+    # vLLM runs an FP8 checkpoint on an A100 (8.0) weight-only on FP8 Marlin: 1 byte per weight, 16-bit matmuls
+    a = estimate_inference(kb, "llama-3-8b", "a100-sxm-80gb", precision="fp8", engine="vllm")
+    assert a.precision == "fp8-w8a16" and not a.warnings
+    assert a.memory.weights_gb == pytest.approx(8.03, abs=0.05)  # 8.03B parameters x 1 B
     h = estimate_inference(kb, "llama-3-8b", "h100-sxm-80gb", precision="fp8")
     assert h.precision == "fp8" and not h.warnings
 

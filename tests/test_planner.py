@@ -51,9 +51,10 @@ def test_unnamed_gpus_come_from_the_policy(kb):
 
 
 def test_a_stated_precision_is_never_swapped(kb):
-    # the A100 has no FP8 tensor cores (compute capability 8.0 < 8.9): the plan fails with that reason
-    ctx = _ctx(kb, "llama 3 8b in fp8 on 1x a100 80gb")
-    gpu = kb.gpus["a100-sxm-80gb"]
+    # the T4 has no FP8 tensor cores (compute capability 7.5 < 8.9) and is below FP8 Marlin's weight-only path
+    # (8.0, vLLM marlin_utils_fp8): the plan fails with that reason
+    ctx = _ctx(kb, "llama 3 8b in fp8 on 1x t4")
+    gpu = kb.gpus["t4-16gb"]
     assert precisions_for(ctx, kb.models["llama-3-8b"], gpu) == [("fp8", True)]
     plan = plan_serving(ctx, kb.models["llama-3-8b"], gpu, "fp8", _load(users=1), count=1)
     assert not plan.meets and plan.rejection.code == "reject_precision"

@@ -3,7 +3,7 @@
 * :func:`config` is the structured label of an option (rendered "2x H100 SXM5 80GB, fp8" / "2 张 ...");
 * :func:`caveats` records, once per answer, what a user must know before renting an option: a tensor-parallel
   group split over instances, idle GPUs in a larger instance, a stale or undated price, a tight fit, no
-  NVLink/P2P between consumer cards;
+  NVLink/P2P between consumer cards, a checkpoint run as an engine's weight-only fallback;
 * :func:`next_actions` proposes the buttons (show all, assumptions, switch precision, quote this).
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bot.advice.answer import Action, Option
 from bot.advice.context import Context
+from bot.errors import AdvisorError
 from bot.estimation import efficiency_for
 from bot.kb.schema import Gpu
 from bot.notes import note
@@ -61,12 +62,26 @@ def caveats(ctx: Context, opt: Option, gpu: Gpu | None = None, *, idle: bool = T
         if opt.memory_per_gpu_gb > tight * opt.usable_gb:
             ctx.warn("tight_fit", config=config(opt), need_gb=opt.memory_per_gpu_gb, usable_gb=opt.usable_gb,
                      tight_pct=tight * 100)
+    fmt = _weight_format(ctx, opt.precision)
+    if fmt is not None and fmt.runs_checkpoints_of and gpu is not None:
+        # an engine's weight-only fallback (FP8 checkpoints on Ampere): it runs, at 16-bit compute speed
+        ctx.warn("weight_only_fallback", gpu_name=gpu.name, checkpoint=fmt.runs_checkpoints_of, runs_as=opt.precision,
+                 compute=fmt.compute, engines=", ".join(fmt.engines) or None)
     if gpu is not None and (opt.tensor_parallel or 1) > 1:
         icls = efficiency_for(ctx.kb).interconnect_class(gpu, opt.tensor_parallel or 2)
         if icls == "no_p2p":
             ctx.warn("no_p2p", gpu_name=gpu.name)
         elif icls == "pcie":
             ctx.assume("tp_over_pcie", gpu_name=gpu.name)
+
+
+def _weight_format(ctx: Context, precision: str | None):
+    if not precision:
+        return None
+    try:
+        return efficiency_for(ctx.kb).weight_format(precision)[1]
+    except AdvisorError:
+        return None
 
 
 def variant_notes(ctx: Context) -> None:

@@ -505,13 +505,25 @@ def _canonical(ctx: Context, precision: str) -> str:
         return precision
 
 
+def _runs_as_asked(ctx: Context, precision: str, used: str) -> bool:
+    """Whether the estimate's format ``used`` runs checkpoints of the asked ``precision``: the same format, or the
+    engine's weight-only fallback for it (an FP8 checkpoint on Ampere runs as ``fp8-w8a16``, efficiency.yaml)."""
+    asked = _canonical(ctx, precision)
+    if asked == used:
+        return True
+    try:
+        return efficiency_for(ctx.kb).weight_format(used)[1].runs_checkpoints_of == asked
+    except AdvisorError:
+        return False
+
+
 def _capacity(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str, tp: int, pp: int,
               load: ServingLoad, dp_attention: bool = False) -> tuple[int, InferenceEstimate | None, Note | None]:
     """(most sequences one replica serves meeting the load's targets, its estimate there, why not at 1)."""
     first = _estimate(ctx, model, gpu, precision, engine, tp, pp, 1, load, dp_attention)
     if first is None:
         return 0, None, note("reject_layout", tp=tp, pp=pp)
-    if _canonical(ctx, precision) != first.precision and (
+    if not _runs_as_asked(ctx, precision, first.precision) and (
             precision in ctx.query.precisions or ctx.query.full_precision):
         # a precision the user fixed is never swapped: the GPU lacks it, which is the answer
         return 0, first, note("reject_precision", precision=precision, gpu_name=gpu.name,

@@ -39,7 +39,7 @@ from bot.advice.runs import (
 )
 from bot.advice.training import largest_trainable
 from bot.errors import AdvisorError
-from bot.estimation import efficiency_for, estimate_inference
+from bot.estimation import efficiency_for
 from bot.kb.schema import Gpu, Model
 from bot.notes import note
 
@@ -142,19 +142,33 @@ def _run_in_budget(ctx: Context, model: Model) -> Answer:
     budget = ctx.usd(q.budget) or q.budget.amount
     finetune = q.workload == "finetune" or q.method
     tokens = finetune_tokens(ctx) if finetune else training_tokens(ctx, model)
-    options = finetune_setups(ctx, model, tokens) if finetune else training_runs(ctx, model, tokens)
+    # a money budget with no deadline: the run is sized to finish in the policy's time when the budget pays for it
+    target = None if finetune or q.deadline_hours else ctx.policy.training.budget_target_days.value * 24
+    options = finetune_setups(ctx, model, tokens) if finetune else training_runs(ctx, model, tokens,
+                                                                                  target_hours=target)
     if ctx.zh and not any(o.total_cost_usd for o in options) and not q.gpus:
         # no price for the cards sold in China: a budget can only be checked against prices elsewhere (said)
         section = ctx.policy.finetune if finetune else ctx.policy.training
         abroad = [GpuChoice(ctx.kb.gpus[g], None, False) for g in section.candidate_gpus if g in ctx.kb.gpus]
-        options = finetune_setups(ctx, model, tokens, abroad) if finetune else training_runs(ctx, model, tokens, abroad)
+        options = finetune_setups(ctx, model, tokens, abroad) if finetune else training_runs(
+            ctx, model, tokens, abroad, target_hours=target)
         ctx.assume("budget_checked_abroad")
     table = finetune_table(options) if finetune else training_table(options)
     within = [o for o in options if o.fits and o.total_cost_usd is not None and o.total_cost_usd <= budget]
-    best = min(within, key=lambda o: o.wall_clock_hours or 1e18) if within else None
+    in_time = [o for o in within if target and o.wall_clock_hours and o.wall_clock_hours <= target]
+    # within the target time: the cheapest such run; else the fastest the budget pays for
+    best = min(in_time, key=lambda o: (o.total_cost_usd, o.wall_clock_hours)) if in_time else \
+        min(within, key=lambda o: o.wall_clock_hours or 1e18) if within else None
+    if target is not None:
+        ctx.assume("budget_run_target", days=target / 24)
+    details: list = []
     if best is not None:
+        cheapest = min(within, key=lambda o: (o.total_cost_usd, o.wall_clock_hours or 1e18))
         headline = note("run_in_budget", model_name=model_label(model), budget_usd=budget, config=config(best),
                         total_usd=best.total_cost_usd, wall_hours=best.wall_clock_hours, tokens_tokens=tokens)
+        if target is not None and cheapest is not best and cheapest.total_cost_usd < best.total_cost_usd - 0.5:
+            details = [note("run_cheapest", config=config(cheapest), total_usd=cheapest.total_cost_usd,
+                                      wall_hours=cheapest.wall_clock_hours)]
     else:
         priced = [o for o in options if o.fits and o.total_cost_usd is not None]
         cheapest = min(priced, key=lambda o: o.total_cost_usd) if priced else None
@@ -164,8 +178,8 @@ def _run_in_budget(ctx: Context, model: Model) -> Answer:
                         total_usd=cheapest.total_cost_usd if cheapest else None,
                         affordable_tokens=tokens * budget / cheapest.total_cost_usd if cheapest else None)
     return ctx.answer(title=note("title_best", model_name=model_label(model), limit_usd=None), headline=headline,
-                      options=options, recommendation=options.index(best) if best else None, table=table,
-                      actions=next_actions(ctx, best, precision_switch=False))
+                      details=details, options=options, recommendation=options.index(best) if best else None,
+                      table=table, actions=next_actions(ctx, best, precision_switch=False))
 
 
 def _what_runs(ctx: Context, limit: float | None, per_gpu: bool) -> Answer:
@@ -248,21 +262,26 @@ def _what_runs_precisions(ctx: Context) -> dict[str, str]:
 
 
 def _largest(ctx: Context, llms: list[Model], gpu: Gpu, count: int, precision: str, load: dict) -> str | None:
-    """The largest knowledge-base LLM that fits ``count`` x ``gpu`` in ``precision`` for ``load`` (context,
-    users, KV format: :func:`_what_runs_load`); None if none."""
-    if precision.startswith("fp8") and not gpu.supports("fp8"):
-        return None
+    """The largest knowledge-base LLM that ``count`` x ``gpu`` serves in ``precision`` for ``load`` (context,
+    users, KV format: :func:`_what_runs_load`), by the fit check's own computation (:func:`plan_serving` with the
+    count fixed and no speed floor: weights, KV cache and the engine's memory budget); models whose native
+    context is shorter than the context sized are skipped (the method line says so). None if none."""
     try:
         bytes_per_weight = efficiency_for(ctx.kb).weight_format(precision)[1].bytes_per_weight
     except AdvisorError:
         return None
+    fit = ServingLoad(users=load["batch_size"], per_user_tps=0.0, per_user_given=False, total_tps=None, ttft_s=None,
+                      tpot_ms=None, context_tokens=load["context_tokens"], input_tokens=None, output_tokens=None,
+                      kv_precision=load["kv_precision"])
     for m in llms:
-        if m.params_total_b * bytes_per_weight > gpu.memory_gb * count * 1.08:  # cannot fit: skip the estimate
+        if m.params_total_b * bytes_per_weight > gpu.memory_gb * count * 1.08:  # cannot fit: skip the plan
+            continue
+        if m.max_position_embeddings and m.max_position_embeddings < load["context_tokens"]:
             continue
         try:
-            est = estimate_inference(ctx.kb, m, gpu, count=count, precision=precision, **load)
-        except Exception:  # a model the estimator cannot size is skipped, not fatal
+            plan = plan_serving(ctx, m, gpu, precision, fit, count=count, whole_instance=False)
+        except Exception:  # a model the planner cannot size is skipped, not fatal
             continue
-        if est.fits:
+        if plan.meets:
             return m.name
     return None

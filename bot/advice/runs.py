@@ -74,11 +74,17 @@ def _deadline_hours(ctx: Context) -> float:
     return ctx.query.deadline_hours or ctx.policy.training.target_days.value * 24
 
 
-def training_runs(ctx: Context, model: Model, tokens: float, choices: list[GpuChoice] | None = None) -> list[Option]:
-    """Options for pretraining ``model`` on ``tokens`` over the request's GPUs (see the module docstring)."""
+def training_runs(ctx: Context, model: Model, tokens: float, choices: list[GpuChoice] | None = None,
+                  target_hours: float | None = None) -> list[Option]:
+    """Options for pretraining ``model`` on ``tokens`` over the request's GPUs (see the module docstring).
+
+    Args:
+        target_hours: the time the fewest-GPUs-in-time run must finish in, hours (default: the user's deadline,
+            else the policy's ``target_days``; a money budget passes the policy's ``budget_target_days``).
+    """
     choices = choices if choices is not None else candidate_gpus(ctx, "training")
     out: list[Option] = []
-    deadline = _deadline_hours(ctx)
+    deadline = target_hours or _deadline_hours(ctx)
     for choice in choices:
         precision = training_precision(ctx, choice.gpu)
         if choice.count is not None:
@@ -109,7 +115,7 @@ def training_runs(ctx: Context, model: Model, tokens: float, choices: list[GpuCh
         out.append(training_option(ctx, model, choice.gpu, *smallest))
         if in_time is not None and in_time[0].gpu_count != smallest[0].gpu_count:
             out.append(training_option(ctx, model, choice.gpu, *in_time))
-    if any(c.count is None for c in choices):
+    if any(c.count is None for c in choices) and target_hours is None:
         ctx.assume("training_counts", days=deadline / 24)
     return out
 

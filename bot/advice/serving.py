@@ -16,6 +16,7 @@ answer says so first and then shows alternatives, each labelled with what it cha
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from bot.advice import batch_job
 from bot.advice.answer import Answer, Option, Table
@@ -71,7 +72,7 @@ def answer(ctx: Context) -> Answer:
     if any(c.fixed for c in choices) and ("users_served" in q.asks or (
             {"throughput", "request_rate"} & set(q.asks) and not load.users and load.total_tps is None)):
         return _users_served(ctx, models[0], choices, load)
-    if len(models) > 1 or (len(q.precisions) > 1 and any(c.fixed for c in choices)):
+    if len(models) > 1 or ((len(q.precisions) > 1 or len(q.kv_precisions) > 1) and any(c.fixed for c in choices)):
         return _items(ctx, models, choices, load)
     return _size(ctx, models[0], choices, load)
 
@@ -84,10 +85,17 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
     # "how many GPUs" is answered with the fewest that carry the load; an instance sold only in larger sizes is
     # said beside it (_instance_line), not silently taken as the count
     whole = "gpu_count" not in ctx.query.asks
+    cheaper: list[ServingPlan] = []
     for choice in choices:
+        # a GPU named without a count asks for its count: the fewest that carry the load (cheapest among them);
+        # a layout of more GPUs that rents for less (small instances, independent replicas) is said beside it
+        counted = choice.fixed and choice.count is None
         for precision, _fixed in precisions_for(ctx, model, choice.gpu):
-            plans.append(plan_serving(ctx, model, choice.gpu, precision, load, count=choice.count,
-                                      whole_instance=whole))
+            plan = plan_serving(ctx, model, choice.gpu, precision, load, count=choice.count,
+                                whole_instance=whole, objective="fewest" if counted else "cheapest")
+            plans.append(plan)
+            if counted and plan.meets:
+                cheaper.append(plan_serving(ctx, model, choice.gpu, precision, load, whole_instance=False))
     limit = ctx.hourly_limit_usd()
     before_limit = [p for p in plans if p.meets and p.placement is not None]
     if limit is not None:
@@ -104,6 +112,8 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         options.sort(key=lambda o: (not o.meets, _rank(o)))
         if not any(o.meets for o in options):
             options += _alternatives(ctx, model, fixed, load)
+        elif options[0].meets and options[0].price is not None:
+            options += _cheaper_layout(ctx, options[0], cheaper)
     else:
         by_gpu: dict[str, ServingPlan] = {}
         for p in working:
@@ -294,6 +304,19 @@ def _apply_limit(ctx: Context, plans: list[ServingPlan], limit: tuple[float, boo
         hourly = p.placement.price_per_hour_usd / (p.count if per_gpu else 1)
         if hourly > usd + 1e-9:
             p.meets, p.rejection = False, note("reject_over_limit", price_usd=hourly, limit_usd=usd)
+
+
+def _cheaper_layout(ctx: Context, shown: Option, cheaper: list[ServingPlan]) -> list[Option]:
+    """The cheapest-per-hour plan of the GPU shown when it uses more GPUs than the fewest that serve (e.g. replicas
+    on small instances that rent for less per GPU than one larger machine), labelled as changing the count."""
+    same = [p for p in cheaper if p.meets and p.gpu.id == shown.gpu and p.placement is not None
+            and quality_tier(p.precision) == quality_tier(shown.precision)]
+    if not same:
+        return []
+    best = min(same, key=_plan_key)
+    if best.count <= (shown.gpu_count or 0) or best.placement.price_per_hour_usd >= shown.price_per_hour_usd - 1e-9:
+        return []
+    return [serving_option(ctx, best, changes=["count"])]
 
 
 def _best(plans: list[ServingPlan]) -> ServingPlan | None:
@@ -654,28 +677,42 @@ def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: Se
 # --------------------------------------------------------------------------- several models or precisions
 
 def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: ServingLoad) -> Answer:
-    """One row per model x precision named (x GPU when named): does it serve, how fast, at what cost."""
+    """One row per model x precision named x KV-cache format named (x GPU when named): does it serve, how fast, at
+    what cost. KV formats compared with no weight format named ("fp8 vs fp16 KV, does it fit either way?") are
+    each answered at the first weight format (policy order) that serves with any of them, the model as released
+    when none does."""
     q = ctx.query
     options: list[Option] = []
+    kv_loads = [replace(load, kv_precision=kv) for kv in q.kv_precisions] or [load]
     for model in models:
         for choice in choices if any(c.fixed for c in choices) else choices[:1]:
-            precisions = [p for p, _ in precisions_for(ctx, model, choice.gpu)] if q.precisions else \
-                [precisions_for(ctx, model, choice.gpu)[0][0]]
+            tried = [p for p, _ in precisions_for(ctx, model, choice.gpu)]
+            if q.precisions:
+                precisions = tried
+            elif len(kv_loads) > 1:
+                precisions = [next((p for p in tried if any(
+                    plan_serving(ctx, model, choice.gpu, p, kv_load, count=choice.count).meets
+                    for kv_load in kv_loads)), tried[0])]
+            else:
+                precisions = tried[:1]
             for precision in precisions:
-                plan = plan_serving(ctx, model, choice.gpu, precision, load, count=choice.count)
-                options.append(serving_option(ctx, plan))
+                for kv_load in kv_loads:
+                    plan = plan_serving(ctx, model, choice.gpu, precision, kv_load, count=choice.count)
+                    options.append(serving_option(ctx, plan))
     for o in options[:4]:
         caveats(ctx, o, ctx.kb.gpus.get((o.gpu or "").split("@")[0]))
-    rows = [[config(o, with_model=True), o.meets, o.weights_gb, o.memory_per_gpu_gb, o.decode_tps, o.tps_per_user,
-             o.price_per_hour_usd] for o in options]
+    kv_col = len(kv_loads) > 1  # KV formats compared: each row's KV cache, the one thing that differs
+    rows = [[config(o, with_model=True), o.meets, o.weights_gb, *([o.kv_cache_gb] if kv_col else []),
+             o.memory_per_gpu_gb, o.decode_tps, o.tps_per_user, o.price_per_hour_usd] for o in options]
     served = [o for o in options if o.meets]
-    headline = note("items_summary", rows=[{"config": config(o, with_model=True), "meets": o.meets,
-                                            "per_user_tps": o.tps_per_user, "mem_gb": o.memory_per_gpu_gb}
-                                           for o in options[:6]])
+    # KV formats compared: each one's yes/no leads its row ("fp8 vs fp16 KV, does it fit either way?")
+    headline = note("kv_items_summary" if kv_col else "items_summary",
+                    rows=[{"config": config(o, with_model=True), "meets": o.meets, "per_user_tps": o.tps_per_user,
+                           "mem_gb": o.memory_per_gpu_gb, "kv_precision": o.kv_precision} for o in options[:6]])
     return ctx.answer(title=note("title_items", model_names=[model_label(m) for m in models]), headline=headline,
                       options=options, recommendation=options.index(served[0]) if served else None,
-                      table=Table(columns=["config", "serves", "weights_gb", "gb_per_gpu", "decode_tps",
-                                           "tps_per_user", "usd_per_hour"], rows=rows),
+                      table=Table(columns=["config", "serves", "weights_gb", *(["kv_gb"] if kv_col else []),
+                                           "gb_per_gpu", "decode_tps", "tps_per_user", "usd_per_hour"], rows=rows),
                       actions=next_actions(ctx, served[0] if served else None))
 
 

@@ -143,17 +143,21 @@ def _cc_text(gpu: Gpu) -> str:
     return f"compute capability {gpu.compute_capability}" if gpu.compute_capability else gpu.architecture
 
 
-def resolve_precision(eff: EfficiencyTable, gpu: Gpu, model: Model, requested: str | None) -> ResolvedPrecision:
+def resolve_precision(eff: EfficiencyTable, gpu: Gpu, model: Model, requested: str | None,
+                      engine: str | None = None) -> ResolvedPrecision:
     """Pick the weight format for ``model`` on ``gpu``, applying the hardware feature gates.
 
     Gates (estimation-notes.md "Feature gates"): FP8 tensor cores need compute capability >= 8.9
-    (Ada, Hopper); bf16 needs >= 8.0 (Ampere); NVFP4 needs Blackwell. A missing format gives a
-    warning and the nearest alternative: FP8 -> INT8 (W8A8) if the GPU has INT8 tensor cores, else
-    INT4 weight-only (AWQ/GPTQ); bf16 -> fp16; FP4 -> FP8, else INT4 weight-only.
+    (Ada, Hopper); bf16 needs >= 8.0 (Ampere); NVFP4 needs Blackwell. A format the GPU lacks first runs
+    as the engine's weight-only fallback when the knowledge base has one for this GPU
+    (:meth:`EfficiencyTable.weight_only_fallback`: FP8 checkpoints on Ampere under vLLM run W8A16 on FP8
+    Marlin). Otherwise a warning and the nearest alternative: FP8 -> INT8 (W8A8) if the GPU has INT8
+    tensor cores, else INT4 weight-only (AWQ/GPTQ); bf16 -> fp16; FP4 -> FP8, else INT4 weight-only.
 
     Args:
         requested: a precision name (case-insensitive: ``bf16``, ``FP8``, ``awq``, ``Q4_K_M``) or
             ``None`` for the model's native dtype (fp16 when unknown).
+        engine: the canonical serving engine id, or ``None`` (training, non-LLM: no weight-only fallback).
 
     Raises:
         UnknownEntityError: kind ``"precision"`` for unknown names.
@@ -170,7 +174,14 @@ def resolve_precision(eff: EfficiencyTable, gpu: Gpu, model: Model, requested: s
                            else "precision not given and the model's native dtype is unknown: using fp16")
     else:
         name, fmt = eff.weight_format(requested)
-    if fmt.requires and not gpu.supports(fmt.requires):
+    fallback = eff.weight_only_fallback(name, gpu, engine) if fmt.requires and not gpu.supports(fmt.requires) \
+        else None
+    if fallback is not None:
+        assumptions.append(f"{name} checkpoint on {gpu.name} ({_cc_text(gpu)}, no {fmt.requires} tensor cores): "
+                           f"{engine} runs it weight-only as {fallback[0]} ({fallback[1].bytes_per_weight:g} B/weight, "
+                           f"matmuls in {fallback[1].compute})")
+        name, fmt = fallback
+    elif fmt.requires and not gpu.supports(fmt.requires):
         alt = None
         if fmt.requires == "fp8":
             # the same byte width first: a card with an INT8 path runs W8A8 (Ascend's W8A8, SmoothQuant), whether

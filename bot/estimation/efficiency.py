@@ -70,6 +70,11 @@ class WeightFormat(Sourced):
         gemm_tile_tokens: token rows of the tensor-core instruction the format's own GEMM kernels
             use on every architecture (AWQ/GPTQ Marlin: ``mma.sync`` m16n8k16 = 16), or ``None``
             when the format runs on the GPU's native GEMMs (``tensor_core_tile_tokens``).
+        runs_checkpoints_of: the format whose checkpoints this one runs on GPUs lacking that format's
+            ``requires`` (FP8 checkpoints run weight-only as ``fp8-w8a16`` on Ampere), or ``None``.
+        min_compute_capability: the NVIDIA compute capability the format's kernels need (other vendors:
+            not supported), or ``None`` when only ``requires`` gates it.
+        engines: engine ids that run this format as a fallback (``runs_checkpoints_of``); empty = any.
     """
 
     bytes_per_weight: float = Field(gt=0)
@@ -79,6 +84,9 @@ class WeightFormat(Sourced):
     mbu_class: Literal["16bit", "8bit", "4bit"]
     embeddings_16bit: bool = False
     gemm_tile_tokens: int | None = Field(default=None, gt=0)
+    runs_checkpoints_of: str | None = None
+    min_compute_capability: float | None = Field(default=None, gt=0)
+    engines: list[str] = Field(default_factory=list)
     aliases: list[str] = Field(default_factory=list)
 
 
@@ -329,6 +337,13 @@ class EfficiencyTable(_Strict):
                                  f"unknown efficiency class {e.efficiency_class!r} (efficiency.yaml engines: "
                                  f"{', '.join(self.engines)})")
                   for e in engines.values() if e.efficiency_class not in self.engines]
+        issues += [KnowledgeIssue("knowledge/efficiency.yaml", 0, f"weight_formats.{k}.engines",
+                                  f"unknown engine {x!r} (engines.yaml: {', '.join(engines)})")
+                   for k, f in self.weight_formats.items() for x in f.engines if x not in engines]
+        issues += [KnowledgeIssue("knowledge/efficiency.yaml", 0, f"weight_formats.{k}.runs_checkpoints_of",
+                                  f"unknown weight format {f.runs_checkpoints_of!r}")
+                   for k, f in self.weight_formats.items()
+                   if f.runs_checkpoints_of is not None and f.runs_checkpoints_of not in self.weight_formats]
         if issues:
             raise KnowledgeError(issues)
         for e in engines.values():
@@ -375,6 +390,33 @@ class EfficiencyTable(_Strict):
         if key is None:
             raise UnknownEntityError("precision", name, _suggest(name, self.weight_formats))
         return key, self.weight_formats[key]
+
+    def weight_only_fallback(self, name: str, gpu: Gpu, engine: str | None) -> tuple[str, WeightFormat] | None:
+        """The format that runs checkpoints of format ``name`` on ``gpu`` when it lacks the format's hardware
+        precision: a format whose ``runs_checkpoints_of`` is ``name``, whose ``min_compute_capability`` the GPU
+        meets and whose ``engines`` include ``engine`` (FP8 checkpoints on Ampere under vLLM run as weight-only
+        W8A16 on FP8 Marlin kernels: efficiency.yaml ``fp8-w8a16`` and its source).
+
+        Args:
+            name: canonical format name of the checkpoint (``"fp8"``).
+            gpu: the accelerator.
+            engine: canonical engine id, or ``None`` (no serving engine: training, non-LLM) for no fallback.
+
+        Returns:
+            (canonical name, format), or ``None`` when no engine/GPU fact allows a fallback.
+        """
+        if engine is None:
+            return None
+        cc = float(gpu.compute_capability) if gpu.compute_capability else None
+        for key, fmt in self.weight_formats.items():
+            if fmt.runs_checkpoints_of != name or (fmt.engines and engine not in fmt.engines):
+                continue
+            if fmt.min_compute_capability is not None and (cc is None or cc < fmt.min_compute_capability):
+                continue
+            if fmt.requires and not gpu.supports(fmt.requires):
+                continue
+            return key, fmt
+        return None
 
     def kv_format(self, name: str) -> tuple[str, KvFormat]:
         """Canonical name and :class:`KvFormat` for a KV dtype name (case-insensitive).

@@ -625,7 +625,7 @@ def estimate_inference_for(
         sources.append(f"knowledge/engines.yaml ({eng_name}): {eng.fact_sources[0]}")
     assumptions += list(model.notes) if model.family == "generic" else []
 
-    prec = resolve_precision(eff, gpu, model, precision)
+    prec = resolve_precision(eff, gpu, model, precision, eng_name)
     warnings += prec.warnings
     assumptions += prec.assumptions
     fmt = prec.fmt

@@ -457,9 +457,16 @@ class ServingPolicy(_Strict):
 
 
 class TrainingPolicy(_Strict):
-    """Training defaults: the longest run sized, tokens per parameter, GPU counts and GPUs tried."""
+    """Training defaults: the longest run sized, tokens per parameter, GPU counts and GPUs tried.
+
+    Attributes:
+        target_days: a run slower than this on the GPUs asked is also sized to finish in it, days.
+        budget_target_days: a run with a money budget and no deadline is sized to finish within this many days
+            when the budget pays for it (GPU-hours barely change with the count), days.
+    """
 
     target_days: Sourced
+    budget_target_days: Sourced
     chinchilla_tokens_per_param: Sourced
     counts: list[PositiveInt]
     candidate_gpus: list[str]

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, field_validator
 
 from bot.errors import KnowledgeError, KnowledgeIssue
 
@@ -183,6 +183,8 @@ class PerMachineVocab(_Vocab):
     asked_before: list[str] = Field(default_factory=list)
     # right after a counted GPU, these make it a machine ("8xA100 nodes", "8卡H800机器")
     machine_words: list[str] = Field(default_factory=list)
+    # right before a GPU name, a system of that many GPUs ("DGX H100" = one machine of 8 H100s)
+    systems: dict[str, PositiveInt] = Field(default_factory=dict)
 
 
 class LexiconFile(_Vocab):
@@ -438,6 +440,7 @@ class Lexicon:
     per_machine_after: Phrases
     per_machine_asked: Phrases
     per_machine_machine: Phrases
+    per_machine_systems: Phrases
     object_ends: Phrases
     object_skip: Phrases
     compare_connectors: Phrases
@@ -598,6 +601,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         per_machine_after=Phrases(_flat(lists(lambda f: f.per_machine.after)), left_bound=False),
         per_machine_asked=Phrases(_flat(lists(lambda f: f.per_machine.asked_before))),
         per_machine_machine=Phrases(_flat(lists(lambda f: f.per_machine.machine_words))),
+        per_machine_systems=Phrases(merged_maps(lambda f: f.per_machine.systems)),
         object_ends=Phrases(_flat(lists(lambda f: f.model_object.ends))),
         object_skip=Phrases(_flat(lists(lambda f: f.model_object.skip))),
         compare_connectors=Phrases(_flat(lists(lambda f: f.compare_connectors))),

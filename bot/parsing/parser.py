@@ -220,6 +220,10 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     if region:
         vocab_spans.add(region.span())
 
+    system = _system_of(low, lex, gpu_found)
+    if system is not None and system[4] is not None:
+        vocab_spans.add(system[4])
+
     # 5. every number accounted for: the unusable quantities first, then the numbers nothing read
     claimed = SpanSet([*name_spans.spans(), *scan.claimed.spans(), *vocab_spans.spans(), *paste_spans.spans()])
     not_understood = list(dict.fromkeys(low[f.start:f.end].strip() for f in scan.rejected))
@@ -243,6 +247,14 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         fields["concurrent_users"] = 1
     gpus_per_node, machines_asked = _per_machine_count(low, lex)
     for f in gpu_found:
+        if gpus_per_node is None and system is not None and system[0] is f:
+            gpus_per_node, machines_asked = system[1], system[2]
+            if system[3] and not machines_asked and len(gpus) == 1:
+                # "on 4 DGX H100": four machines of eight
+                nodes = system[3]
+                gpus = [gpus[0].model_copy(update={"count": nodes * gpus_per_node})]
+                fields["node_count"] = nodes
+                notes.append(note("gpus_per_node", nodes=nodes, per_node=gpus_per_node, count=nodes * gpus_per_node))
         # "how many 8xA100 nodes": a count glued to a GPU named as a machine is the machine's count
         if gpus_per_node is None and f.count and re.match(rf"\s*(?:{lex.per_machine_machine.pattern})",
                                                           low[f.span_end:f.span_end + 16]):
@@ -518,6 +530,28 @@ def _machines_of(low: str, lex) -> tuple[int, int] | None:
                   rf"(\d{{1,2}})\s*(?:{lex.quantity_units['gpu_count'].pattern})", low)
     if m and 0 < int(m.group(1)) and 0 < int(m.group(2)) <= 16:
         return int(m.group(1)), int(m.group(2))
+    return None
+
+
+def _system_of(low: str, lex, gpu_found) -> tuple | None:
+    """A GPU named as a system of several ("DGX H100": lexicon ``per_machine.systems``): (the GPU found, GPUs per
+    machine, whether the machines are asked ("how many DGX H100"), the machines counted before it ("4 DGX H100")
+    or ``None``, that count's span or ``None``); ``None`` when no GPU is named so."""
+    for f in gpu_found:
+        if f.count:
+            continue
+        lo = max(0, f.span_start - 12)
+        system = re.search(rf"(?:{lex.per_machine_systems.pattern})[\s-]*$", low[lo:f.span_start])
+        if not system:
+            continue
+        per_node = int(lex.per_machine_systems.value(system.group(0).strip(" -")))
+        start = lo + system.start()
+        asked = bool(re.search(rf"(?:{lex.per_machine_asked.pattern})\s*$", low[max(0, start - 16):start]))
+        counted = re.search(r"(?<![\d.])(\d{1,4})\s*[x×]?\s*$", low[max(0, start - 8):start])
+        if counted and not asked and int(counted.group(1)) > 0:
+            span = (max(0, start - 8) + counted.start(1), max(0, start - 8) + counted.end(1))
+            return f, per_node, asked, int(counted.group(1)), span
+        return f, per_node, asked, None, None
     return None
 
 

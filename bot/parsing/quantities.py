@@ -473,6 +473,22 @@ class _Scanner:
                 self.claim("tokens_per_item", value, start, end)
                 return
 
+    # ------------------------------------------------------------------ 10. length of each sequence
+    def sequence_lengths(self) -> None:
+        """"64 concurrent 8k sequences", "32 users x 4k seqs": a count of sequences right after a count of users or
+        sequences is the length of each (tokens of context), not a second count."""
+        if self.out.first("context_tokens") is not None:
+            return
+        counts = [f for f in self.out.found if f.field in ("concurrent_users", "batch_size")]
+        for first, second in zip(counts, counts[1:], strict=False):
+            if second.field != "batch_size" or not re.fullmatch(r"[\s×x*]*(?:of\s*)?", self.low[first.end:second.start]):
+                continue
+            m = re.match(self.num, self.low[second.start:second.end])
+            if m is None:
+                continue
+            second.field, second.value = "context_tokens", int(number_value(m, self.lex, binary_k=True))
+            return
+
     def run(self) -> QuantityScan:
         self.resolutions()
         self.money()
@@ -485,6 +501,7 @@ class _Scanner:
         self.counted()
         self.item_lengths()
         self.out.found.sort(key=lambda f: f.start)
+        self.sequence_lengths()
         return self.out
 
 
