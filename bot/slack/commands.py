@@ -114,8 +114,13 @@ def cmd_serve(args: argparse.Namespace, *, answer_fn: Any = None) -> int:
     if settings.gpu_advisor_knowledge:
         from bot.kb.reload import KnowledgeReloader
 
+        def reloaded(ok: bool) -> None:
+            metrics.observe_reload(ok)
+            if ok:  # the workers load the new knowledge base now, not with the next question
+                answers.warm_knowledge(get_knowledge())
+
         reloader = KnowledgeReloader(kb.directory, interval=settings.gpu_advisor_reload_seconds,
-                                     on_result=metrics.observe_reload)
+                                     on_result=reloaded)
         reloader.install_sighup()
         reloader.start()
     start_housekeeping(store)

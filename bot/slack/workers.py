@@ -166,6 +166,16 @@ def _noop() -> int:
     return os.getpid()
 
 
+def _warm(ref: KnowledgeRef) -> int:
+    """Load the knowledge base of ``ref`` in this worker and answer one question with it (see
+    :meth:`AnswerPool.warm_knowledge`); a failure shows again, and is reported, when answering."""
+    try:
+        warm_up_core(_knowledge(ref))
+    except Exception as exc:  # noqa: BLE001
+        log.warning("core not warmed up after a reload: %s", describe_exception(exc))
+    return os.getpid()
+
+
 def _snapshot(kb: KnowledgeBase) -> str | None:
     """A private copy of ``kb``'s directory for workers, checked to validate; ``None`` (with a log line)
     when the directory changed since it was loaded and no longer validates."""
@@ -241,6 +251,19 @@ class AnswerPool:
                 self._last_kb = kb
                 self._generation += 1
             return KnowledgeRef(self._snapshot or str(kb.directory), self._generation)
+
+    def warm_knowledge(self, kb: KnowledgeBase) -> None:
+        """After a knowledge reload: have the workers load ``kb`` now, so that the first question after a
+        reload does not pay for loading it (seconds on a busy machine, against the answer's time budget).
+
+        One warm-up task per worker is queued and not waited for; a worker that runs none of them loads the
+        knowledge base with its next question, as before.
+        """
+        if self._pool is None:
+            return
+        ref = self.knowledge_ref(kb)
+        for _ in range(self.workers):
+            self._pool.schedule(_warm, args=(ref,))
 
     def warm_up(self, timeout_s: float = 60.0) -> None:
         """Wait until every worker process has started (and loaded the knowledge base)."""
