@@ -99,6 +99,10 @@ def _chinese_value(run: str, lex: Lexicon) -> float | None:
                 current = None
         else:
             return None
+    # a last digit right after 百/千/万/亿 counts the next unit down: "三万二" 32,000, "一千五" 1,500, "一百二" 120
+    # (spoken shorthand; "一百零二" is 102, "十二" 12)
+    if current and len(run) >= 2 and run[-2] in lex.zh_multipliers and lex.zh_multipliers[run[-2]] >= 100:
+        current *= lex.zh_multipliers[run[-2]] // 10
     return total + section + (current or 0)
 
 
@@ -124,7 +128,26 @@ def chinese_numerals_to_digits(text: str, lex: Lexicon) -> str:
         digits = (f"{value:g}" if value != int(value) else str(int(value))) + " "
         return (" " + digits) if start and m.string[start - 1].isascii() and m.string[start - 1].isalnum() else digits
 
-    return pattern.sub(repl, text)
+    text = pattern.sub(repl, text)
+
+    def key_repl(m: re.Match[str]) -> str:
+        run = m.group("run")
+        if len(run) == 1 and lex.zh_digits.get(run, 0) <= 1:
+            return m.group(0)  # a lone 一/零 after a key is a word more often than a number ("并发一下")
+        value = _chinese_value(run, lex)
+        if value is None:
+            return m.group(0)
+        digits = f"{value:g}" if value != int(value) else str(int(value))
+        return f"{m.group('key')} {digits} "
+
+    return _zh_key_pattern(chars, lex.numeral_key_pattern, lex.numeral_key_ends).sub(key_repl, text)
+
+
+@lru_cache(maxsize=4)
+def _zh_key_pattern(chars: str, keys: str, ends: str) -> re.Pattern[str]:
+    # a numeral right after a key word ("上下文三万二", "并发 五十"), ending the phrase: before no further Chinese
+    # word but the few that may follow a number ("的", "左右")
+    return re.compile(rf"(?P<key>{keys})[\s:=：是为]*(?P<run>[{re.escape(chars)}]+)(?=$|[^\u4e00-\u9fff]|{ends})")
 
 
 @lru_cache(maxsize=4)
