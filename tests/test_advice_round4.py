@@ -93,6 +93,9 @@ def test_own_hardware_is_not_failed_against_the_default_speed_floor(kb):
 @pytest.mark.parametrize(("text", "per_node"), [
     ("满血 DeepSeek-V3 用昇腾 910B 部署要几台机器（每台8卡）", 8),
     ("how many 8-gpu nodes of H100 to serve deepseek v3 to 100 users", 8),
+    # 几台 right before a counted GPU: the count is per machine ("几台 8 卡 H20" = machines of 8 H20)
+    ("部署 DeepSeek V3 要几台 8 卡 H20", 8),
+    ("Qwen2.5 72B 200 并发要多少台 4 张 A800", 4),
 ])
 def test_machines_asked_are_answered_in_whole_machines(kb, text, per_node):
     q = parse_question(text, kb)
@@ -101,6 +104,14 @@ def test_machines_asked_are_answered_in_whole_machines(kb, text, per_node):
     rec = a.options[a.recommendation]
     assert a.headline.code == "machines_needed" and rec.gpu_count % per_node == 0
     assert a.headline.params["machines"] == rec.gpu_count // per_node
+
+
+def test_machines_of_counted_h20_lead_the_answer(kb):
+    # DeepSeek-V3 fp8: 671 GB of weights + 2.3 GB KV + 13.9 GB overhead = 687 GB, 86 GB per card of 8; an H20 has
+    # 102 GB usable (its 96 GiB, knowledge/gpus.yaml, less the engine reserve): one machine of 8
+    a = ask(kb, "部署 DeepSeek V3 要几台 8 卡 H20")
+    assert a.headline.code == "machines_needed" and a.headline.params["machines"] == 1
+    assert a.headline.params["per_node"] == 8
 
 
 def test_the_910b_runs_int8_where_fp8_is_asked(kb):
