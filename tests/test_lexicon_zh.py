@@ -78,6 +78,11 @@ def test_numbers_in_questions(kb, text, field, expected):
 
 @pytest.mark.parametrize(("text", "field", "expected"), [
     ("40个用户同时访问 llama 3 8b", "concurrent_users", 40),
+    # quantities.daily_active_users: users a day, never a duration nor a concurrency
+    ("日活 5000 的聊天应用用 Llama 3 8B", "daily_active_users", 5000),
+    ("五千日活的客服机器人 qwen2.5 7b", "daily_active_users", 5000),
+    ("日活跃用户 3 万，qwen2.5 7b", "daily_active_users", 30_000),
+    ("日活 5000 的聊天应用用 Llama 3 8B", "duration_hours", None),
     ("并发数 128 的 qwen2.5 14b", "concurrent_users", 128),
     ("同时在线 60 人 用 mistral 7b", "concurrent_users", 60),
     ("16路并发 qwen2.5 7b", "concurrent_users", 16),

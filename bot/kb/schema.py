@@ -428,6 +428,8 @@ class ServingPolicy(_Strict):
     max_gpus: Sourced
     precisions_tried: list[str]
     shown_options: PositiveInt = 5
+    #: users in flight at the busiest hour per daily active user (a fraction), for "5k DAU" questions
+    concurrent_per_daily_user: Sourced | None = None
 
 
 class TrainingPolicy(_Strict):

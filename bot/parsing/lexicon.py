@@ -36,7 +36,7 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 ASKS = ("fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "cost", "cheapest", "best",
         "memory", "comparison", "spec", "support", "break_even", "largest_model", "help", "throughput", "request_rate",
         "node_count", "max_context", "token_cost", "difference")
-_QUANTITY_FIELDS = ("concurrent_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
+_QUANTITY_FIELDS = ("concurrent_users", "daily_active_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
                     "documents", "epochs", "audio_hours", "tokens_per_item", "context_tokens", "input_tokens",
                     "output_tokens", "training_tokens", "tokens_plain", "transistors")
 _PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "nf4", "fp4", "exl2")

@@ -363,7 +363,7 @@ def _strong_recommend(low: str, lex: Lexicon) -> bool:
 def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dict:
     """Query fields from the quantities read (the first of each kind; money by its role)."""
     out: dict = {}
-    simple = {"concurrent_users": int, "batch_size": int, "lora_rank": int, "image_steps": int,
+    simple = {"concurrent_users": int, "daily_active_users": int, "batch_size": int, "lora_rank": int, "image_steps": int,
               "node_count": int, "context_tokens": int, "input_tokens": int, "output_tokens": int,
               "training_tokens": float, "documents": float, "tokens_per_item": float, "images": float,
               "epochs": float, "audio_hours": float, "duration_hours": float, "deadline_hours": float,
