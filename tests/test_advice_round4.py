@@ -336,3 +336,24 @@ def test_a_user_count_before_its_unit_keeps_the_number_after_for_the_context(kb,
 def test_a_key_before_another_quantitys_number_does_not_take_it(kb):
     q = parse_question("服务 8 张卡", kb)
     assert q.concurrent_users is None and q.gpu_count == 8
+
+
+# --------------------------------------------------------------------------- a compared side with no figures
+
+@pytest.mark.parametrize("text", ["DCU K100 和 A100 比怎么样", "海光 K100 vs A100 推理", "Hygon K100 vs A100"])
+def test_a_compared_card_without_figures_is_said_and_shown(kb, text):
+    # knowledge/gpus.yaml unlisted "Hygon DCU K100": 64 GB and 100 TFLOPS FP16 sourced, bandwidth "NA" in the
+    # source table (shared/reference/gpu_specs_china.yaml), so no speed; it is never swapped for the K100 AI
+    a = ask(kb, text)
+    assert a.intent == "compare" and a.headline.code == "compare_side_unknown"
+    assert a.headline.params["unknown"] == ["Hygon DCU K100"] and a.headline.params["known"] == ["A100 SXM4 80GB"]
+    rows = {r[0]: r for r in a.table.rows}
+    assert rows["Hygon DCU K100"][1:4] == [64, None, 100]  # memory GB, bandwidth unknown, dense 16-bit TFLOPS
+    assert rows["A100 SXM4 80GB"][1] == 80
+    assert any(w.code == "unlisted_gpu" for w in a.warnings)
+
+
+def test_a_compared_card_without_figures_with_a_model(kb):
+    a = ask(kb, "DCU K100 和 A100 跑 Qwen2.5 7B 哪个快")
+    assert a.headline.code == "compare_side_unknown_model" and a.headline.params["memory_gb"] == 64
+    assert all(o.gpu == "a100-sxm-80gb" for o in a.options)  # only the known side is estimated
