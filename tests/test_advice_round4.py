@@ -357,3 +357,27 @@ def test_a_compared_card_without_figures_with_a_model(kb):
     a = ask(kb, "DCU K100 和 A100 跑 Qwen2.5 7B 哪个快")
     assert a.headline.code == "compare_side_unknown_model" and a.headline.params["memory_gb"] == 64
     assert all(o.gpu == "a100-sxm-80gb" for o in a.options)  # only the known side is estimated
+
+
+# --------------------------------------------------------------------------- a claim quoted beside a sizing question
+
+@pytest.mark.parametrize(("text", "need_gb"), [
+    # one H100 NVL card is 94 GB (knowledge/gpus.yaml; the 188 GB of claim C04 is the bridged pair). A 70B model in
+    # fp16 is 70e9 x 2 bytes = 140 GB of weights (+ KV cache and overhead): over one card's usable memory
+    ("H100 NVL 188GB 单卡能装下 70B fp16 吗", 140.0),
+    ("H100 NVL 188G 单卡能装下 70B fp16 吗", 140.0),
+    ("an H100 NVL with 188GB - can one card hold llama 3 70b in fp16?", 141.1),  # Llama 3 70B: 70.55B params
+])
+def test_a_claim_beside_a_fit_question_answers_the_fit_first(kb, text, need_gb):
+    a = ask(kb, text)
+    assert a.intent == "size_inference" and a.query.claims == ["C04"]
+    o = a.options[0]
+    assert (o.gpu, o.gpu_count) == ("h100-nvl-94gb", 1) and not o.meets  # the card as sold, never a 188 GB one
+    assert o.weights_gb == pytest.approx(need_gb, rel=0.01)
+    assert a.headline.code != "claim_verdict"
+    assert a.details[0].code == "claim_verdict" and a.details[0].params["verdict"] == "misleading"
+
+
+def test_a_claim_alone_still_gets_its_verdict_first(kb):
+    a = ask(kb, "an H100 NVL with 188GB - is that one GPU?")
+    assert a.intent == "spec_lookup" and a.headline.code == "claim_verdict"

@@ -202,6 +202,7 @@ def test_units(kb, text, field, expected):
 
 @pytest.mark.parametrize(("text", "ask"), [
     ("will qwen2.5 32b fit on a 4090?", "fit"),
+    ("can one card hold llama 3 70b in fp16?", "fit"),
     ("how many gpus for llama 3 70b at 50 users", "gpu_count"),
     ("how many simultaneous users would one l40s take with mistral 7b", "users_served"),
     ("how fast is llama 3 8b on an l4", "speed"),
