@@ -89,3 +89,19 @@ def test_a_new_gpu_with_a_price_in_english(kb):
     # the month leads: the recommended offer's hourly price x 730 h
     assert a.headline.code == "cost_for_duration"
     assert a.headline.params["total_usd"] == rec.price.price_per_hour_usd * 730
+
+
+def test_other_phrasings_of_a_new_gpu_with_a_price(kb):
+    # 改用 opens a follow-up (lexicon followup.openers); 包年多少 asks a cost (asks.cost) for 8,760 h
+    turns = _chat(kb, "Qwen2.5 32B 用 4090 部署，并发 20，要几张", "改用 L20 呢？包年多少")
+    q, a = turns[-1].query, turns[-1].answer
+    assert q.intent == "size_inference" and [m.id for m in q.models] == ["qwen2.5-32b"] and q.concurrent_users == 20
+    assert q.duration_hours == 8760 and "cost" in q.asks
+    rec = a.options[a.recommendation]
+    assert rec.gpu == "l20-48gb" and a.headline.params["count"] == rec.gpu_count
+
+
+def test_a_new_gpu_without_a_price_stays_a_sizing_follow_up(kb):
+    turns = _chat(kb, "serve Qwen2.5 72B on H100s for 50 concurrent users, how many GPUs?", "and on A100s?")
+    q = turns[-1].query
+    assert q.intent == "size_inference" and "cost" not in q.asks and q.concurrent_users == 50

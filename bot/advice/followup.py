@@ -97,11 +97,11 @@ def merge_follow_up(previous: Query, new: Query) -> Query:
     # "换成 A800 呢，要包月多少钱" after sizing a served model: the cost of serving it on the new GPU needs the serving
     # plan first (as in the router: a serving cost is answered by the sizing answer, which prices it), so the
     # model, load and sizing question are kept and the cost is added to what is asked
-    serving_cost = bool(new.gpus and not new.models and "cost" in new.asks and previous.models
-                        and previous.intent == "size_inference" and new.intent in ("quote", "size_inference"))
+    serving_cost = bool(new.gpus and not new.models and previous.models and previous.intent == "size_inference"
+                        and (new.intent == "quote" or ("cost" in new.asks and new.intent == "size_inference")))
     if serving_cost:
         update["intent"] = "size_inference"
-        update["asks"] = list(dict.fromkeys([*previous.asks, *new.asks]))
+        update["asks"] = list(dict.fromkeys([*previous.asks, *new.asks, "cost"]))
     elif new.intent in _STEERING_INTENTS or (new.intent == "compare" and len(new.gpus) >= 2):
         update["intent"] = new.intent
     elif "cost" in new.asks and new.intent in ("quote", "recommend") or (not new.models and "cost" in new.asks):
