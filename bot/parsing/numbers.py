@@ -3,7 +3,9 @@
 * ``"2,000"``, ``"1.5"``, ``"2e12"``, ``"8k"``, ``"1.5 million"``, ``"5万"`` (scales from the lexicon);
 * Chinese numerals before a counter or unit word of the lexicon: ``"三天"`` -> ``"3天"``, ``"两张"`` ->
   ``"2张"``, ``"一百个用户"`` -> ``"100个用户"``, ``"三十倍"`` -> ``"30倍"``, ``"半天"`` -> ``"0.5天"``.
-  Only before a counter, so words that merely contain a numeral character (统一, 一下) stay words.
+  Only before a counter, so words that merely contain a numeral character (统一, 一下) stay words; or right
+  after a quantity key of the lexicon (``numbers.numeral_keys``) at the end of a phrase: ``"上下文三万二"`` ->
+  ``"上下文 32000"``. A last digit after 百/千/万 counts the next unit down (spoken shorthand: 三万二 = 32,000).
 """
 
 from __future__ import annotations
@@ -107,10 +109,19 @@ def _chinese_value(run: str, lex: Lexicon) -> float | None:
 
 
 def chinese_numerals_to_digits(text: str, lex: Lexicon) -> str:
-    """Rewrite Chinese numerals that stand before a counter or unit as digits ("三天" -> "3天").
+    """Rewrite Chinese numerals that stand before a counter or unit as digits ("三天" -> "3天"), and those
+    right after a quantity key that end a phrase ("上下文三万二" -> "上下文 32000", "并发两百左右").
 
-    A numeral after 第 (an ordinal) is left alone. Digits and multipliers come from the lexicon
-    (``numbers.digits``, ``numbers.multipliers``, ``numbers.half``, ``numbers.counters``).
+    A numeral after 第 (an ordinal) is left alone, and so is a lone 一/零 after a key ("并发一下"). Digits and
+    multipliers come from the lexicon (``numbers.digits``, ``numbers.multipliers``, ``numbers.half``,
+    ``numbers.counters``, ``numbers.numeral_keys``, ``numbers.numeral_key_ends``).
+
+    Args:
+        text: the NFKC-normalised message.
+        lex: the lexicon.
+
+    Returns:
+        The text with those numerals written in digits (followed by a space).
     """
     chars = "".join(sorted({*lex.zh_digits, *lex.zh_multipliers, *lex.zh_half}))
     if not chars:
