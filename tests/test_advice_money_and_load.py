@@ -92,3 +92,29 @@ def test_a_fixed_node_too_small_for_the_load_reports_the_memory_of_that_load(kb)
     assert o.gpu_count == 8 and not o.fits
     assert o.memory_per_gpu_gb >= (671 + 400 * 16_384 * 70_272 / 1e9) / 8
     assert o.decode_tps is None and o.cost_per_million_tokens_usd is None
+
+
+# --------------------------------------------------------------------------- daily active users
+
+@pytest.mark.parametrize(("text", "daily", "users"), [
+    # knowledge/policy.yaml serving.concurrent_per_daily_user = 0.01 (Little's law; its source):
+    # 5,000 x 0.01 = 50 in flight; 20,000 x 0.01 = 200; 12,345 x 0.01 = 123.45 -> 124 (rounded up)
+    ("日活 5000 的聊天应用用 Llama 3 8B 要几张 4090", 5_000, 50),
+    ("a chat app with 5k DAU on Llama 3 8B, how many 4090s", 5_000, 50),
+    ("我们日活两万，qwen2.5 14b 用 L20 要几张", 20_000, 200),
+    ("serve mistral 7b for 12,345 daily active users on L4s", 12_345, 124),
+])
+def test_daily_users_are_sized_as_users_in_flight_and_said(kb, text, daily, users):
+    a = ask(kb, text)
+    assert a.query.daily_active_users == daily and a.query.concurrent_users == users
+    stated = [w for w in a.warnings if w.code == "users_from_daily_users"]
+    assert stated and stated[0].params["users"] == users and stated[0].params["ratio_pct"] == pytest.approx(1.0)
+    assert not any(w.code == "not_understood" for w in a.warnings)
+    rec = a.options[a.recommendation]
+    assert rec.meets and (rec.max_users or 0) >= users
+
+
+def test_concurrent_users_given_beside_daily_users_are_kept(kb):
+    a = ask(kb, "5k DAU, 80 concurrent users at peak, Llama 3 8B, how many 4090s")
+    assert a.query.concurrent_users == 80
+    assert not any(w.code == "users_from_daily_users" for w in a.warnings)

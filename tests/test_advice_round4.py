@@ -93,6 +93,9 @@ def test_own_hardware_is_not_failed_against_the_default_speed_floor(kb):
 @pytest.mark.parametrize(("text", "per_node"), [
     ("满血 DeepSeek-V3 用昇腾 910B 部署要几台机器（每台8卡）", 8),
     ("how many 8-gpu nodes of H100 to serve deepseek v3 to 100 users", 8),
+    # 几台 right before a counted GPU: the count is per machine ("几台 8 卡 H20" = machines of 8 H20)
+    ("部署 DeepSeek V3 要几台 8 卡 H20", 8),
+    ("Qwen2.5 72B 200 并发要多少台 4 张 A800", 4),
 ])
 def test_machines_asked_are_answered_in_whole_machines(kb, text, per_node):
     q = parse_question(text, kb)
@@ -101,6 +104,14 @@ def test_machines_asked_are_answered_in_whole_machines(kb, text, per_node):
     rec = a.options[a.recommendation]
     assert a.headline.code == "machines_needed" and rec.gpu_count % per_node == 0
     assert a.headline.params["machines"] == rec.gpu_count // per_node
+
+
+def test_machines_of_counted_h20_lead_the_answer(kb):
+    # DeepSeek-V3 fp8: 671 GB of weights + 2.3 GB KV + 13.9 GB overhead = 687 GB, 86 GB per card of 8; an H20 has
+    # 102 GB usable (its 96 GiB, knowledge/gpus.yaml, less the engine reserve): one machine of 8
+    a = ask(kb, "部署 DeepSeek V3 要几台 8 卡 H20")
+    assert a.headline.code == "machines_needed" and a.headline.params["machines"] == 1
+    assert a.headline.params["per_node"] == 8
 
 
 def test_full_precision_on_the_910b_runs_upcast_with_int8_beside(kb):
@@ -329,3 +340,48 @@ def test_a_user_count_before_its_unit_keeps_the_number_after_for_the_context(kb,
 def test_a_key_before_another_quantitys_number_does_not_take_it(kb):
     q = parse_question("服务 8 张卡", kb)
     assert q.concurrent_users is None and q.gpu_count == 8
+
+
+# --------------------------------------------------------------------------- a compared side with no figures
+
+@pytest.mark.parametrize("text", ["DCU K100 和 A100 比怎么样", "海光 K100 vs A100 推理", "Hygon K100 vs A100"])
+def test_a_compared_card_without_figures_is_said_and_shown(kb, text):
+    # knowledge/gpus.yaml unlisted "Hygon DCU K100": 64 GB and 100 TFLOPS FP16 sourced, bandwidth "NA" in the
+    # source table (shared/reference/gpu_specs_china.yaml), so no speed; it is never swapped for the K100 AI
+    a = ask(kb, text)
+    assert a.intent == "compare" and a.headline.code == "compare_side_unknown"
+    assert a.headline.params["unknown"] == ["Hygon DCU K100"] and a.headline.params["known"] == ["A100 SXM4 80GB"]
+    rows = {r[0]: r for r in a.table.rows}
+    assert rows["Hygon DCU K100"][1:4] == [64, None, 100]  # memory GB, bandwidth unknown, dense 16-bit TFLOPS
+    assert rows["A100 SXM4 80GB"][1] == 80
+    assert any(w.code == "unlisted_gpu" for w in a.warnings)
+
+
+def test_a_compared_card_without_figures_with_a_model(kb):
+    a = ask(kb, "DCU K100 和 A100 跑 Qwen2.5 7B 哪个快")
+    assert a.headline.code == "compare_side_unknown_model" and a.headline.params["memory_gb"] == 64
+    assert all(o.gpu == "a100-sxm-80gb" for o in a.options)  # only the known side is estimated
+
+
+# --------------------------------------------------------------------------- a claim quoted beside a sizing question
+
+@pytest.mark.parametrize(("text", "need_gb"), [
+    # one H100 NVL card is 94 GB (knowledge/gpus.yaml; the 188 GB of claim C04 is the bridged pair). A 70B model in
+    # fp16 is 70e9 x 2 bytes = 140 GB of weights (+ KV cache and overhead): over one card's usable memory
+    ("H100 NVL 188GB 单卡能装下 70B fp16 吗", 140.0),
+    ("H100 NVL 188G 单卡能装下 70B fp16 吗", 140.0),
+    ("an H100 NVL with 188GB - can one card hold llama 3 70b in fp16?", 141.1),  # Llama 3 70B: 70.55B params
+])
+def test_a_claim_beside_a_fit_question_answers_the_fit_first(kb, text, need_gb):
+    a = ask(kb, text)
+    assert a.intent == "size_inference" and a.query.claims == ["C04"]
+    o = a.options[0]
+    assert (o.gpu, o.gpu_count) == ("h100-nvl-94gb", 1) and not o.meets  # the card as sold, never a 188 GB one
+    assert o.weights_gb == pytest.approx(need_gb, rel=0.01)
+    assert a.headline.code != "claim_verdict"
+    assert a.details[0].code == "claim_verdict" and a.details[0].params["verdict"] == "misleading"
+
+
+def test_a_claim_alone_still_gets_its_verdict_first(kb):
+    a = ask(kb, "an H100 NVL with 188GB - is that one GPU?")
+    assert a.intent == "spec_lookup" and a.headline.code == "claim_verdict"

@@ -63,3 +63,45 @@ def test_a_new_count_for_the_conversations_gpu(kb):
     assert counts == [16, 32, 64]
     hours = [t.answer.options[t.answer.recommendation].wall_clock_hours for t in turns]
     assert hours[1] < hours[0] and hours[2] < hours[1]
+
+
+def test_a_new_gpu_with_a_price_keeps_the_served_model_and_load(kb):
+    # turn 2 switches GPU and asks a month's price: the same model and users are re-sized on the new GPU and the
+    # month priced (or its missing price said, with the card count). Qwen2.5 72B int8 = 72.7 GB of weights +
+    # 50 users' KV cache 67.1 GB + 4.9 GB overhead = 144.7 GB: over one 80 GB card's 85 GB usable, so 2 cards.
+    turns = _chat(kb, "用 H100 部署 Qwen2.5 72B，50 个并发用户，要几张卡", "换成 A800 呢，要包月多少钱")
+    q, a = turns[-1].query, turns[-1].answer
+    assert q.intent == "size_inference" and [m.id for m in q.models] == ["qwen2.5-72b"]
+    assert q.concurrent_users == 50 and [g.id for g in q.gpus] == ["a800-sxm-80gb"] and q.duration_hours == 730
+    rec = a.options[a.recommendation]
+    assert (rec.gpu, rec.gpu_count) == ("a800-sxm-80gb", 2)
+    # no provider in knowledge/prices lists the A800: the month's missing price leads, with the count
+    assert a.headline.code == "cost_for_duration_unpriced" and a.headline.params["count"] == 2
+
+
+def test_a_new_gpu_with_a_price_in_english(kb):
+    turns = _chat(kb, "serve Qwen2.5 72B on H100s for 50 concurrent users, how many GPUs?",
+                  "what about on A100s, and what would a month cost?")
+    q, a = turns[-1].query, turns[-1].answer
+    assert q.intent == "size_inference" and [m.id for m in q.models] == ["qwen2.5-72b"] and q.concurrent_users == 50
+    rec = a.options[a.recommendation]
+    assert rec.gpu == "a100-sxm-80gb" and rec.gpu_count == 2  # 144.7 GB per replica, as above
+    # the month leads: the recommended offer's hourly price x 730 h
+    assert a.headline.code == "cost_for_duration"
+    assert a.headline.params["total_usd"] == rec.price.price_per_hour_usd * 730
+
+
+def test_other_phrasings_of_a_new_gpu_with_a_price(kb):
+    # 改用 opens a follow-up (lexicon followup.openers); 包年多少 asks a cost (asks.cost) for 8,760 h
+    turns = _chat(kb, "Qwen2.5 32B 用 4090 部署，并发 20，要几张", "改用 L20 呢？包年多少")
+    q, a = turns[-1].query, turns[-1].answer
+    assert q.intent == "size_inference" and [m.id for m in q.models] == ["qwen2.5-32b"] and q.concurrent_users == 20
+    assert q.duration_hours == 8760 and "cost" in q.asks
+    rec = a.options[a.recommendation]
+    assert rec.gpu == "l20-48gb" and a.headline.params["count"] == rec.gpu_count
+
+
+def test_a_new_gpu_without_a_price_stays_a_sizing_follow_up(kb):
+    turns = _chat(kb, "serve Qwen2.5 72B on H100s for 50 concurrent users, how many GPUs?", "and on A100s?")
+    q = turns[-1].query
+    assert q.intent == "size_inference" and "cost" not in q.asks and q.concurrent_users == 50

@@ -52,6 +52,12 @@ def test_numbers(kb, text, field, expected):
 
 @pytest.mark.parametrize(("text", "field", "expected"), [
     ("phi-4 for 40 concurrent users", "concurrent_users", 40),
+    # quantities.daily_active_users: read before durations, so "daily"/"per day" is part of the unit
+    ("a chat app with 5k DAU on Llama 3 8B", "daily_active_users", 5000),
+    ("serve mistral 7b for 20,000 daily active users", "daily_active_users", 20_000),
+    ("50000 users per day on llama 3 8b", "daily_active_users", 50_000),
+    ("50000 users per day on llama 3 8b", "duration_hours", None),
+    ("50000 users per day on llama 3 8b", "concurrent_users", None),
     ("qwen2.5 14b with 12 parallel requests", "concurrent_users", 12),
     ("llama 3 8b for 300 employees", "concurrent_users", 300),
     ("concurrency: 32 on llama 3 8b", "concurrent_users", 32),
@@ -196,6 +202,7 @@ def test_units(kb, text, field, expected):
 
 @pytest.mark.parametrize(("text", "ask"), [
     ("will qwen2.5 32b fit on a 4090?", "fit"),
+    ("can one card hold llama 3 70b in fp16?", "fit"),
     ("how many gpus for llama 3 70b at 50 users", "gpu_count"),
     ("how many simultaneous users would one l40s take with mistral 7b", "users_served"),
     ("how fast is llama 3 8b on an l4", "speed"),

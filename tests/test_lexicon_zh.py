@@ -39,6 +39,14 @@ def _field(query, path: str):
     ("半天", "0.5 天"),
     ("第三天", "第三天"),          # an ordinal stays
     ("统一部署", "统一部署"),      # 一 inside a word, no counter after it
+    # a last digit after 百/千/万 counts the next unit down (spoken shorthand): 两千五 = 2,500; 一百零二 stays 102
+    ("两千五个用户", "2500 个用户"),
+    ("一百零二天", "102 天"),
+    ("十二天", "12 天"),
+    # numbers.numeral_keys: a numeral after a key word and before no further Chinese word, counter or not
+    ("上下文三万二", "上下文 32000"),
+    ("并发两百左右", "并发 200 左右"),
+    ("并发一下", "并发一下"),      # a lone 一 after a key stays a word
 ])
 def test_chinese_numerals(text, expected):
     assert chinese_numerals_to_digits(text, get_lexicon()).strip() == expected
@@ -50,6 +58,12 @@ def test_chinese_numerals(text, expected):
     ("一千个用户同时用 qwen2.5 7b", "concurrent_users", 1000),
     ("三十倍的提升是真的吗 H100 vs A100", "claimed_ratio", 30),
     ("双卡A6000 跑 qwen2.5 32b", "gpus.0.count", 2),
+    # numerals with no counter after a quantity key: 三万二 = 3 x 10^4 + 2 x 10^3 tokens
+    ("上下文三万二 用 Llama 3 8B 部署 100 个并发用户要几张 H100", "context_tokens", 32_000),
+    ("上下文 三万二千，Qwen2.5 7B 服务 一万二千个用户，要几张 A100", "context_tokens", 32_000),
+    ("上下文 三万二千，Qwen2.5 7B 服务 一万二千个用户，要几张 A100", "concurrent_users", 12_000),
+    ("qwen2.5 14b 并发两百左右，上下文一万六，要几张 4090", "context_tokens", 16_000),
+    ("qwen2.5 14b 并发两百左右，上下文一万六，要几张 4090", "concurrent_users", 200),
 ])
 def test_numbers_in_questions(kb, text, field, expected):
     value = _field(parse_question(text, kb), field)
@@ -64,6 +78,11 @@ def test_numbers_in_questions(kb, text, field, expected):
 
 @pytest.mark.parametrize(("text", "field", "expected"), [
     ("40个用户同时访问 llama 3 8b", "concurrent_users", 40),
+    # quantities.daily_active_users: users a day, never a duration nor a concurrency
+    ("日活 5000 的聊天应用用 Llama 3 8B", "daily_active_users", 5000),
+    ("五千日活的客服机器人 qwen2.5 7b", "daily_active_users", 5000),
+    ("日活跃用户 3 万，qwen2.5 7b", "daily_active_users", 30_000),
+    ("日活 5000 的聊天应用用 Llama 3 8B", "duration_hours", None),
     ("并发数 128 的 qwen2.5 14b", "concurrent_users", 128),
     ("同时在线 60 人 用 mistral 7b", "concurrent_users", 60),
     ("16路并发 qwen2.5 7b", "concurrent_users", 16),

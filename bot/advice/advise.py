@@ -24,6 +24,7 @@ from bot.advice import (
 )
 from bot.advice.answer import Answer
 from bot.advice.context import Context
+from bot.advice.specs import claim_verdicts
 from bot.kb.loader import KnowledgeBase
 from bot.notes import note
 from bot.parsing.query import Query
@@ -68,4 +69,10 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
     if unknown_gpu.applies(ctx):
         # the GPU the user named is the question; it is never swapped for cards the knowledge base has
         return unknown_gpu.answer(ctx)
-    return ROUTES.get(query.intent, help.answer)(ctx)
+    out = ROUTES.get(query.intent, help.answer)(ctx)
+    if query.claims and query.intent != "spec_lookup":
+        # a claim quoted beside a sizing question: that question is answered first, the claim's verdict second
+        verdicts = claim_verdicts(ctx)
+        out = out.model_copy(update={"details": [*verdicts, *out.details],
+                                     "sources": list(dict.fromkeys([*out.sources, *ctx.sources]))})
+    return out

@@ -41,7 +41,12 @@ __all__ = ["answer"]
 
 
 def answer(ctx: Context) -> Answer:
-    """Answer a comparison (see the module docstring)."""
+    """Answer a comparison (see the module docstring).
+
+    A side the knowledge base has no figures for (an unlisted accelerator such as the Hygon DCU K100, or an
+    unknown name) is never dropped silently: the headline says that side cannot be estimated, the known side
+    is answered, and the table shows what is known of the other (memory, 16-bit TFLOPS) beside it.
+    """
     q = ctx.query
     variant_notes(ctx)
     choices = [c for c in candidate_gpus(ctx, "serving") if c.fixed]
@@ -50,23 +55,64 @@ def answer(ctx: Context) -> Answer:
     if every and not models:
         return answer_non_llm(ctx, every[0])
     gpus = [c.gpu for c in choices]
+    absent = [t for t in q.unknown_terms if t.kind == "gpu"] if len(gpus) < 2 else []
     if not models:
         if len(gpus) >= 2:
             facts = ratio_facts(gpus[0], gpus[1])
             headline = note("spec_compare_headline", facts=facts)
+        elif absent and gpus:
+            headline = _side_unknown(ctx, gpus, absent)
         else:
             headline = note("compare_needs_two")
         ctx.assume("dense_not_sparse")
-        return ctx.answer(title=note("title_specs", gpu_names=[g.name for g in gpus]), headline=headline,
-                          details=[note("compare_ask_model")], table=spec_table(ctx, gpus) if gpus else None,
+        table = spec_table(ctx, gpus) if gpus else None
+        if table is not None and absent:
+            table.rows += _known_rows(ctx, absent)
+        return ctx.answer(title=note("title_specs", gpu_names=[g.name for g in gpus] + [
+                              _absent_name(ctx, t) for t in absent]), headline=headline,
+                          details=[note("compare_ask_model")], table=table,
                           examples=[" vs ".join(g.name.split()[0] for g in gpus[:2])
                                     + (" 跑 Llama 3 8B" if ctx.zh else " for Llama 3 8B")] if gpus else [])
     model = models[0]
     if q.workload == "training" and not q.method:
-        return _training(ctx, model, choices)
-    if q.workload == "finetune" or q.method:
-        return _finetune(ctx, model, choices)
-    return _serving(ctx, model, choices)
+        out = _training(ctx, model, choices)
+    elif q.workload == "finetune" or q.method:
+        out = _finetune(ctx, model, choices)
+    else:
+        out = _serving(ctx, model, choices)
+    if absent and gpus:
+        # the comparison lost a side: that leads; what was estimated for the known side follows
+        out = out.model_copy(update={"headline": _side_unknown(ctx, gpus, absent, model),
+                                     "details": [out.headline, *out.details]})
+    return out
+
+
+def _absent_name(ctx: Context, term) -> str:
+    """The display name of a GPU named without figures: the unlisted entry's name, else the name as written."""
+    return next((u.name for u in ctx.kb.unlisted if u.name == term.unlisted), term.as_written)
+
+
+def _side_unknown(ctx: Context, gpus: list, absent: list, model: Model | None = None):
+    """The headline of a comparison with a side the knowledge base has no figures for (with the memory an
+    unlisted entry gives, when a model is compared)."""
+    names = [_absent_name(ctx, t) for t in absent]
+    if model is None:
+        return note("compare_side_unknown", unknown=names, known=[g.name for g in gpus])
+    memory = next((u.memory_gb for t in absent for u in ctx.kb.unlisted if u.name == t.unlisted), None)
+    return note("compare_side_unknown_model", unknown=names, known=[g.name for g in gpus],
+                model_name=model_label(model), memory_gb=memory)
+
+
+def _known_rows(ctx: Context, absent: list) -> list[list]:
+    """Spec-table rows for GPUs with no entry: the figures an unlisted entry gives (memory, 16-bit TFLOPS)."""
+    rows = []
+    for t in absent:
+        u = next((u for u in ctx.kb.unlisted if u.name == t.unlisted), None)
+        if u is None:
+            continue
+        ctx.cite(*u.sources[:1])
+        rows.append([u.name, u.memory_gb, None, u.dense16_tflops, None, None, None, None])
+    return rows
 
 
 #: Speeds within 2% are reported as the same (the estimates are not that precise).

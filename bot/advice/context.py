@@ -7,6 +7,7 @@ warnings and things missing as :class:`~bot.notes.Note` records, and the sources
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -71,8 +72,27 @@ class Context:
         if rest:
             self.warnings.append(note("not_understood", items=rest))
         self.warnings.extend(n for n in self.query.limits if n not in self.warnings)
+        self._users_from_daily_users()
         if self.query.language == "other":
             self.assumptions.append(note("answer_in_english"))
+
+    def _users_from_daily_users(self) -> None:
+        """Read daily active users as the users in flight at the busiest hour, when no concurrency is given.
+
+        ``concurrent = ceil(daily_active_users x policy.serving.concurrent_per_daily_user)``, at least 1 (the
+        ratio's derivation, by Little's law, is its ``source`` in ``knowledge/policy.yaml``). The request is
+        replaced by a copy with ``concurrent_users`` set, and a warning states the reading, since "5k DAU"
+        is not 5,000 users at once. Nothing is done without a policy ratio or when concurrent users are given.
+        """
+        q = self.query
+        ratio = self.kb.policy.serving.concurrent_per_daily_user if self.kb.policy is not None else None
+        if not q.daily_active_users or q.concurrent_users or ratio is None:
+            return
+        users = max(1, math.ceil(q.daily_active_users * ratio.value - 1e-9))
+        self.query = q.model_copy(update={"concurrent_users": users})
+        self.warnings.insert(0, note("users_from_daily_users", daily_users=q.daily_active_users, users=users,
+                                     ratio_pct=ratio.value * 100))
+        self.sources.append(f"knowledge/policy.yaml serving.concurrent_per_daily_user: {ratio.source}")
 
     @property
     def policy(self) -> Policy:

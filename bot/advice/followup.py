@@ -6,7 +6,9 @@ A pure function over two parsed :class:`~bot.parsing.query.Query` objects; the S
 Rules: what the new turn names replaces the previous value, everything else is kept. A GPU named without a
 count keeps the previous GPU's count ("8x A100 for a week" then "and H100?" prices 8x H100). A price question
 with no GPU prices the configuration the previous answer recommended. The intent changes only when the new
-turn clearly asks for something else (a price, training, fine-tuning, serving, a comparison of two GPUs).
+turn clearly asks for something else (a price, training, fine-tuning, serving, a comparison of two GPUs);
+a price asked with a new GPU after sizing a served model ("换成 A800 呢，要包月多少钱") re-sizes the same model
+and load on that GPU and prices it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ __all__ = ["is_follow_up", "merge_follow_up"]
 #: Fields a follow-up may change; unset (None or empty) fields keep the previous value.
 _FIELDS = (
     "precisions", "kv_precision", "method", "context_tokens", "input_tokens", "output_tokens", "batch_size",
-    "concurrent_users", "target_tokens_per_s", "target_scope", "requests_per_s", "ttft_ms_max", "tpot_ms_max",
+    "concurrent_users", "daily_active_users", "target_tokens_per_s", "target_scope", "requests_per_s", "ttft_ms_max", "tpot_ms_max",
     "latency_ms_max", "latency_percentile", "training_tokens", "epochs", "documents", "tokens_per_item", "images",
     "image_steps", "resolution", "audio_hours", "duration_hours", "deadline_hours", "budget", "price_limit_per_hour",
     "purchase_price", "electricity_per_kwh", "power_watts", "utilization_pct", "answer_currency", "providers",
@@ -92,11 +94,21 @@ def merge_follow_up(previous: Query, new: Query) -> Query:
         update["models"] = new.models
     if new.diagnosis is not None:
         update["diagnosis"] = new.diagnosis
-    if new.intent in _STEERING_INTENTS or (new.intent == "compare" and len(new.gpus) >= 2):
+    # "换成 A800 呢，要包月多少钱" after sizing a served model: the cost of serving it on the new GPU needs the serving
+    # plan first (as in the router: a serving cost is answered by the sizing answer, which prices it), so the
+    # model, load and sizing question are kept and the cost is added to what is asked
+    serving_cost = bool(new.gpus and not new.models and previous.models and previous.intent == "size_inference"
+                        and (new.intent == "quote" or ("cost" in new.asks and new.intent == "size_inference")))
+    if serving_cost:
+        update["intent"] = "size_inference"
+        update["asks"] = list(dict.fromkeys([*previous.asks, *new.asks, "cost"]))
+    elif new.intent in _STEERING_INTENTS or (new.intent == "compare" and len(new.gpus) >= 2):
         update["intent"] = new.intent
     elif "cost" in new.asks and new.intent in ("quote", "recommend") or (not new.models and "cost" in new.asks):
         update["intent"] = "quote"
-    if new.asks:
+    if serving_cost:
+        pass  # asks merged above
+    elif new.asks:
         update["asks"] = new.asks
     elif new.concurrent_users or new.target_tokens_per_s or new.requests_per_s:
         # a load is now given ("并发改成100"): the capacity question of the last turn is answered by it

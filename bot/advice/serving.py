@@ -190,7 +190,7 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
     q = ctx.query
     if rec is not None and "cost" in q.asks and q.duration_hours and not shown[rec].changes:
         # the cost for the stated length was asked: it leads (the sizing line follows)
-        cost = next((d for d in details if d.code == "cost_for_duration"), None)
+        cost = next((d for d in details if d.code in ("cost_for_duration", "cost_for_duration_unpriced")), None)
         if cost is not None:
             details = [headline] + [d for d in details if d is not cost]
             headline = cost
@@ -481,6 +481,10 @@ def _details(ctx: Context, model: Model, load: ServingLoad, shown: list[Option],
         o.total_cost_usd = o.price.price_per_hour_usd * ctx.query.duration_hours
         out.append(note("cost_for_duration", config=config(o), hours=ctx.query.duration_hours,
                         total_usd=o.total_cost_usd))
+    elif ctx.query.duration_hours and "cost" in ctx.query.asks and o is not None and o.meets:
+        # the cost for a length was asked but no tracked provider lists this GPU: say so, with the count to price
+        out.append(note("cost_for_duration_unpriced", config=config(o), hours=ctx.query.duration_hours,
+                        count=o.gpu_count, gpu_name=o.gpu_name))
     if ctx.query.diagnosis is not None and ctx.query.diagnosis.kind == "oom":
         out += [note("oom_fix_serving_1"), note("oom_fix_serving_2"), note("oom_fix_serving_3")]
     return out

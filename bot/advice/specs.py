@@ -1,4 +1,5 @@
-"""GPU facts shared by the spec and comparison answers: a spec table, feature support, interconnect facts.
+"""GPU facts shared by the spec and comparison answers: a spec table, feature support, interconnect facts,
+and the verdicts of article claims quoted beside another question.
 
 Every figure is a ``knowledge/gpus.yaml`` field (dense tensor TFLOPS, never the 2:4-sparse headline); a
 figure a datasheet does not state is shown as missing, never filled in.
@@ -10,10 +11,11 @@ from bot.advice.answer import Table
 from bot.advice.context import Context
 from bot.advice.planner import place
 from bot.estimation import efficiency_for
+from bot.kb.claims import claim_text
 from bot.kb.schema import Gpu
 from bot.notes import Note, note
 
-__all__ = ["feature_support", "interconnect_fact", "ratio_facts", "spec_table"]
+__all__ = ["claim_verdicts", "feature_support", "interconnect_fact", "ratio_facts", "spec_table"]
 
 
 def spec_table(ctx: Context, gpus: list[Gpu]) -> Table:
@@ -31,6 +33,23 @@ def spec_table(ctx: Context, gpus: list[Gpu]) -> Table:
                      g.tdp_watts, p.offer.price_per_gpu_hour_usd if p else None])
     return Table(columns=["gpu", "memory_gb", "bandwidth_gb_s", "dense16_tflops", "fp8_tflops", "nvlink_gb_s",
                           "tdp_w", "usd_per_gpu_hour"], rows=rows)
+
+
+def claim_verdicts(ctx: Context) -> list[Note]:
+    """The verdict of each article claim the request quotes (``knowledge/claims.yaml``), cited, in order.
+
+    Used when a claim is quoted beside a question that is answered first ("H100 NVL 188GB 单卡能装下 70B fp16
+    吗": the fit, then the claim). Returns an empty list when no claim is quoted.
+    """
+    kb, out = ctx.kb, []
+    for cid in ctx.query.claims:
+        claim = kb.claims.get(cid)
+        if claim is None:
+            continue
+        out.append(note("claim_verdict", verdict=claim.verdict, en=claim_text(kb, claim, claim.verdict_text.en),
+                        zh=claim_text(kb, claim, claim.verdict_text.zh)))
+        ctx.cite(*claim.sources[:3])
+    return out
 
 
 def ratio_facts(a: Gpu, b: Gpu) -> list[Note]:

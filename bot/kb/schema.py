@@ -454,6 +454,8 @@ class ServingPolicy(_Strict):
     max_gpus: Sourced
     precisions_tried: list[str]
     shown_options: PositiveInt = 5
+    #: users in flight at the busiest hour per daily active user (a fraction), for "5k DAU" questions
+    concurrent_per_daily_user: Sourced | None = None
 
 
 class TrainingPolicy(_Strict):
@@ -1300,6 +1302,8 @@ class UnlistedGpu(_Strict):
         reason: why it has no entry (which figure no source gives), in both languages.
         nearest: GPU ids an answer may offer instead, labelled as alternatives.
         memory_gb: its memory, GB, when a source gives that figure (what fits can be answered; speed cannot).
+        dense16_tflops: its dense 16-bit (bf16 or fp16) TFLOPS, when a source gives that figure (shown beside
+            the GPU it is compared with; a speed still needs the bandwidth).
         sources: where its existence (and any partial figure) comes from.
     """
 
@@ -1309,5 +1313,6 @@ class UnlistedGpu(_Strict):
     reason: Bilingual
     nearest: list[str] = Field(default_factory=list)
     memory_gb: float | None = Field(default=None, gt=0)
+    dense16_tflops: float | None = Field(default=None, gt=0)
     sources: Annotated[list[str], Field(min_length=1)]
     as_of: date

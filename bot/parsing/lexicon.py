@@ -36,7 +36,7 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 ASKS = ("fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "cost", "cheapest", "best",
         "memory", "comparison", "spec", "support", "break_even", "largest_model", "help", "throughput", "request_rate",
         "node_count", "max_context", "token_cost", "difference")
-_QUANTITY_FIELDS = ("concurrent_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
+_QUANTITY_FIELDS = ("concurrent_users", "daily_active_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
                     "documents", "epochs", "audio_hours", "tokens_per_item", "context_tokens", "input_tokens",
                     "output_tokens", "training_tokens", "tokens_plain", "transistors")
 _PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "nf4", "fp4", "exl2")
@@ -51,7 +51,10 @@ class NumberVocab(_Vocab):
     """Number words and scales. ``digits``/``multipliers`` spell Chinese numerals, read only before a
     ``counters`` word (so "三天" is 3 days while "统一" stays a word); ``counter_scales`` are scales only
     there too ("1w条" = 10,000 rows, while "700w" stays watts). ``name_counters`` count a GPU only
-    right before its name ("4个80G A100": 个 counts anything, so it is no GPU-count unit elsewhere)."""
+    right before its name ("4个80G A100": 个 counts anything, so it is no GPU-count unit elsewhere).
+    ``numeral_keys`` are words a quantity follows ("上下文三万二"): a numeral right after one and before no
+    further Chinese word (other than one of ``numeral_key_ends``: 的, 左右) is read as a number without a
+    counter."""
 
     words: dict[str, float] = Field(default_factory=dict)
     scales: dict[str, float] = Field(default_factory=dict)
@@ -61,6 +64,8 @@ class NumberVocab(_Vocab):
     half: list[str] = Field(default_factory=list)
     counters: list[str] = Field(default_factory=list)
     name_counters: list[str] = Field(default_factory=list)
+    numeral_keys: list[str] = Field(default_factory=list)
+    numeral_key_ends: list[str] = Field(default_factory=list)
 
 
 class QuantityVocab(_Vocab):
@@ -391,6 +396,8 @@ class Lexicon:
     zh_multipliers: dict[str, int]
     zh_half: tuple[str, ...]
     counter_pattern: str
+    numeral_key_pattern: str
+    numeral_key_ends: str
     quantity_units: dict[str, Phrases]
     quantity_keys: dict[str, Phrases]
     #: field -> (most describing words between a number and its unit, words that never describe one)
@@ -551,6 +558,11 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         zh_multipliers=merged_maps(lambda f: f.numbers.multipliers),
         zh_half=tuple(h for f in files for h in f.numbers.half),
         counter_pattern="(?:" + "|".join(re.escape(c) for c in counters) + ")" if counters else "(?!)",
+        numeral_key_pattern="(?:" + "|".join(re.escape(k) for k in sorted(
+            {k for f in files for k in f.numbers.numeral_keys}, key=len, reverse=True)) + ")" if any(
+            f.numbers.numeral_keys for f in files) else "(?!)",
+        numeral_key_ends="|".join(re.escape(k) for k in sorted(
+            {k for f in files for k in f.numbers.numeral_key_ends}, key=len, reverse=True)) or "(?!)",
         quantity_units=quantity_units,
         quantity_keys=quantity_keys,
         quantity_describers=quantity_describers,

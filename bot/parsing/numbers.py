@@ -3,7 +3,9 @@
 * ``"2,000"``, ``"1.5"``, ``"2e12"``, ``"8k"``, ``"1.5 million"``, ``"5万"`` (scales from the lexicon);
 * Chinese numerals before a counter or unit word of the lexicon: ``"三天"`` -> ``"3天"``, ``"两张"`` ->
   ``"2张"``, ``"一百个用户"`` -> ``"100个用户"``, ``"三十倍"`` -> ``"30倍"``, ``"半天"`` -> ``"0.5天"``.
-  Only before a counter, so words that merely contain a numeral character (统一, 一下) stay words.
+  Only before a counter, so words that merely contain a numeral character (统一, 一下) stay words; or right
+  after a quantity key of the lexicon (``numbers.numeral_keys``) at the end of a phrase: ``"上下文三万二"`` ->
+  ``"上下文 32000"``. A last digit after 百/千/万 counts the next unit down (spoken shorthand: 三万二 = 32,000).
 """
 
 from __future__ import annotations
@@ -99,14 +101,27 @@ def _chinese_value(run: str, lex: Lexicon) -> float | None:
                 current = None
         else:
             return None
+    # a last digit right after 百/千/万/亿 counts the next unit down: "三万二" 32,000, "一千五" 1,500, "一百二" 120
+    # (spoken shorthand; "一百零二" is 102, "十二" 12)
+    if current and len(run) >= 2 and run[-2] in lex.zh_multipliers and lex.zh_multipliers[run[-2]] >= 100:
+        current *= lex.zh_multipliers[run[-2]] // 10
     return total + section + (current or 0)
 
 
 def chinese_numerals_to_digits(text: str, lex: Lexicon) -> str:
-    """Rewrite Chinese numerals that stand before a counter or unit as digits ("三天" -> "3天").
+    """Rewrite Chinese numerals that stand before a counter or unit as digits ("三天" -> "3天"), and those
+    right after a quantity key that end a phrase ("上下文三万二" -> "上下文 32000", "并发两百左右").
 
-    A numeral after 第 (an ordinal) is left alone. Digits and multipliers come from the lexicon
-    (``numbers.digits``, ``numbers.multipliers``, ``numbers.half``, ``numbers.counters``).
+    A numeral after 第 (an ordinal) is left alone, and so is a lone 一/零 after a key ("并发一下"). Digits and
+    multipliers come from the lexicon (``numbers.digits``, ``numbers.multipliers``, ``numbers.half``,
+    ``numbers.counters``, ``numbers.numeral_keys``, ``numbers.numeral_key_ends``).
+
+    Args:
+        text: the NFKC-normalised message.
+        lex: the lexicon.
+
+    Returns:
+        The text with those numerals written in digits (followed by a space).
     """
     chars = "".join(sorted({*lex.zh_digits, *lex.zh_multipliers, *lex.zh_half}))
     if not chars:
@@ -124,7 +139,26 @@ def chinese_numerals_to_digits(text: str, lex: Lexicon) -> str:
         digits = (f"{value:g}" if value != int(value) else str(int(value))) + " "
         return (" " + digits) if start and m.string[start - 1].isascii() and m.string[start - 1].isalnum() else digits
 
-    return pattern.sub(repl, text)
+    text = pattern.sub(repl, text)
+
+    def key_repl(m: re.Match[str]) -> str:
+        run = m.group("run")
+        if len(run) == 1 and lex.zh_digits.get(run, 0) <= 1:
+            return m.group(0)  # a lone 一/零 after a key is a word more often than a number ("并发一下")
+        value = _chinese_value(run, lex)
+        if value is None:
+            return m.group(0)
+        digits = f"{value:g}" if value != int(value) else str(int(value))
+        return f"{m.group('key')} {digits} "
+
+    return _zh_key_pattern(chars, lex.numeral_key_pattern, lex.numeral_key_ends).sub(key_repl, text)
+
+
+@lru_cache(maxsize=4)
+def _zh_key_pattern(chars: str, keys: str, ends: str) -> re.Pattern[str]:
+    # a numeral right after a key word ("上下文三万二", "并发 五十"), ending the phrase: before no further Chinese
+    # word but the few that may follow a number ("的", "左右")
+    return re.compile(rf"(?P<key>{keys})[\s:=：是为]*(?P<run>[{re.escape(chars)}]+)(?=$|[^\u4e00-\u9fff]|{ends})")
 
 
 @lru_cache(maxsize=4)

@@ -261,6 +261,10 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
             gpus_per_node = f.count
             machines_asked = bool(re.search(rf"(?:{lex.per_machine_asked.pattern})\s*$",
                                             low[max(0, f.span_start - 16):f.span_start]))
+        elif gpus_per_node is None and f.count and re.search(rf"(?:{lex.per_machine_asked.pattern})\s*$",
+                                                             low[max(0, f.span_start - 16):f.span_start]):
+            # "要几台 8 卡 H20": machines are asked of a counted GPU, so the count is per machine
+            gpus_per_node, machines_asked = f.count, True
     machines = _machines_of(low, lex)
     if machines is not None and len(gpus) == 1 and gpus[0].count in (None, machines[0]) and not machines_asked:
         # "要 4 台 8 卡机器" said apart from the GPU: 4 machines of 8 = 32 GPUs
@@ -371,7 +375,7 @@ def _strong_recommend(low: str, lex: Lexicon) -> bool:
 def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dict:
     """Query fields from the quantities read (the first of each kind; money by its role)."""
     out: dict = {}
-    simple = {"concurrent_users": int, "batch_size": int, "lora_rank": int, "image_steps": int,
+    simple = {"concurrent_users": int, "daily_active_users": int, "batch_size": int, "lora_rank": int, "image_steps": int,
               "node_count": int, "context_tokens": int, "input_tokens": int, "output_tokens": int,
               "training_tokens": float, "documents": float, "tokens_per_item": float, "images": float,
               "epochs": float, "audio_hours": float, "duration_hours": float, "deadline_hours": float,

@@ -44,7 +44,7 @@ MAX_REQUEST_TOKENS = 10_485_760
 #: keeps every figure derived from it finite and every loop over it short (a 10^12-token prompt is
 #: 10^8 prefill chunks):
 #: GPUs: :data:`bot.parsing.gpus.MAX_GPU_COUNT`; nodes: that many GPUs in 8-GPU servers; users (sequences
-#: in flight) and batch: 1,000,000 and 65,536 (vLLM's default ``max_num_seqs`` is 256); LoRA rank: 16,384,
+#: in flight) and batch: 1,000,000 and 65,536; daily users: 10^10 (more than people on Earth) (vLLM's default ``max_num_seqs`` is 256); LoRA rank: 16,384,
 #: the widest hidden size in the knowledge base (Llama 3.1 405B), past which a rank adds nothing;
 #: diffusion steps: 1,000 (DDPM's whole schedule, Ho et al. 2020); epochs: 100,000; training tokens:
 #: 10^15 (the largest published pretraining runs use ~36T tokens, Qwen3 2025); per-request tokens:
@@ -53,6 +53,7 @@ MAX_REQUEST_TOKENS = 10_485_760
 #: infrastructure plans, ~USD 500B in 2025); items and audio: 10^12 and 10^9 hours.
 QUANTITY_LIMITS: dict[str, float] = {
     "gpu_count": MAX_GPU_COUNT, "node_count": MAX_GPU_COUNT // 8, "concurrent_users": 1_000_000,
+    "daily_active_users": 10_000_000_000,
     "batch_size": 65_536, "lora_rank": 16_384, "steps": 1_000, "epochs": 100_000, "training_tokens": 1e15,
     "context_tokens": MAX_REQUEST_TOKENS, "input_tokens": MAX_REQUEST_TOKENS, "output_tokens": MAX_REQUEST_TOKENS,
     "tokens_per_item": MAX_REQUEST_TOKENS, "tokens_plain": MAX_REQUEST_TOKENS,
@@ -66,8 +67,11 @@ _ONE_PERIOD_ZH_HOURS = {"天": 24.0, "日": 24.0, "周": 168.0, "期": 168.0}
 
 #: Characters between a key word and its number ("ctx: 8k", "batch size = 4").
 _GAP = r"[\s:=~(]*"
-_COUNT_FIELDS = ("concurrent_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
+_COUNT_FIELDS = ("concurrent_users", "daily_active_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
                  "documents", "epochs", "transistors")
+#: Counts whose unit holds a period word, read before durations ("5k daily active users", "users per day": the
+#: "daily" is part of the unit, not a rental period).
+_BEFORE_DURATIONS = ("daily_active_users",)
 _TOKEN_FIELDS = ("tokens_per_item", "context_tokens", "input_tokens", "output_tokens", "training_tokens",
                  "tokens_plain")
 _BINARY_K_FIELDS = {"context_tokens", "tokens_plain", "input_tokens", "output_tokens"}
@@ -378,12 +382,12 @@ class _Scanner:
                 self.claim(name, value, m.start(), m.end())
 
     # ------------------------------------------------------------------ 8. counted and token quantities
-    def counted(self) -> None:
+    def counted(self, fields: tuple[str, ...] = (*_COUNT_FIELDS, *_TOKEN_FIELDS)) -> None:
         lex = self.lex
         candidates: list[tuple[int, int, str, float, int, int]] = []
         conn = lex.number_connectors.pattern
         any_unit = _any_unit(lex)
-        for name in (*_COUNT_FIELDS, *_TOKEN_FIELDS):
+        for name in fields:
             units, keys = lex.quantity_units.get(name), lex.quantity_keys.get(name)
             binary = name in _BINARY_K_FIELDS
             if units:
@@ -496,6 +500,7 @@ class _Scanner:
         self.rates()
         self.latency()
         self.io_pairs()
+        self.counted(_BEFORE_DURATIONS)
         self.durations()
         self.units()
         self.counted()
@@ -516,7 +521,7 @@ def _magnitude(value: Any) -> float | None:
 
 #: Ties between readings of the same length: the more specific field first.
 _PRIORITY = {"tokens_per_item": 5, "input_tokens": 4, "output_tokens": 4, "context_tokens": 3, "training_tokens": 2,
-             "tokens_plain": 1, "concurrent_users": 3, "gpu_count": 2}
+             "tokens_plain": 1, "concurrent_users": 3, "daily_active_users": 4, "gpu_count": 2}
 _NUMBER_BEFORE = re.compile(r"\d(?:[\d,.]*\d)?\s*[kmbw万千亿]?\s*$")
 _RESOLUTION = re.compile(r"(?<![\w.])(\d{3,4})\s*[x×*]\s*(\d{3,4})(?![\w.])")
 _NUMK = re.compile(r"(?P<num>\d{1,15}(?:\.\d{1,6})?)\s*(?P<k>k)?")

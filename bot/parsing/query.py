@@ -198,6 +198,9 @@ class Query(_Record):
         full_context_prompts: every request sends a fresh prompt of the whole context (the worst case).
         batch_size: batch size (sequences).
         concurrent_users: users or requests in flight at once.
+        daily_active_users: users a day ("5k DAU", "日活 5000"): not a concurrency; the planner derives the users
+            in flight at the busiest hour from it with the policy's ratio (``serving.concurrent_per_daily_user``)
+            and says so, unless concurrent users are also given.
         target_tokens_per_s: a generation speed the user wants, tokens/s.
         target_scope: ``per_user``, ``total`` (aggregate) or ``None`` when the text does not say.
         requests_per_s: request rate, requests/s (per minute and per day rates converted).
@@ -285,6 +288,7 @@ class Query(_Record):
     full_context_prompts: bool = False
     batch_size: int | None = None
     concurrent_users: int | None = None
+    daily_active_users: int | None = None
     target_tokens_per_s: float | None = None
     target_scope: Literal["per_user", "total"] | None = None
     requests_per_s: float | None = None

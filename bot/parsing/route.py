@@ -9,7 +9,9 @@ The rules (each a kind of question, not a particular message), in order:
 
 1. ``help``: empty, or only a help phrase, with nothing named.
 2. ``diagnose``: a pasted symptom that is not a sizing problem (garbage output, hangs, NCCL errors).
-3. ``spec_lookup``: a claim of the H100 article quoted or paraphrased (``Query.claims``).
+3. ``spec_lookup``: a claim of the H100 article quoted or paraphrased (``Query.claims``), unless a model is
+   named with a sizing ask (fit, GPU count, speed...): that question is routed by the rules below and the
+   claim's verdict follows its answer.
 4. ``quote``: buy vs rent (break-even), or a purchase price given. (Before it: the tokens a training run gets
    through in a given time on given GPUs, or for a given budget, go to ``size_training``.)
 5. ``recommend``: a recommendation asked in so many words, the largest model asked for, a budget or price
@@ -123,7 +125,9 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         return "help"
     if diagnosis in ("other", "kv_capacity"):
         return "diagnose"  # a refusal to start is answered by its fix, whatever else the message names
-    if query.claims:
+    if query.claims and not (has_model and asks & _SIZING_ASKS):
+        # a claim quoted beside a model and a sizing ask ("H100 NVL 188GB 单卡能装下 70B fp16 吗") is that sizing
+        # question: it is answered first, the claim's verdict second (bot.advice.advise)
         return "spec_lookup"
     if "break_even" in asks or query.purchase_price is not None:
         return "quote"
