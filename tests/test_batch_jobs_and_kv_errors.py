@@ -181,3 +181,22 @@ def test_two_named_gpus_for_an_image_model_are_compared(kb):
     # the 4090's dense fp16 tensor peak (165 TFLOPS, fp32 accumulate) is 2.4x the A10G's 70 (knowledge/gpus.yaml):
     # a UNet at 1024x1024 is compute-bound, so the ratio is at least that
     assert p["ratio_x"] > 2.0
+
+
+# --------------------------------------------------------------------------- a claim asked about the user's workload
+
+@pytest.mark.parametrize("text", [
+    "H100 推理比 A100 快 30 倍，真的吗？我们跑 Llama 2 70B",
+    "is the H100 really 30x faster than the A100 for inference? we serve llama 3 8b",
+])
+def test_claim_verdict_leads_then_the_workload_comparison(kb, text):
+    a = ask(kb, text)
+    assert a.headline.code == "claim_verdict"
+    codes = [n.code for n in a.details]
+    assert "claim_on_your_workload" in codes
+    after = a.details[codes.index("claim_on_your_workload") + 1]
+    assert after.code.startswith("compare_")
+    # single-stream decode follows bandwidth: H100 SXM 3,350 vs A100 SXM 80GB 2,039 GB/s = 1.64x (knowledge/gpus.yaml);
+    # the workload ratio is near that, nowhere near 30x
+    ratio = after.params.get("ratio_x")
+    assert ratio is not None and 1.3 < ratio < 2.0

@@ -70,6 +70,25 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
         # the GPU the user named is the question; it is never swapped for cards the knowledge base has
         return unknown_gpu.answer(ctx)
     out = ROUTES.get(query.intent, help.answer)(ctx)
+    named = {g.id for g in query.gpus if g.id in kb.gpus}
+    if query.claims and query.intent == "spec_lookup" and query.models and len(named) >= 2:
+        # a claim about two GPUs with the user's workload named ("H100 比 A100 快 30 倍吗？我们跑 Llama 2 70B"):
+        # the claim's verdict first, then the two GPUs compared on that workload
+        wctx = Context(query.model_copy(update={"intent": "compare"}), kb, ctx.today)
+        work = compare.answer(wctx)
+        out = out.model_copy(update={
+            "details": [note("claim_on_your_workload"), work.headline, *work.details[:3], *out.details],
+            "assumptions": list(dict.fromkeys([*out.assumptions, *work.assumptions])),
+            "sources": list(dict.fromkeys([*out.sources, *work.sources]))})
+    if query.claims and query.intent == "compare":
+        # "is the H100 really 30x faster than the A100? we serve llama 3 8b": whether the claim holds is the
+        # question; its verdict leads, the comparison on the user's workload follows
+        verdicts = claim_verdicts(ctx)
+        if verdicts:
+            return out.model_copy(update={
+                "headline": verdicts[0],
+                "details": [*verdicts[1:], note("claim_on_your_workload"), out.headline, *out.details],
+                "sources": list(dict.fromkeys([*out.sources, *ctx.sources]))})
     if query.claims and query.intent != "spec_lookup":
         # a claim quoted beside a sizing question: that question is answered first, the claim's verdict second
         verdicts = claim_verdicts(ctx)
