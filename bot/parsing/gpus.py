@@ -127,6 +127,8 @@ class _CountPatterns:
     standalone: re.Pattern[str]
     words: dict[str, float]
     nodes: re.Pattern[str] = re.compile("(?!)")
+    # a zero or negative count before a name ("0 H100s", "-2 A100"): set aside and reported, never used
+    unusable: re.Pattern[str] = re.compile("(?!)")
 
 
 @lru_cache(maxsize=4)
@@ -141,7 +143,8 @@ def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_co
     after = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,15}})(?![\d.])|(\d{{1,15}})\s*(?:{counters}))")
     standalone = re.compile(
         rf"{unsigned}({num})\s*(?:x\s*)?(?:gpus?(?![\s-]*h(?:ou)?rs?\b)(?![a-z])|cards?\b|accelerators?\b|{counters})")
-    return _CountPatterns(before, after, standalone, dict(words_key))
+    unusable = re.compile(rf"(?<![a-z0-9.$])((?:[-−]\s*)?\d{{1,15}})\s*(?:{cnt})?\s*$")
+    return _CountPatterns(before, after, standalone, dict(words_key), unusable=unusable)
 
 
 def _counts(lex: Lexicon) -> _CountPatterns:
@@ -149,7 +152,7 @@ def _counts(lex: Lexicon) -> _CountPatterns:
     base = _count_patterns(lex.number_words.pattern, counters, tuple(lex.number_words.values.items()),
                            lex.name_counters.pattern)
     return _CountPatterns(base.before, base.after, base.standalone, base.words,
-                          _nodes_pattern(lex.quantity_units["node_count"].pattern))
+                          _nodes_pattern(lex.quantity_units["node_count"].pattern), base.unusable)
 
 
 @lru_cache(maxsize=4)
@@ -180,6 +183,12 @@ def _count_value(word: str, patterns: _CountPatterns) -> int | None:
     else:
         value = patterns.words.get(re.sub(r"[\s_\-]+", "", word))
     return int(value) if value and 0 < value <= MAX_GPU_COUNT and value == int(value) else None
+
+
+def _signed(word: str) -> int:
+    """The integer of "-2", "− 3" or "0" (a minus sign, spaces, digits)."""
+    value = int(re.sub(r"\D", "", word))
+    return -value if word.lstrip().startswith(("-", "−")) else value
 
 
 def _repair_word(word: str) -> str:
@@ -392,6 +401,12 @@ class _GpuScanner:
                         notes.append(note("gpus_per_node", nodes=nodes, per_node=count, count=nodes * count))
                         count *= nodes
                         span_start -= len(outer.group(0))
+            unusable = self.counts.unusable.search(self.low[max(0, span_start - 24):span_start])
+            if count is None and over_limit is None and unusable and _signed(unusable.group(1)) <= 0:
+                # "0 H100s", "-2 A100": a count that cannot be used is reported first, and none is assumed from it
+                notes.append(note("quantity_unusable", written=f"{unusable.group(0).strip()} {written}",
+                                  quantity="gpu_count"))
+                span_start -= len(unusable.group(0))
         after_count = self.counts.after.match(self.low[span_end:span_end + 16])
         per_unit = _count_value(after_count.group(1) or after_count.group(2), self.counts) if after_count else None
         if after_count and per_unit is None and _too_many(after_count.group(1) or after_count.group(2)):

@@ -100,6 +100,8 @@ class DurationVocab(_Vocab):
     periods: dict[str, float] = Field(default_factory=dict)
     deadline_words: list[str] = Field(default_factory=list)
     rental_words: list[str] = Field(default_factory=list)
+    # verbs that make named GPUs a rental ("rent 8x H100", "louer 8 H100"): priced, with or without a duration
+    rent_verbs: list[str] = Field(default_factory=list)
 
 
 class CurrencyVocab(_Vocab):
@@ -178,6 +180,11 @@ class LexiconFile(_Vocab):
     """One language's vocabulary file (see ``bot/parsing/lexicon/en.yaml`` for what each section means)."""
 
     language: str
+    # words only this language uses: one in a question written in Latin script says it is in this language
+    # (a language with no answer catalog in bot/render/messages/ is answered in English, and the answer says so)
+    language_markers: list[str] = Field(default_factory=list)
+    # punctuation that ends a clause: a number before it has nothing after it ("150 users, 8k context")
+    clause_ends: list[str] = Field(default_factory=list)
     numbers: NumberVocab = Field(default_factory=NumberVocab)
     quantities: dict[str, QuantityVocab] = Field(default_factory=dict)
     rates: RateVocab = Field(default_factory=RateVocab)
@@ -367,6 +374,8 @@ class Lexicon:
     """
 
     files: tuple[LexiconFile, ...]
+    language_markers: Phrases
+    clause_ends: frozenset[str]
     number_words: Phrases
     count_words: Phrases
     scales: dict[str, float]
@@ -390,6 +399,7 @@ class Lexicon:
     duration_periods: Phrases
     deadline_words: Phrases
     rental_words: Phrases
+    rent_verbs: Phrases
     currency_before: Phrases
     currency_after: Phrases
     per_hour: Phrases
@@ -514,6 +524,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
     counters = sorted({c for f in files for c in f.numbers.counters}, key=len, reverse=True)
     return Lexicon(
         files=tuple(files),
+        language_markers=Phrases(_inverse([{f.language: f.language_markers} for f in files])),
+        clause_ends=frozenset(c for f in files for c in f.clause_ends),
         number_words=Phrases(merged_maps(lambda f: f.numbers.words)),
         # number words that count a unit after them ("two users"); an article is no count ("a user asked"), nor
         # a one-character Chinese prefix of a compound word ("单机" is a per-machine figure, "双卡" a GPU count)
@@ -541,6 +553,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         duration_periods=Phrases(merged_maps(lambda f: f.durations.periods)),
         deadline_words=Phrases(_flat(lists(lambda f: f.durations.deadline_words))),
         rental_words=Phrases(_flat(lists(lambda f: f.durations.rental_words))),
+        rent_verbs=Phrases(_flat(lists(lambda f: f.durations.rent_verbs))),
         currency_before=Phrases(currency_before),
         currency_after=Phrases(currency_after, left_bound=False),
         per_hour=Phrases(_flat(lists(lambda f: f.money.per_hour))),

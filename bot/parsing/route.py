@@ -30,7 +30,8 @@ The rules (each a kind of question, not a particular message), in order:
 11. ``diagnose``: a pasted error with no model named.
 12. ``finetune`` / ``size_training`` / ``size_inference``: by the workload (fine-tuning words win; between
     training and serving words the first one mentioned wins).
-13. ``quote``: GPUs named with rental terms (a duration, provider or spot/reserved) and no model.
+13. ``quote``: GPUs named with rental terms (a duration, provider, spot/reserved or a verb such as "rent")
+    and no model.
 14. ``size_inference``: a model or GPU with running words (run, fit, OOM, 跑, 够) or a sizing ask.
 15. ``recommend``: a weak recommendation ("best", "which gpu"), or the cheapest asked.
 16. ``spec_lookup``: memory, bandwidth or speed of named GPUs with no model.
@@ -184,7 +185,7 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         return "size_training"
     if workload is not None:
         return {"finetune": "finetune", "training": "size_training", "inference": "size_inference"}[workload]
-    rental = query.duration_hours or query.providers or query.pricing
+    rental = query.duration_hours or query.providers or query.pricing or lex.rent_verbs.search(x.low)
     if rental and gpus and not has_model:
         return "quote"
     sizing = asks & _SIZING_ASKS
