@@ -72,7 +72,7 @@ class Context:
             self.warnings.append(note("not_understood", items=rest))
         self.warnings.extend(n for n in self.query.limits if n not in self.warnings)
         if self.query.language == "other":
-            self.assumptions.append(note("answer_in_english"))
+            self.warnings.append(note("answer_in_english"))  # said once, where the reader sees it
 
     @property
     def policy(self) -> Policy:

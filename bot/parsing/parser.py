@@ -275,7 +275,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         fields["duration_hours"] = period.value
     query = Query(
         text=cleaned,
-        language=detect_language(cleaned),
+        language=_language(cleaned, low, lex),
         asks=asks,
         gpus=gpus,
         models=models,
@@ -355,6 +355,18 @@ def _strong_recommend(low: str, lex: Lexicon) -> bool:
 
 
 # --------------------------------------------------------------------------- pieces
+
+def _language(cleaned: str, low: str, lex: Lexicon) -> str:
+    """The language to answer in: ``zh`` or ``other`` by script (:func:`detect_language`); a Latin-script
+    question with a marker word of another language file ("pour", "für", "para": ``language_markers``) is
+    ``other``, answered in English with a note saying so."""
+    language = detect_language(cleaned)
+    if language == "en":
+        marker = lex.language_markers.search(low)
+        if marker and lex.language_markers.value(marker.group(0)) not in ("en", "zh"):
+            return "other"
+    return language
+
 
 def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dict:
     """Query fields from the quantities read (the first of each kind; money by its role)."""
