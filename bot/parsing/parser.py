@@ -145,7 +145,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     paste_spans = SpanSet([m.span() for m in _PASTE_LINE.finditer(low)] if error_paste else [])
 
     # 3. names: models first, their spans ("llama-2-70b", "Qwen3-235B-A22B") are not GPU text
-    model_found, model_spans, family_only = scan_models(low, prepared.written, tables)
+    model_found, model_spans, family_only = scan_models(low, prepared.written, tables, lex)
     instances = scan_instances(low, tables)
     masked = SpanSet(model_spans.spans())
     for f in instances:
