@@ -21,7 +21,7 @@ __all__ = ["Context"]
 
 
 #: Limits notes that lead an answer: a stated quantity was not used.
-_LEADING_LIMITS = frozenset({"quantity_over_limit", "quantity_unusable"})
+_LEADING_LIMITS = frozenset({"quantity_over_limit", "quantity_unusable", "closed_model"})
 #: Headlines that already state the bound they hit (a quote of more GPUs than the sizing bound, priced at list).
 _SAYS_ITS_LIMIT = frozenset({"quote_count_over_limit"})
 

@@ -28,6 +28,7 @@ import uuid
 from bot.kb.claims import match_claims
 from bot.kb.loader import KnowledgeBase, get_knowledge
 from bot.notes import Note, note
+from bot.parsing.closed import FoundClosed, scan_closed
 from bot.parsing.config_paste import find_pasted_config
 from bot.parsing.diagnosis import error_detail_spans, find_diagnosis, gpus_for_capacity, is_error_paste
 from bot.parsing.gpus import (
@@ -81,7 +82,8 @@ _LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 #: Codes of the notes that state a bound the message hit; they go to ``Query.limits`` (shown as warnings).
 #: Hours in a commitment term (365 x 24 a year).
 _TERM_HOURS = {"1y": 8760.0, "3y": 26280.0}
-_LIMIT_CODES = frozenset({"message_truncated", "quantity_over_limit", "long_number_ignored", "quantity_unusable"})
+_LIMIT_CODES = frozenset({"message_truncated", "quantity_over_limit", "long_number_ignored", "quantity_unusable",
+                          "closed_model"})
 #: One unit of time in hours (an hour, a day, a week, a month of 730 h, a year): lengths that read as periods.
 _ONE_UNIT_HOURS = frozenset({1.0, 24.0, 168.0, 730.0, 8760.0})
 
@@ -145,7 +147,13 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     paste_spans = SpanSet([m.span() for m in _PASTE_LINE.finditer(low)] if error_paste else [])
 
     # 3. names: models first, their spans ("llama-2-70b", "Qwen3-235B-A22B") are not GPU text
-    model_found, model_spans, family_only = scan_models(low, prepared.written, tables, lex)
+    # a closed model's name ("claude 3.5 sonnet") is read whole first: no model size or quantity is read inside it
+    closed = scan_closed(low, prepared.written, kb)
+    open_low = "".join(" " if any(c.start <= i < c.end for c in closed) else ch for i, ch in enumerate(low)) \
+        if closed else low
+    model_found, model_spans, family_only = scan_models(open_low, prepared.written, tables, lex)
+    for c in closed:
+        model_spans.add((c.start, c.end))
     instances = scan_instances(low, tables)
     masked = SpanSet(model_spans.spans())
     for f in instances:
@@ -181,6 +189,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     fields = _quantity_fields(scan, notes, lex)
     precisions, kv_precisions = _precisions(low, lex, vocab_spans, model_spans)
     models = _models(model_found, low, pasted, unknown, notes, vocab_spans)
+    models += _closed_alternatives(closed, kb, notes, offer=not models)
     for m in models:
         if m.precision and m.precision not in precisions:
             precisions.append(m.precision)
@@ -564,6 +573,22 @@ def _model_object(low: str, written, lex, names: SpanSet) -> str | None:
             continue
         return written(start, start + len(phrase))
     return None
+
+
+def _closed_alternatives(closed: list[FoundClosed], kb: KnowledgeBase, notes: list[Note], offer: bool
+                         ) -> list[ModelMention]:
+    """A note for each closed model named (its weights are not published, so it cannot run on the user's GPUs;
+    source in knowledge/models.yaml ``closed``) and, when ``offer`` (no open model was named), the open-weight
+    models offered in its place, each marked ``alternative_to`` the closed name."""
+    out: list[ModelMention] = []
+    for c in closed:
+        alternatives = [kb.models[i] for i in c.alternatives if i in kb.models] if offer else []
+        notes.append(note("closed_model", written=c.as_written, vendor=c.model.vendor,
+                          alternatives=[m.name for m in alternatives]))
+        out += [ModelMention(id=m.id, as_written=m.name, alternative_to=c.as_written) for m in alternatives
+                if all(o.id != m.id for o in out)]
+        offer = False  # one closed model's alternatives are enough
+    return out
 
 
 def _models(found, low: str, pasted, unknown: list[UnknownTerm], notes: list[Note], spans: SpanSet

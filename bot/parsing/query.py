@@ -98,6 +98,8 @@ class ModelMention(_Record):
         layers, hidden_size, kv_heads: shape the user gave (generic models).
         precision: a precision the name itself carries (``-AWQ``, an Ollama tag's quant).
         config: the sizing fields of a pasted Hugging Face ``config.json``.
+        alternative_to: the closed model (weights not published) this open-weight model is offered in place
+            of, as the user wrote it ("GPT-4"); ``None`` for a model the user named.
     """
 
     id: str | None = None
@@ -111,6 +113,7 @@ class ModelMention(_Record):
     kv_heads: int | None = None
     precision: str | None = None
     config: dict | None = None
+    alternative_to: str | None = None
 
 
 class Money(_Record):
