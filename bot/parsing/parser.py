@@ -238,6 +238,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     for f in scan.over_limit:
         notes.append(note("quantity_over_limit", written=prepared.written(f.start, f.end), quantity=f.field,
                           max_n=QUANTITY_LIMITS[f.field]))
+    # "10 million users": more than are ever in flight at once; kept, so the answer says what it would take
+    users_over_limit = next((int(f.value) for f in scan.over_limit if f.field == "concurrent_users"), None)
     long_number = _LONG_NUMBER.search(low)
     if long_number:
         digits = long_number.group(0)
@@ -285,6 +287,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     query = Query(
         text=cleaned,
         language=_language(cleaned, low, lex),
+        users_over_limit=users_over_limit,
         asks=asks,
         gpus=gpus,
         models=models,

@@ -193,6 +193,8 @@ class Query(_Record):
         full_context_prompts: every request sends a fresh prompt of the whole context (the worst case).
         batch_size: batch size (sequences).
         concurrent_users: users or requests in flight at once.
+        users_over_limit: a user count above the bound of users sized in flight (``QUANTITY_LIMITS``,
+            "10 million users"): not sized, but the answer says what serving that many at once would take.
         target_tokens_per_s: a generation speed the user wants, tokens/s.
         target_scope: ``per_user``, ``total`` (aggregate) or ``None`` when the text does not say.
         requests_per_s: request rate, requests/s (per minute and per day rates converted).
@@ -279,6 +281,7 @@ class Query(_Record):
     full_context_prompts: bool = False
     batch_size: int | None = None
     concurrent_users: int | None = None
+    users_over_limit: int | None = None
     target_tokens_per_s: float | None = None
     target_scope: Literal["per_user", "total"] | None = None
     requests_per_s: float | None = None
