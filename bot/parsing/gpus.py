@@ -293,7 +293,9 @@ class _GpuScanner:
         after = self.low[end:end + 2]
         # "$3090", "v1.4090", "1,090": a number, not a GPU; a comma after a word ("推理时，4090") is punctuation
         thousands = before == "," and start >= 2 and self.low[start - 2].isdigit()
-        if before in ".:=$/#" or thousands or _DECIMAL_AFTER.match(after):
+        # "3090/4090": a slash right after a GPU name lists another card, not a fraction or a path
+        listed = before == "/" and bool(self.found) and not self.low[self.found[-1].end:start - 1].strip()
+        if (before in ".:=$/#" and not listed) or thousands or _DECIMAL_AFTER.match(after):
             return False
         if next_index < len(self.words) and self.words[next_index][0] in _QUANTITY_UNITS:
             gap = self.low[end:self.words[next_index][1]]

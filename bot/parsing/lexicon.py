@@ -212,6 +212,9 @@ class LexiconFile(_Vocab):
     # a GPU count said per machine ("每台8卡", "8-gpu nodes"): with machines asked, the count is per machine
     per_machine: PerMachineVocab = Field(default_factory=PerMachineVocab)
     compare_connectors: list[str] = Field(default_factory=list)
+    # of ``compare_connectors``, those that list options ("RTX 3090 / 4090", "A100/A800"): GPUs joined only by
+    # these are compared when a comparison is asked or no workload is named, else they are the options sized
+    option_connectors: list[str] = Field(default_factory=list)
     compare_relations: list[str] = Field(default_factory=list)
     precisions: dict[str, list[str]] = Field(default_factory=dict)
     kv_cache_words: list[str] = Field(default_factory=list)
@@ -434,6 +437,7 @@ class Lexicon:
     object_ends: Phrases
     object_skip: Phrases
     compare_connectors: Phrases
+    choice_connectors: Phrases
     compare_relations: Phrases
     precisions: Phrases
     kv_cache_words: Phrases
@@ -589,6 +593,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         object_ends=Phrases(_flat(lists(lambda f: f.model_object.ends))),
         object_skip=Phrases(_flat(lists(lambda f: f.model_object.skip))),
         compare_connectors=Phrases(_flat(lists(lambda f: f.compare_connectors))),
+        choice_connectors=Phrases({c: True for f in files for c in f.compare_connectors if phrase_key(c) not in {
+            phrase_key(o) for g in files for o in g.option_connectors}}),
         compare_relations=Phrases(_flat(lists(lambda f: f.compare_relations))),
         precisions=Phrases(_inverse(groups(lambda f: f.precisions))),
         kv_cache_words=Phrases(_flat(lists(lambda f: f.kv_cache_words))),
