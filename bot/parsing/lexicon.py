@@ -201,6 +201,8 @@ class LexiconFile(_Vocab):
     # words users put in a model's name in their own language, as the knowledge base's ids spell them
     # ("蒸馏版" -> "distill": "deepseek r1 蒸馏版 14b" is DeepSeek-R1-Distill-Qwen-14B)
     model_words: dict[str, list[str]] = Field(default_factory=dict)
+    # between a size and its family when the size comes first ("the 120b model of gpt-oss"): read as "gpt-oss 120b"
+    size_of_family: list[str] = Field(default_factory=list)
     workloads: dict[str, list[str]] = Field(default_factory=dict)
     # a user count said to be simultaneous ("60 online at peak", "同时在线"): it sizes the load, not a head count
     simultaneous_words: list[str] = Field(default_factory=list)
@@ -425,6 +427,7 @@ class Lexicon:
     per_kwh: Phrases
     asks: Phrases
     model_words: Phrases
+    size_of_family: Phrases
     workloads: Phrases
     weak_inference: Phrases
     simultaneous_words: Phrases
@@ -581,6 +584,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         asks=asks,
         model_words=Phrases({w: target for f in files for target, words in f.model_words.items() for w in words},
                             left_bound=False),
+        size_of_family=Phrases(_flat(lists(lambda f: f.size_of_family))),
         workloads=Phrases(_inverse(groups(lambda f: {k: v for k, v in f.workloads.items() if k in _WORKLOADS}))),
         weak_inference=Phrases(_flat(lists(lambda f: f.workloads.get("weak_inference", [])))),
         simultaneous_words=Phrases(_flat(lists(lambda f: f.simultaneous_words))),
