@@ -190,3 +190,23 @@ def test_chinese_parameter_scales_come_from_the_lexicon_multipliers(kb):
     assert q.models[0].params_total_b == pytest.approx(1800.0)
     q = parse_question("70亿参数的模型要几张4090", kb)
     assert q.models[0].params_total_b == pytest.approx(7.0)
+
+
+@pytest.mark.parametrize(("text", "gpu", "count", "figure"), [
+    ("910b280T 跑 qwen2.5 72b", "ascend-910b3-64gb", None, "280T"),
+    ("8卡910b280T", "ascend-910b3-64gb", 8, "280T"),
+])
+def test_a_card_name_glued_to_a_figure_is_the_card_and_the_figure_is_said(kb, text, gpu, count, figure):
+    q = parse_question(text, kb)
+    assert [(g.id, g.count) for g in q.gpus] == [(gpu, count)]
+    assert figure in q.not_understood
+
+
+@pytest.mark.parametrize(("text", "gpu", "count"), [
+    ("h100x8 for llama 3 70b", "h100-sxm-80gb", 8),  # a glued count stays a count
+    ("a10080g for llama 3 70b", "a100-sxm-80gb", None),  # a glued memory size stays the variant's
+])
+def test_glued_counts_and_memory_stay_whole(kb, text, gpu, count):
+    q = parse_question(text, kb)
+    assert [(g.id, g.count) for g in q.gpus] == [(gpu, count)]
+    assert q.not_understood == []

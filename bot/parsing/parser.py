@@ -233,6 +233,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     claimed = SpanSet([*name_spans.spans(), *scan.claimed.spans(), *vocab_spans.spans(), *paste_spans.spans()])
     not_understood = list(dict.fromkeys(low[f.start:f.end].strip() for f in scan.rejected))
     not_understood += [n for n in unclaimed_numbers(low, lex, claimed) if n not in not_understood]
+    # a figure glued to a GPU name ("910b280T"): the name is read, the figure is said not to be
+    not_understood += [f.glued_figure for f in gpu_found if f.glued_figure and f.glued_figure not in not_understood]
     for f in scan.rejected:
         notes.append(note("quantity_unusable", written=prepared.written(f.start, f.end).strip(), quantity=f.field))
     for f in scan.over_limit:
