@@ -148,7 +148,8 @@ def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_co
     after = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,15}})(?![\d.])|(\d{{1,15}})\s*(?:{counters}))")
     standalone = re.compile(
         rf"{unsigned}({num})\s*(?:x\s*)?(?:gpus?(?![\s-]*h(?:ou)?rs?\b)(?![a-z])|cards?\b|accelerators?\b|{counters})")
-    unusable = re.compile(rf"(?<![a-z0-9.$])((?:[-−]\s*)?\d{{1,15}})\s*(?:{cnt})?\s*$")
+    # a bare number only: "0 gpus", "0x" are read (and set aside) by the quantity scanner
+    unusable = re.compile(r"(?<![a-z0-9.$])((?:[-−]\s*)?\d{1,15})\s*$")
     return _CountPatterns(before, after, standalone, dict(words_key), unusable=unusable)
 
 
@@ -428,9 +429,9 @@ class _GpuScanner:
             unusable = self.counts.unusable.search(self.low[max(0, span_start - 24):span_start])
             if count is None and over_limit is None and unusable and _signed(unusable.group(1)) <= 0:
                 # "0 H100s", "-2 A100": a count that cannot be used is reported first, and none is assumed from it
+                # the number stays unclaimed, so it is listed as not understood too, as other unusable quantities are
                 notes.append(note("quantity_unusable", written=f"{unusable.group(0).strip()} {written}",
                                   quantity="gpu_count"))
-                span_start -= len(unusable.group(0))
         after_count = self.counts.after.match(self.low[span_end:span_end + 16])
         per_unit = _count_value(after_count.group(1) or after_count.group(2), self.counts) if after_count else None
         if after_count and per_unit is None and _too_many(after_count.group(1) or after_count.group(2)):
