@@ -110,8 +110,16 @@ def test_a_closed_model_says_so_and_sizes_open_alternatives(kb, text, alternativ
 def test_a_closed_model_beside_an_open_one_offers_no_alternatives(kb):
     a = ask(kb, "gemini 1.5 pro vs llama 3 70b on A100")
     assert [m.id for m in a.query.models] == ["llama-3-70b"]
-    closed = next(n for n in a.query.limits if n.code == "closed_model")
-    assert closed.params["alternatives"] == []
+    assert a.headline.code != "closed_model"
+    assert "closed_model_beside" in _codes(a.warnings)
+
+
+@pytest.mark.parametrize("text", ["build a chatgpt-like bot with llama 3 8b for 100 users",
+                                  "we want gpt-4 level quality, would qwen2.5 72b on 4 h100 do?"])
+def test_a_closed_name_as_a_point_of_comparison_is_not_the_model(kb, text):
+    q = parse_question(text, kb)
+    assert not {"closed_model", "closed_model_beside"} & set(_codes(q.limits))
+    assert all(m.alternative_to is None for m in q.models)
 
 
 def test_gemma_and_gpt_oss_are_open(kb):

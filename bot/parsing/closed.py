@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from bot.kb.loader import KnowledgeBase
 from bot.kb.schema import ClosedModel
-from bot.parsing.lexicon import Phrases
+from bot.parsing.lexicon import Lexicon, Phrases
 
 __all__ = ["FoundClosed", "scan_closed"]
 
@@ -57,20 +57,23 @@ def _patterns(kb: KnowledgeBase) -> list[tuple[ClosedModel, re.Pattern[str], Phr
     return cached
 
 
-def scan_closed(low: str, written, kb: KnowledgeBase) -> list[FoundClosed]:
-    """Every closed model named in ``low``, in order, one per entry.
+def scan_closed(low: str, written, kb: KnowledgeBase, lex: Lexicon) -> list[FoundClosed]:
+    """Every closed model named in ``low``, in order, one per entry; a name followed by one of the lexicon's
+    ``not_model_suffixes`` ("chatgpt-like", "gpt-4 class") is a point of comparison and is not read.
 
     Args:
         low: the prepared, lower-cased message.
         written: ``(start, end) -> str`` giving the user's text for a span.
         kb: the knowledge base (its ``closed_models``).
+        lex: the lexicon.
 
     Returns:
         The :class:`FoundClosed` mentions.
     """
     found: list[FoundClosed] = []
     for closed, pattern, small in _patterns(kb):
-        m = pattern.search(low)
+        m = next((m for m in pattern.finditer(low) if not re.match(
+            rf"[\s\-]*(?:{lex.not_model_suffixes.pattern})", low[m.end():m.end() + 16])), None)
         if m is not None:
             found.append(FoundClosed(closed, written(m.start(), m.end()).strip(), bool(small.search(m.group(0))),
                                      m.start(), m.end()))

@@ -239,6 +239,9 @@ class LexiconFile(_Vocab):
     help_phrases: list[str] = Field(default_factory=list)
     per_node_words: list[str] = Field(default_factory=list)
     not_name_prefixes: list[str] = Field(default_factory=list)
+    # after a closed model's name: it is a point of comparison, not the model to run ("a chatgpt-like bot",
+    # "gpt-4 class quality")
+    not_model_suffixes: list[str] = Field(default_factory=list)
     number_connectors: list[str] = Field(default_factory=list)
     approx_words: list[str] = Field(default_factory=list)
     ignorable_number_contexts: IgnorableVocab = Field(default_factory=IgnorableVocab)
@@ -464,6 +467,7 @@ class Lexicon:
     help_phrases: Phrases
     per_node_words: Phrases
     not_name_prefixes: Phrases
+    not_model_suffixes: Phrases
     name_counters: Phrases
     number_connectors: Phrases
     approx_words: Phrases
@@ -622,6 +626,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         help_phrases=Phrases(_flat(lists(lambda f: f.help_phrases))),
         per_node_words=Phrases(_flat(lists(lambda f: f.per_node_words))),
         not_name_prefixes=Phrases(_flat(lists(lambda f: f.not_name_prefixes))),
+        not_model_suffixes=Phrases(_flat(lists(lambda f: f.not_model_suffixes))),
         name_counters=Phrases(_flat(lists(lambda f: f.numbers.name_counters)), left_bound=False),
         number_connectors=Phrases(_flat(lists(lambda f: f.number_connectors))),
         approx_words=Phrases(_flat(lists(lambda f: f.approx_words))),

@@ -83,7 +83,7 @@ _LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 #: Hours in a commitment term (365 x 24 a year).
 _TERM_HOURS = {"1y": 8760.0, "3y": 26280.0}
 _LIMIT_CODES = frozenset({"message_truncated", "quantity_over_limit", "long_number_ignored", "quantity_unusable",
-                          "closed_model"})
+                          "closed_model", "closed_model_beside"})
 #: One unit of time in hours (an hour, a day, a week, a month of 730 h, a year): lengths that read as periods.
 _ONE_UNIT_HOURS = frozenset({1.0, 24.0, 168.0, 730.0, 8760.0})
 
@@ -148,7 +148,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
 
     # 3. names: models first, their spans ("llama-2-70b", "Qwen3-235B-A22B") are not GPU text
     # a closed model's name ("claude 3.5 sonnet") is read whole first: no model size or quantity is read inside it
-    closed = scan_closed(low, prepared.written, kb)
+    closed = scan_closed(low, prepared.written, kb, lex)
     open_low = "".join(" " if any(c.start <= i < c.end for c in closed) else ch for i, ch in enumerate(low)) \
         if closed else low
     model_found, model_spans, family_only = scan_models(open_low, prepared.written, tables, lex)
@@ -588,8 +588,9 @@ def _closed_alternatives(closed: list[FoundClosed], kb: KnowledgeBase, notes: li
     out: list[ModelMention] = []
     for c in closed:
         alternatives = [kb.models[i] for i in c.alternatives if i in kb.models] if offer else []
-        notes.append(note("closed_model", written=c.as_written, vendor=c.model.vendor,
-                          alternatives=[m.name for m in alternatives]))
+        # said first when it is the model asked about; beside an open model it is a warning
+        notes.append(note("closed_model" if offer else "closed_model_beside", written=c.as_written,
+                          vendor=c.model.vendor, alternatives=[m.name for m in alternatives]))
         out += [ModelMention(id=m.id, as_written=m.name, alternative_to=c.as_written) for m in alternatives
                 if all(o.id != m.id for o in out)]
         offer = False  # one closed model's alternatives are enough
