@@ -133,6 +133,7 @@ def test_gemma_and_gpt_oss_are_open(kb):
 @pytest.mark.parametrize(("text", "field", "value"), [
     ("serve Llama 3 8B pour 50 utilisateurs", "concurrent_users", 50),
     ("Llama 3 8B für 50 Nutzer", "concurrent_users", 50),
+    ("Wie viele H100 brauche ich für Llama 3 70B mit 100 Nutzern?", "concurrent_users", 100),
     ("Llama 3 8B para 50 usuarios", "concurrent_users", 50),
     ("louer 8x H100 pendant 3 jours", "duration_hours", 72),  # 3 x 24 h
     ("8 H100 für 2 Wochen mieten", "duration_hours", 336),  # 2 x 168 h
