@@ -101,12 +101,29 @@ def test_cost_of_serving_a_model_is_sized_first():
 @pytest.mark.parametrize(("low", "marked"), [
     ("h100 vs a100 for llama 3 70b", "§g vs §g for llama 3 70b"),
     ("h100 or a100 for llama 3 70b", "§g or §g for llama 3 70b"),
-    ("h100/a100 for llama 3 70b", "§g/§g for llama 3 70b"),
     ("is llama 3 70b faster on h100 than on a100", "is llama 3 70b faster on §g than on §g"),
     ("h100 还是 a100 跑 llama 3 70b", "§g 还是 §g 跑 llama 3 70b"),
 ])
 def test_joined_gpus_with_a_model_compare(low, marked):
     assert _route(low, marked, gpus=2, models=[LLAMA], workload="inference") == "compare"
+
+
+def test_slashed_gpus_compare_without_a_workload_or_when_a_comparison_is_asked():
+    # "A/B" with nothing but a model: the two cards are what is asked about
+    assert _route("h100/a100 for llama 3 70b", "§g/§g for llama 3 70b", gpus=2, models=[LLAMA]) == "compare"
+    assert _route("which is faster for llama 3 70b, h100/a100", "which is faster for llama 3 70b, §g/§g", gpus=2,
+                  models=[LLAMA], workload="inference", asks=["comparison"]) == "compare"
+
+
+@pytest.mark.parametrize(("low", "marked", "workload", "intent"), [
+    ("fine-tune llama 3 70b with lora on h100/a100", "fine-tune llama 3 70b with lora on §g/§g", "finetune",
+     "finetune"),
+    ("serve llama 3 70b on h100 | a100 for 10 users", "serve llama 3 70b on §g | §g for 10 users", "inference",
+     "size_inference"),
+])
+def test_slashed_gpus_with_a_workload_are_its_options(low, marked, workload, intent):
+    # "A/B" lists the cards the workload may use: each is sized as an option, no comparison was asked
+    assert _route(low, marked, gpus=2, models=[LLAMA], workload=workload) == intent
 
 
 def test_joined_gpus_with_a_feature_named_on_the_way_compare():

@@ -22,7 +22,7 @@ __all__ = ["Context"]
 
 
 #: Limits notes that lead an answer: a stated quantity was not used.
-_LEADING_LIMITS = frozenset({"quantity_over_limit", "quantity_unusable"})
+_LEADING_LIMITS = frozenset({"quantity_over_limit", "quantity_unusable", "closed_model"})
 #: Headlines that already state the bound they hit (a quote of more GPUs than the sizing bound, priced at list).
 _SAYS_ITS_LIMIT = frozenset({"quote_count_over_limit"})
 
@@ -74,7 +74,7 @@ class Context:
         self.warnings.extend(n for n in self.query.limits if n not in self.warnings)
         self._users_from_daily_users()
         if self.query.language == "other":
-            self.assumptions.append(note("answer_in_english"))
+            self.warnings.append(note("answer_in_english"))  # said once, where the reader sees it
 
     def _users_from_daily_users(self) -> None:
         """Read daily active users as the users in flight at the busiest hour, when no concurrency is given.

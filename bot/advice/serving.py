@@ -464,6 +464,14 @@ def _details(ctx: Context, model: Model, load: ServingLoad, shown: list[Option],
     o = shown[rec] if rec is not None else (shown[0] if shown else None)
     # the memory line explains the headline: the user's own setup when it fails and an alternative is offered
     m = shown[0] if shown and not shown[0].meets and not shown[0].changes else o
+    many = ctx.query.users_over_limit
+    if many and o is not None and o.max_users and o.gpu_count and load.total_tps is None:
+        # "10 million users": all of them in flight at once, at the capacity of the configuration above (said
+        # first: the number the user gave is the question)
+        copies = math.ceil(many / o.max_users)
+        out.append(note("users_over_limit_scale", users=many, config=config(o), max_users=o.max_users,
+                        copies=copies, gpus=copies * o.gpu_count,
+                        price_usd=copies * o.price_per_hour_usd if o.price_per_hour_usd else None))
     if m is not None and m.weights_gb is not None:
         out.append(note("memory_breakdown", weights_gb=m.weights_gb, kv_gb=m.kv_cache_gb or 0.0,
                         overhead_gb=m.overhead_gb or 0.0, total_gb=m.memory_total_gb, gpu_count=m.gpu_count,

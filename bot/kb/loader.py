@@ -42,6 +42,7 @@ from bot.kb.schema import (
     Claim,
     ClaimConstant,
     ClaimFile,
+    ClosedModel,
     Engine,
     ExchangeRate,
     ExchangeRateFile,
@@ -117,6 +118,7 @@ class KnowledgeBase:
         claim_constants: the sourced constants claims' ratios may use.
         article: the article the claims come from (``None`` without a claims file).
         model_families: family word -> other names users give it (``models.yaml`` ``families``).
+        closed_models: model families whose weights are not published (``models.yaml`` ``closed``).
         policy: the advice policy (``policy.yaml``), or ``None`` for a knowledge directory without one.
         features: feature id -> Feature (``features.yaml``): what FlashAttention-2, MIG... need.
         exchange_rates: exchange-rate id -> ExchangeRate (prices published in CNY).
@@ -139,6 +141,7 @@ class KnowledgeBase:
     claim_constants: dict[str, ClaimConstant] = field(default_factory=dict)
     article: Article | None = None
     model_families: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    closed_models: tuple[ClosedModel, ...] = ()
     policy: Policy | None = None
     features: dict[str, Feature] = field(default_factory=dict)
     exchange_rates: dict[str, ExchangeRate] = field(default_factory=dict)
@@ -302,6 +305,8 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
     if isinstance(models_raw, dict) and models_raw.get("families") is not None:
         for _index, fam in _validate_entries(ModelFamily, model_path, "families", models_raw, out):
             families[fam.family] = tuple(fam.aliases)
+    closed_rows = (_validate_entries(ClosedModel, model_path, "closed", models_raw, out)
+                   if isinstance(models_raw, dict) and models_raw.get("closed") is not None else [])
 
     gpus: dict[str, Gpu] = {}
     for index, gpu in gpu_rows:
@@ -415,6 +420,12 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
                 out.add(feat_path, ["features", index, "gpus"], "gpus", f"unknown GPU id {g!r} (feature {feat.id})")
         features[feat.id] = feat
 
+    for index, closed in closed_rows:
+        for key in ("alternatives", "small_alternatives"):
+            for ident in getattr(closed, key):
+                if ident not in models and ident not in out.invalid_ids and not models_unreadable:
+                    out.add(model_path, ["closed", index, key], key, f"unknown model id {ident!r} (closed {closed.name})")
+
     engines: dict[str, Engine] = {}
     eng_path = root / "engines.yaml"
     eng_raw = _read(eng_path, out) if eng_path.exists() else None
@@ -430,6 +441,7 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
     return KnowledgeBase(root, gpus, models, providers, tuple(offers), benchmarks, tuple(instances),
                          engines=engines, features=features, unlisted=tuple(u for _, u in unlisted_rows), claims=claims,
                          claim_constants=constants, article=article, model_families=families, policy=policy,
+                         closed_models=tuple(c for _, c in closed_rows),
                          exchange_rates=rates, catalogs=catalogs, unpriced_providers=unpriced,
                          price_mentions=mentions, price_stand_ins=stand_ins)
 

@@ -35,6 +35,7 @@ __all__ = [
     "Claim",
     "ClaimConstant",
     "ClaimFile",
+    "ClosedModel",
     "Cues",
     "CatalogGpuInstanceRule",
     "CatalogGpuName",
@@ -600,6 +601,35 @@ class ModelFamily(_Strict):
 
     family: str
     aliases: list[str] = Field(default_factory=list)
+
+
+class ClosedModel(_Strict):
+    """A model family whose weights are not published (served only through its vendor's API), so it cannot
+    run on the user's GPUs; listed under ``closed:`` in models.yaml so a question naming it is answered with
+    that fact and with open-weight models offered as labelled alternatives (never a question back).
+
+    Attributes:
+        name: display name of the family ("GPT-4 / GPT-4o / o-series").
+        vendor: who serves it.
+        aliases: names users type, matched as whole words with spaces or hyphens optional ("gpt-4", "claude").
+        tail_words: words that may follow a name as part of it ("sonnet", "turbo", "pro"); version numbers
+            after a name are part of it too ("claude 3.5 sonnet").
+        small_words: tail words that name the vendor's small tier ("mini", "haiku", "flash").
+        alternatives: open-weight model ids offered in its place (its size is not published, so they are a
+            choice of tier, not an equivalent).
+        small_alternatives: open-weight model ids offered for the small tier.
+        sources: where it is stated that the weights are not published (API-only).
+    """
+
+    name: str
+    vendor: str
+    aliases: Annotated[list[str], Field(min_length=1)]
+    tail_words: list[str] = Field(default_factory=list)
+    small_words: list[str] = Field(default_factory=list)
+    alternatives: Annotated[list[str], Field(min_length=1)]
+    small_alternatives: list[str] = Field(default_factory=list)
+    sources: Annotated[list[str], Field(min_length=1)]
+    as_of: date
 
 
 class PriceOffer(_Strict):

@@ -39,6 +39,9 @@ _GLUED_PREFIX = re.compile(r"^(\d{1,3})x([a-z0-9]+)$")  # "2x3090", "4xa100" (a 
 _DECIMAL_AFTER = re.compile(r"^[.,]\d")
 _TIGHT_GAP = re.compile(r"^\s?$")
 _GLUED_WORD = re.compile(r"^[a-z0-9]+x\d{1,2}$")
+#: A card name glued to a figure ("910b280t": the 910B and "280T"): a name ending in a letter, then a number
+#: with an optional unit. The figure is split off, so it is read (or reported as not understood) on its own.
+_GLUED_FIGURE = re.compile(r"^([a-z0-9]*[a-z])(\d{1,5}(?:\.\d+)?[a-z]{0,6})$")
 _MEMORY_WORD = re.compile(r"^(\d{1,3})(?:g|gb|gib)$")
 _JOIN_GAP = re.compile(r"^[ \t\-_]{0,2}$")
 _CHAINED_COUNT = re.compile(r"(?<![\w.])(\d{1,3})\s*[x×*]\s*$")  # the "3*" of "3*8*A100"
@@ -98,6 +101,7 @@ class FoundGpu:
         capacity_only: named only by its memory.
         nodes: machines the count was stated per ("2台 H100*8" -> 2, count 16).
         count_over_limit: a count stated above :data:`MAX_GPU_COUNT` (set aside: ``count`` stays ``None``).
+        glued_figure: a figure glued to the name and not read ("280T" of "910b280T"), as written.
         notes: what was assumed or corrected.
         suggestions: for unknown names, close knowledge-base names.
     """
@@ -118,6 +122,7 @@ class FoundGpu:
     count_over_limit: int | None = None
     notes: list[Note] = field(default_factory=list)
     suggestions: list[str] = field(default_factory=list)
+    glued_figure: str | None = None
 
 
 @dataclass(frozen=True)
@@ -127,6 +132,8 @@ class _CountPatterns:
     standalone: re.Pattern[str]
     words: dict[str, float]
     nodes: re.Pattern[str] = re.compile("(?!)")
+    # a zero or negative count before a name ("0 H100s", "-2 A100"): set aside and reported, never used
+    unusable: re.Pattern[str] = re.compile("(?!)")
 
 
 @lru_cache(maxsize=4)
@@ -141,7 +148,9 @@ def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_co
     after = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,15}})(?![\d.])|(\d{{1,15}})\s*(?:{counters}))")
     standalone = re.compile(
         rf"{unsigned}({num})\s*(?:x\s*)?(?:gpus?(?![\s-]*h(?:ou)?rs?\b)(?![a-z])|cards?\b|accelerators?\b|{counters})")
-    return _CountPatterns(before, after, standalone, dict(words_key))
+    # a bare number only: "0 gpus", "0x" are read (and set aside) by the quantity scanner
+    unusable = re.compile(r"(?<![a-z0-9.$])((?:[-−]\s*)?\d{1,15})\s*$")
+    return _CountPatterns(before, after, standalone, dict(words_key), unusable=unusable)
 
 
 def _counts(lex: Lexicon) -> _CountPatterns:
@@ -149,7 +158,7 @@ def _counts(lex: Lexicon) -> _CountPatterns:
     base = _count_patterns(lex.number_words.pattern, counters, tuple(lex.number_words.values.items()),
                            lex.name_counters.pattern)
     return _CountPatterns(base.before, base.after, base.standalone, base.words,
-                          _nodes_pattern(lex.quantity_units["node_count"].pattern))
+                          _nodes_pattern(lex.quantity_units["node_count"].pattern), base.unusable)
 
 
 @lru_cache(maxsize=4)
@@ -180,6 +189,12 @@ def _count_value(word: str, patterns: _CountPatterns) -> int | None:
     else:
         value = patterns.words.get(re.sub(r"[\s_\-]+", "", word))
     return int(value) if value and 0 < value <= MAX_GPU_COUNT and value == int(value) else None
+
+
+def _signed(word: str) -> int:
+    """The integer of "-2", "− 3" or "0" (a minus sign, spaces, digits)."""
+    value = int(re.sub(r"\D", "", word))
+    return -value if word.lstrip().startswith(("-", "−")) else value
 
 
 def _repair_word(word: str) -> str:
@@ -239,10 +254,27 @@ class _GpuScanner:
         self.not_name_prefixes = lex.not_name_prefixes.pattern
         self.percentiles = lex.percentiles  # "p99" is a latency percentile, not a Tesla P-series card
         self.own_card = re.compile(rf"(?:{lex.own_card_words.pattern})\s*$")  # "my 4070 ti super": one card
-        self.words = _words(low, masked)
+        self.glued: dict[int, int] = {}
+        self.words = self._split_glued_figures(_words(low, masked))
         self.reps = [_repair_word(w) for w, _, _ in self.words]
         self.fuzzy_budget = max_fuzzy  # bounds the work on a 40,000-character message
         self.found: list[FoundGpu] = []
+        # where a figure was split off a name ("910b|280t"): name end -> figure end
+
+    def _split_glued_figures(self, words: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+        """Words that are a GPU name glued to a figure ("910b280t") as two words ("910b", "280t"); a word
+        that is itself a name, or a name glued to a count or a memory size ("a100x8", "a10080g"), stays whole."""
+        out = []
+        for word, start, end in words:
+            m = _GLUED_FIGURE.match(word)
+            if m and m.group(1) in self.tables.gpu_keys and not m.group(1).isdigit() and \
+                    self._resolve_key(word, word) is None:
+                cut = start + len(m.group(1))
+                out += [(m.group(1), start, cut), (m.group(2), cut, end)]
+                self.glued[cut] = end
+            else:
+                out.append((word, start, end))
+        return out
 
     def _joinable(self, k: int) -> bool:
         """Whether word k and word k+1 belong to one name (only spaces or hyphens between)."""
@@ -284,7 +316,9 @@ class _GpuScanner:
         after = self.low[end:end + 2]
         # "$3090", "v1.4090", "1,090": a number, not a GPU; a comma after a word ("推理时，4090") is punctuation
         thousands = before == "," and start >= 2 and self.low[start - 2].isdigit()
-        if before in ".:=$/#" or thousands or _DECIMAL_AFTER.match(after):
+        # "3090/4090": a slash right after a GPU name lists another card, not a fraction or a path
+        listed = before == "/" and bool(self.found) and not self.low[self.found[-1].end:start - 1].strip()
+        if (before in ".:=$/#" and not listed) or thousands or _DECIMAL_AFTER.match(after):
             return False
         if next_index < len(self.words) and self.words[next_index][0] in _QUANTITY_UNITS:
             gap = self.low[end:self.words[next_index][1]]
@@ -392,6 +426,12 @@ class _GpuScanner:
                         notes.append(note("gpus_per_node", nodes=nodes, per_node=count, count=nodes * count))
                         count *= nodes
                         span_start -= len(outer.group(0))
+            unusable = self.counts.unusable.search(self.low[max(0, span_start - 24):span_start])
+            if count is None and over_limit is None and unusable and _signed(unusable.group(1)) <= 0:
+                # "0 H100s", "-2 A100": a count that cannot be used is reported first, and none is assumed from it
+                # the number stays unclaimed, so it is listed as not understood too, as other unusable quantities are
+                notes.append(note("quantity_unusable", written=f"{unusable.group(0).strip()} {written}",
+                                  quantity="gpu_count"))
         after_count = self.counts.after.match(self.low[span_end:span_end + 16])
         per_unit = _count_value(after_count.group(1) or after_count.group(2), self.counts) if after_count else None
         if after_count and per_unit is None and _too_many(after_count.group(1) or after_count.group(2)):
@@ -413,9 +453,12 @@ class _GpuScanner:
         if assumed and memory_gb is None:
             notes.append(note("assumed_variant", gpu_name=self.tables.index.display_name("gpu", gpu_id),
                               written=written))
+        figure_end = self.glued.get(self.words[i + n - 1][2])
         self.found.append(FoundGpu(gpu_id, written, start, self.words[i + n - 1][2], span_start, span_end, count,
                                    assumed and memory_gb is None, memory_gb=memory_gb, nodes=nodes, notes=notes,
-                                   count_over_limit=over_limit if count is None else None))
+                                   count_over_limit=over_limit if count is None else None,
+                                   glued_figure=self.written(span_end, figure_end) if figure_end and
+                                   figure_end > span_end else None))
         return i + n
 
     def _follows_model_word(self, pos: int) -> bool:

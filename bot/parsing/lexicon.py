@@ -110,6 +110,8 @@ class DurationVocab(_Vocab):
     periods: dict[str, float] = Field(default_factory=dict)
     deadline_words: list[str] = Field(default_factory=list)
     rental_words: list[str] = Field(default_factory=list)
+    # verbs that make named GPUs a rental ("rent 8x H100", "louer 8 H100"): priced, with or without a duration
+    rent_verbs: list[str] = Field(default_factory=list)
 
 
 class CurrencyVocab(_Vocab):
@@ -196,6 +198,11 @@ class LexiconFile(_Vocab):
     """One language's vocabulary file (see ``bot/parsing/lexicon/en.yaml`` for what each section means)."""
 
     language: str
+    # words only this language uses: one in a question written in Latin script says it is in this language
+    # (a language with no answer catalog in bot/render/messages/ is answered in English, and the answer says so)
+    language_markers: list[str] = Field(default_factory=list)
+    # punctuation that ends a clause: a number before it has nothing after it ("150 users, 8k context")
+    clause_ends: list[str] = Field(default_factory=list)
     numbers: NumberVocab = Field(default_factory=NumberVocab)
     quantities: dict[str, QuantityVocab] = Field(default_factory=dict)
     rates: RateVocab = Field(default_factory=RateVocab)
@@ -212,6 +219,8 @@ class LexiconFile(_Vocab):
     # words users put in a model's name in their own language, as the knowledge base's ids spell them
     # ("蒸馏版" -> "distill": "deepseek r1 蒸馏版 14b" is DeepSeek-R1-Distill-Qwen-14B)
     model_words: dict[str, list[str]] = Field(default_factory=dict)
+    # between a size and its family when the size comes first ("the 120b model of gpt-oss"): read as "gpt-oss 120b"
+    size_of_family: list[str] = Field(default_factory=list)
     workloads: dict[str, list[str]] = Field(default_factory=dict)
     # a user count said to be simultaneous ("60 online at peak", "同时在线"): it sizes the load, not a head count
     simultaneous_words: list[str] = Field(default_factory=list)
@@ -223,6 +232,9 @@ class LexiconFile(_Vocab):
     # a GPU count said per machine ("每台8卡", "8-gpu nodes"): with machines asked, the count is per machine
     per_machine: PerMachineVocab = Field(default_factory=PerMachineVocab)
     compare_connectors: list[str] = Field(default_factory=list)
+    # of ``compare_connectors``, those that list options ("RTX 3090 / 4090", "A100/A800"): GPUs joined only by
+    # these are compared when a comparison is asked or no workload is named, else they are the options sized
+    option_connectors: list[str] = Field(default_factory=list)
     compare_relations: list[str] = Field(default_factory=list)
     precisions: dict[str, list[str]] = Field(default_factory=dict)
     kv_cache_words: list[str] = Field(default_factory=list)
@@ -248,6 +260,9 @@ class LexiconFile(_Vocab):
     # unit of the price, not the count needed, when the question states a larger count apart ("we need 16")
     unit_price_words: list[str] = Field(default_factory=list)
     not_name_prefixes: list[str] = Field(default_factory=list)
+    # after a closed model's name: it is a point of comparison, not the model to run ("a chatgpt-like bot",
+    # "gpt-4 class quality")
+    not_model_suffixes: list[str] = Field(default_factory=list)
     number_connectors: list[str] = Field(default_factory=list)
     approx_words: list[str] = Field(default_factory=list)
     ignorable_number_contexts: IgnorableVocab = Field(default_factory=IgnorableVocab)
@@ -388,6 +403,8 @@ class Lexicon:
     """
 
     files: tuple[LexiconFile, ...]
+    language_markers: Phrases
+    clause_ends: frozenset[str]
     number_words: Phrases
     count_words: Phrases
     scales: dict[str, float]
@@ -415,6 +432,7 @@ class Lexicon:
     duration_periods: Phrases
     deadline_words: Phrases
     rental_words: Phrases
+    rent_verbs: Phrases
     currency_before: Phrases
     currency_after: Phrases
     per_hour: Phrases
@@ -438,6 +456,7 @@ class Lexicon:
     per_kwh: Phrases
     asks: Phrases
     model_words: Phrases
+    size_of_family: Phrases
     workloads: Phrases
     weak_inference: Phrases
     simultaneous_words: Phrases
@@ -451,6 +470,7 @@ class Lexicon:
     object_ends: Phrases
     object_skip: Phrases
     compare_connectors: Phrases
+    choice_connectors: Phrases
     compare_relations: Phrases
     precisions: Phrases
     kv_cache_words: Phrases
@@ -475,6 +495,7 @@ class Lexicon:
     per_node_words: Phrases
     unit_price_words: Phrases
     not_name_prefixes: Phrases
+    not_model_suffixes: Phrases
     name_counters: Phrases
     number_connectors: Phrases
     approx_words: Phrases
@@ -547,6 +568,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
     counters = sorted({c for f in files for c in f.numbers.counters}, key=len, reverse=True)
     return Lexicon(
         files=tuple(files),
+        language_markers=Phrases(_inverse([{f.language: f.language_markers} for f in files])),
+        clause_ends=frozenset(c for f in files for c in f.clause_ends),
         number_words=Phrases(merged_maps(lambda f: f.numbers.words)),
         # number words that count a unit after them ("two users"); an article is no count ("a user asked"), nor
         # a one-character Chinese prefix of a compound word ("单机" is a per-machine figure, "双卡" a GPU count)
@@ -580,6 +603,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         duration_periods=Phrases(merged_maps(lambda f: f.durations.periods)),
         deadline_words=Phrases(_flat(lists(lambda f: f.durations.deadline_words))),
         rental_words=Phrases(_flat(lists(lambda f: f.durations.rental_words))),
+        rent_verbs=Phrases(_flat(lists(lambda f: f.durations.rent_verbs))),
         currency_before=Phrases(currency_before),
         currency_after=Phrases(currency_after, left_bound=False),
         per_hour=Phrases(_flat(lists(lambda f: f.money.per_hour))),
@@ -604,6 +628,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         asks=asks,
         model_words=Phrases({w: target for f in files for target, words in f.model_words.items() for w in words},
                             left_bound=False),
+        size_of_family=Phrases(_flat(lists(lambda f: f.size_of_family))),
         workloads=Phrases(_inverse(groups(lambda f: {k: v for k, v in f.workloads.items() if k in _WORKLOADS}))),
         weak_inference=Phrases(_flat(lists(lambda f: f.workloads.get("weak_inference", [])))),
         simultaneous_words=Phrases(_flat(lists(lambda f: f.simultaneous_words))),
@@ -617,6 +642,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         object_ends=Phrases(_flat(lists(lambda f: f.model_object.ends))),
         object_skip=Phrases(_flat(lists(lambda f: f.model_object.skip))),
         compare_connectors=Phrases(_flat(lists(lambda f: f.compare_connectors))),
+        choice_connectors=Phrases({c: True for f in files for c in f.compare_connectors if phrase_key(c) not in {
+            phrase_key(o) for g in files for o in g.option_connectors}}),
         compare_relations=Phrases(_flat(lists(lambda f: f.compare_relations))),
         precisions=Phrases(_inverse(groups(lambda f: f.precisions))),
         kv_cache_words=Phrases(_flat(lists(lambda f: f.kv_cache_words))),
@@ -641,6 +668,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         per_node_words=Phrases(_flat(lists(lambda f: f.per_node_words))),
         unit_price_words=Phrases(_flat(lists(lambda f: f.unit_price_words))),
         not_name_prefixes=Phrases(_flat(lists(lambda f: f.not_name_prefixes))),
+        not_model_suffixes=Phrases(_flat(lists(lambda f: f.not_model_suffixes))),
         name_counters=Phrases(_flat(lists(lambda f: f.numbers.name_counters)), left_bound=False),
         number_connectors=Phrases(_flat(lists(lambda f: f.number_connectors))),
         approx_words=Phrases(_flat(lists(lambda f: f.approx_words))),

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA, Indel
 
 from bot.kb.index import repair_name
 from bot.notes import Note, note
+from bot.parsing.lexicon import Lexicon, get_lexicon
 from bot.parsing.tables import MODEL_WORD, ParserTables
 from bot.parsing.text import SpanSet
 
@@ -73,10 +75,22 @@ _GENERIC_SIZE = re.compile(
     r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|examples|words|images|requests|docs|documents|users?\b|people"
     r"|customers|queries|calls|records|pages|chunks|sentences|messages|dollars|usd\b|yuan|个|人|条|张))"
 )
-#: A parameter count written in full or with a Chinese scale ("70亿参数", "3000000000 parameters", "1.8 万亿参数").
-_PARAM_COUNT = re.compile(r"(?<![\w.])(\d{1,15}(?:\.\d+)?)\s*(亿|万亿)?\s*(?:个)?\s*(?:参数量?|parameters?\b|params\b)")
-#: Chinese scales before 参数 (亿 = 10^8, 万亿 = 10^12); bare digits are a count of parameters.
-_PARAM_SCALES = {"亿": 1e8, "万亿": 1e12}
+
+@lru_cache(maxsize=4)
+def _param_count_pattern(multipliers: str) -> re.Pattern[str]:
+    """A parameter count written in full or with Chinese multipliers ("70亿参数", "3000000000 parameters",
+    "1.8 万亿参数"); ``multipliers`` are the characters of the lexicon's ``numbers.multipliers``."""
+    scale = f"[{re.escape(multipliers)}]+" if multipliers else "(?!)"
+    return re.compile(rf"(?<![\w.])(\d{{1,15}}(?:\.\d+)?)\s*({scale})?\s*(?:个)?\s*(?:参数量?|parameters?\b|params\b)")
+
+
+def _scale_value(scale: str, multipliers: dict[str, int]) -> float:
+    """A run of Chinese multipliers as one factor: each character multiplies (万亿 = 10^4 x 10^8 = 10^12, as
+    the lexicon's ``numbers.multipliers`` give them); no run is 1."""
+    value = 1.0
+    for ch in scale:
+        value *= multipliers[ch]
+    return value
 #: A name glued to a size with no separator ("glm6b"); known families were resolved before.
 _GLUED_UNKNOWN = re.compile(r"(?<![\w.\-/:])([a-z]{2,})(\d+(?:\.\d+)?)b(?![\w.])"
                             r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|images|requests))")
@@ -159,8 +173,9 @@ class _Family:
 
 
 class _ModelScanner:
-    def __init__(self, prepared_low: str, written, tables: ParserTables):
+    def __init__(self, prepared_low: str, written, tables: ParserTables, lex: Lexicon):
         self.low = prepared_low
+        self.lex = lex
         self.written = written
         self.tables = tables
         self.found: list[FoundModel] = []
@@ -499,11 +514,12 @@ class _ModelScanner:
             self.masked.add(m.span())
 
     def generic(self, gpu_keys: dict[str, str]) -> None:
-        for m in _PARAM_COUNT.finditer(self.low):
+        multipliers = {k: v for k, v in self.lex.zh_multipliers.items() if len(k) == 1}
+        for m in _param_count_pattern("".join(sorted(multipliers))).finditer(self.low):
             # "70亿参数的模型", "30 亿参数", "3000000000 parameters": a parameter count in full, as a size
             if self._is_masked(m.start()):
                 continue
-            total = float(m.group(1)) * _PARAM_SCALES.get(m.group(2) or "", 1.0) / 1e9
+            total = float(m.group(1)) * _scale_value(m.group(2) or "", multipliers) / 1e9
             if not 0.01 <= total <= 100_000:
                 continue
             self.found.append(FoundModel(None, self.written(m.start(), m.end()), m.start(), m.end(), generic=True,
@@ -556,19 +572,21 @@ def shape_hints(low: str) -> tuple[int | None, int | None, int | None, list[tupl
     return values[0], values[1], values[2], spans
 
 
-def scan_models(low: str, written, tables: ParserTables) -> tuple[list[FoundModel], SpanSet, list[str]]:
+def scan_models(low: str, written, tables: ParserTables,
+                lex: Lexicon | None = None) -> tuple[list[FoundModel], SpanSet, list[str]]:
     """Model mentions in ``low``, in order of appearance.
 
     Args:
         low: the lower-cased message.
         written: ``(start, end) -> str`` giving the user's text for a span.
         tables: the knowledge base's parser tables.
+        lex: the lexicon (its Chinese multipliers scale a parameter count, "70亿参数"); default the packaged one.
 
     Returns:
         (mentions, the spans they occupy (for the GPU and quantity scanners to skip), family words seen
         without a size).
     """
-    scanner = _ModelScanner(low, written, tables)
+    scanner = _ModelScanner(low, written, tables, lex if lex is not None else get_lexicon())
     scanner.ollama()
     scanner.hf_repos()
     scanner.windows()

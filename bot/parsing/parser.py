@@ -28,6 +28,7 @@ import uuid
 from bot.kb.claims import match_claims
 from bot.kb.loader import KnowledgeBase, get_knowledge
 from bot.notes import Note, note
+from bot.parsing.closed import FoundClosed, scan_closed
 from bot.parsing.config_paste import find_pasted_config
 from bot.parsing.diagnosis import error_detail_spans, find_diagnosis, gpus_for_capacity, is_error_paste
 from bot.parsing.gpus import (
@@ -81,7 +82,8 @@ _LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 #: Codes of the notes that state a bound the message hit; they go to ``Query.limits`` (shown as warnings).
 #: Hours in a commitment term (365 x 24 a year).
 _TERM_HOURS = {"1y": 8760.0, "3y": 26280.0}
-_LIMIT_CODES = frozenset({"message_truncated", "quantity_over_limit", "long_number_ignored", "quantity_unusable"})
+_LIMIT_CODES = frozenset({"message_truncated", "quantity_over_limit", "long_number_ignored", "quantity_unusable",
+                          "closed_model", "closed_model_beside"})
 #: One unit of time in hours (an hour, a day, a week, a month of 730 h, a year): lengths that read as periods.
 _ONE_UNIT_HOURS = frozenset({1.0, 24.0, 168.0, 730.0, 8760.0})
 
@@ -145,7 +147,13 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     paste_spans = SpanSet([m.span() for m in _PASTE_LINE.finditer(low)] if error_paste else [])
 
     # 3. names: models first, their spans ("llama-2-70b", "Qwen3-235B-A22B") are not GPU text
-    model_found, model_spans, family_only = scan_models(low, prepared.written, tables)
+    # a closed model's name ("claude 3.5 sonnet") is read whole first: no model size or quantity is read inside it
+    closed = scan_closed(low, prepared.written, kb, lex)
+    open_low = "".join(" " if any(c.start <= i < c.end for c in closed) else ch for i, ch in enumerate(low)) \
+        if closed else low
+    model_found, model_spans, family_only = scan_models(open_low, prepared.written, tables, lex)
+    for c in closed:
+        model_spans.add((c.start, c.end))
     instances = scan_instances(low, tables)
     masked = SpanSet(model_spans.spans())
     for f in instances:
@@ -181,6 +189,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     fields = _quantity_fields(scan, notes, lex)
     precisions, kv_precisions = _precisions(low, lex, vocab_spans, model_spans)
     models = _models(model_found, low, pasted, unknown, notes, vocab_spans)
+    models += _closed_alternatives(closed, kb, notes, offer=not models)
     for m in models:
         if m.precision and m.precision not in precisions:
             precisions.append(m.precision)
@@ -228,11 +237,15 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     claimed = SpanSet([*name_spans.spans(), *scan.claimed.spans(), *vocab_spans.spans(), *paste_spans.spans()])
     not_understood = list(dict.fromkeys(low[f.start:f.end].strip() for f in scan.rejected))
     not_understood += [n for n in unclaimed_numbers(low, lex, claimed) if n not in not_understood]
+    # a figure glued to a GPU name ("910b280T"): the name is read, the figure is said not to be
+    not_understood += [f.glued_figure for f in gpu_found if f.glued_figure and f.glued_figure not in not_understood]
     for f in scan.rejected:
         notes.append(note("quantity_unusable", written=prepared.written(f.start, f.end).strip(), quantity=f.field))
     for f in scan.over_limit:
         notes.append(note("quantity_over_limit", written=prepared.written(f.start, f.end), quantity=f.field,
                           max_n=QUANTITY_LIMITS[f.field]))
+    # "10 million users": more than are ever in flight at once; kept, so the answer says what it would take
+    users_over_limit = next((int(f.value) for f in scan.over_limit if f.field == "concurrent_users"), None)
     long_number = _LONG_NUMBER.search(low)
     if long_number:
         digits = long_number.group(0)
@@ -291,7 +304,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         fields["duration_hours"] = period.value
     query = Query(
         text=cleaned,
-        language=detect_language(cleaned),
+        language=_language(cleaned, low, lex),
+        users_over_limit=users_over_limit,
         asks=asks,
         gpus=gpus,
         models=models,
@@ -371,6 +385,18 @@ def _strong_recommend(low: str, lex: Lexicon) -> bool:
 
 
 # --------------------------------------------------------------------------- pieces
+
+def _language(cleaned: str, low: str, lex: Lexicon) -> str:
+    """The language to answer in: ``zh`` or ``other`` by script (:func:`detect_language`); a Latin-script
+    question with a marker word of another language file ("pour", "für", "para": ``language_markers``) is
+    ``other``, answered in English with a note saying so."""
+    language = detect_language(cleaned)
+    if language == "en":
+        marker = lex.language_markers.search(low)
+        if marker and lex.language_markers.value(marker.group(0)) not in ("en", "zh"):
+            return "other"
+    return language
+
 
 def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dict:
     """Query fields from the quantities read (the first of each kind; money by its role)."""
@@ -597,6 +623,23 @@ def _model_object(low: str, written, lex, names: SpanSet) -> str | None:
             continue
         return written(start, start + len(phrase))
     return None
+
+
+def _closed_alternatives(closed: list[FoundClosed], kb: KnowledgeBase, notes: list[Note], offer: bool
+                         ) -> list[ModelMention]:
+    """A note for each closed model named (its weights are not published, so it cannot run on the user's GPUs;
+    source in knowledge/models.yaml ``closed``) and, when ``offer`` (no open model was named), the open-weight
+    models offered in its place, each marked ``alternative_to`` the closed name."""
+    out: list[ModelMention] = []
+    for c in closed:
+        alternatives = [kb.models[i] for i in c.alternatives if i in kb.models] if offer else []
+        # said first when it is the model asked about; beside an open model it is a warning
+        notes.append(note("closed_model" if offer else "closed_model_beside", written=c.as_written,
+                          vendor=c.model.vendor, alternatives=[m.name for m in alternatives]))
+        out += [ModelMention(id=m.id, as_written=m.name, alternative_to=c.as_written) for m in alternatives
+                if all(o.id != m.id for o in out)]
+        offer = False  # one closed model's alternatives are enough
+    return out
 
 
 def _models(found, low: str, pasted, unknown: list[UnknownTerm], notes: list[Note], spans: SpanSet

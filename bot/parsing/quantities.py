@@ -322,9 +322,10 @@ class _Scanner:
             else:
                 value = number_value(m, lex)
             hours = value * float(lex.duration_units.value(m.group("unit")))
-            if hours <= 0:
-                continue
             start, end = m.start(), m.end()
+            if hours <= 0:
+                self.claim("duration_hours", hours, start, end)  # set aside: "for -3 days", "0 hours"
+                continue
             if value == 1 and _ONE_PERIOD_ZH.fullmatch(self.low[start:end].strip()) and re.match(
                     rf"\s*(?:(?:用|跑|开|使用|运行|开机|工作|大约|大概|约|~)\s*)*{self.num}", self.low[end:end + 14]):
                 continue  # "一天跑 6 个小时": the day is the period of the hours that follow, not a length of time
@@ -422,7 +423,7 @@ class _Scanner:
                     after = self.low[m.end():m.end() + 24].lstrip()
                     if units and before and max(0, m.start() - 12) + before.start() not in self.masked and \
                             re.fullmatch(units.pattern, m.group("key")) and (
-                                any_unit.match(after) or not after or after[0] in ",.;?!，。；？！"):
+                                any_unit.match(after) or not after or after[0] in lex.clause_ends):
                         # "150 concurrent users at 8k context", "300 concurrent users at 8k": the phrase is the unit
                         # of the number before it; the number after is something else (a context, here)
                         continue

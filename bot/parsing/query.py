@@ -98,6 +98,8 @@ class ModelMention(_Record):
         layers, hidden_size, kv_heads: shape the user gave (generic models).
         precision: a precision the name itself carries (``-AWQ``, an Ollama tag's quant).
         config: the sizing fields of a pasted Hugging Face ``config.json``.
+        alternative_to: the closed model (weights not published) this open-weight model is offered in place
+            of, as the user wrote it ("GPT-4"); ``None`` for a model the user named.
     """
 
     id: str | None = None
@@ -111,6 +113,7 @@ class ModelMention(_Record):
     kv_heads: int | None = None
     precision: str | None = None
     config: dict | None = None
+    alternative_to: str | None = None
 
 
 class Money(_Record):
@@ -201,6 +204,8 @@ class Query(_Record):
         daily_active_users: users a day ("5k DAU", "日活 5000"): not a concurrency; the planner derives the users
             in flight at the busiest hour from it with the policy's ratio (``serving.concurrent_per_daily_user``)
             and says so, unless concurrent users are also given.
+        users_over_limit: a user count above the bound of users sized in flight (``QUANTITY_LIMITS``,
+            "10 million users"): not sized, but the answer says what serving that many at once would take.
         target_tokens_per_s: a generation speed the user wants, tokens/s.
         target_scope: ``per_user``, ``total`` (aggregate) or ``None`` when the text does not say.
         requests_per_s: request rate, requests/s (per minute and per day rates converted).
@@ -289,6 +294,7 @@ class Query(_Record):
     batch_size: int | None = None
     concurrent_users: int | None = None
     daily_active_users: int | None = None
+    users_over_limit: int | None = None
     target_tokens_per_s: float | None = None
     target_scope: Literal["per_user", "total"] | None = None
     requests_per_s: float | None = None

@@ -19,7 +19,8 @@ The rules (each a kind of question, not a particular message), in order:
 6. ``quote``: money asked about (price, cost, how much), the cheapest of named GPUs, or prices quoted for
    named GPUs; not what serving a model costs, which the sizing answer prices (rule 11), nor GPUs compared
    for a model, which the comparison prices (rule 7).
-7. ``compare``: two GPUs joined ("A vs B", "A or B", "A/B", "also tried B") or a GPU after a relation
+7. ``compare``: two GPUs joined ("A vs B", "A or B", "A/B", "also tried B"; "A/B" alone with a workload and
+   no comparison asked lists the options of that workload, rule 12) or a GPU after a relation
    ("faster than B", "worth it over B", "替代 B"): with a model always; without one when no spec word, support
    question or quoted ratio is asked ("8xH100+nvlink is worse than 4xA100": the NVLink named on the way is no
    spec question).
@@ -32,7 +33,8 @@ The rules (each a kind of question, not a particular message), in order:
 11. ``diagnose``: a pasted error with no model named.
 12. ``finetune`` / ``size_training`` / ``size_inference``: by the workload (fine-tuning words win; between
     training and serving words the first one mentioned wins).
-13. ``quote``: GPUs named with rental terms (a duration, provider or spot/reserved) and no model.
+13. ``quote``: GPUs named with rental terms (a duration, provider, spot/reserved or a verb such as "rent")
+    and no model.
 14. ``size_inference``: a model or GPU with running words (run, fit, OOM, 跑, 够) or a sizing ask.
 15. ``recommend``: a weak recommendation ("best", "which gpu"), or the cheapest asked.
 16. ``spec_lookup``: memory, bandwidth or speed of named GPUs with no model.
@@ -142,7 +144,11 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     if "cheapest" in asks and not gpus and not has_model:
         return "recommend"
     pair, rel = _compare_patterns(lex.compare_connectors.pattern, lex.compare_relations.pattern)
-    joined = bool(gpus and (pair.search(x.marked) or rel.search(x.marked)))
+    choice, _ = _compare_patterns(lex.choice_connectors.pattern, lex.compare_relations.pattern)
+    # "A100/A800" lists options: with a workload and no comparison asked they are the options of the workload
+    listed_only = not choice.search(x.marked) and not rel.search(x.marked) and bool(query.workload) and not (
+        asks & {"comparison", "cheapest", "best"})
+    joined = bool(gpus and (pair.search(x.marked) or rel.search(x.marked))) and not listed_only
     # what serving a model costs needs the serving plan first: the sizing answer prices it ("monthly cost to
     # serve llama 70b to 20 users"); a run (training, fine-tuning) or GPUs alone are priced by the quote
     # "what does 1M output tokens cost for llama 3.1 8b": a cost per token is a serving cost
@@ -188,7 +194,7 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         return "size_training"
     if workload is not None:
         return {"finetune": "finetune", "training": "size_training", "inference": "size_inference"}[workload]
-    rental = query.duration_hours or query.providers or query.pricing
+    rental = query.duration_hours or query.providers or query.pricing or lex.rent_verbs.search(x.low)
     if rental and gpus and not has_model:
         return "quote"
     sizing = asks & _SIZING_ASKS

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
+from functools import lru_cache
 
 __all__ = ["PreparedText", "SpanSet", "detect_language", "prepare_text"]
 
@@ -18,6 +19,9 @@ _GLUED_COUNT = re.compile(r"(?<![A-Za-z0-9.])(\d{1,3})\s*([xX×*])\s*(?=[A-Za-z]
 # MoE sizes written with a star or a cross ("8*22b", "22b*8", "8×7B") are written as "8x22b".
 _MOE_FIRST = re.compile(r"(?<![\w.])(\d{1,3})\s*[*×]\s*(\d{1,3}(?:\.\d)?)\s*([bB])(?![\w])")
 _MOE_LAST = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d)?)([bB])\s?[*×]\s?(\d{1,3})(?![\w.])")
+# "llama7/13/70b", "qwen2.5 7/14/32b": the unit written after the last of slashed sizes is each one's unit
+_SLASHED_SIZES = re.compile(r"(?<![\d.])(\d{1,4}(?:\.\d)?)((?:\s*/\s*\d{1,4}(?:\.\d)?)+)\s*([bB])(?![\w])")
+_GLUED_FAMILY = re.compile(r"(?<![\w.])[A-Za-z]{3,}$")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _KANA_HANGUL = re.compile(r"[\u3040-\u30ff\uac00-\ud7af]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -70,9 +74,32 @@ def prepare_text(text: str, lex=None) -> PreparedText:
         text = chinese_numerals_to_digits(text, lex)
     text = _MOE_FIRST.sub(lambda m: f"{m.group(1)}x{m.group(2)}{m.group(3)}", text)
     text = _MOE_LAST.sub(lambda m: f"{m.group(3)}x{m.group(1)}{m.group(2)}", text)
+    text = _SLASHED_SIZES.sub(_each_size, text)
+    if lex is not None and lex.size_of_family:
+        # "the 120b model of gpt-oss": the size said before its family is written after it ("gpt-oss 120b")
+        text = _size_of_family(lex.size_of_family.pattern).sub(lambda m: f"{m.group(2)} {m.group(1)}", text)
     text = _SCRIPT_BOUNDARY.sub(" ", text)
     text = _GLUED_COUNT.sub(lambda m: f"{m.group(1)}{m.group(2)} ", text)
     return PreparedText(text)
+
+
+def _each_size(m: re.Match[str]) -> str:
+    """"7/13/70b" -> "7b/13b/70b"; glued to a family word ("llama7/13/70b") a space first. A number glued to
+    a short name ("h100/200b") is left alone: it is part of that name."""
+    before = m.string[:m.start()]
+    glued = before[-1:].isalpha()
+    if glued and not _GLUED_FAMILY.search(before):
+        return m.group(0)
+    sizes = [m.group(1), *(n.strip() for n in m.group(2).split("/") if n.strip())]
+    return (" " if glued else "") + "/".join(f"{n}{m.group(3)}" for n in sizes)
+
+
+@lru_cache(maxsize=4)
+def _size_of_family(words: str) -> re.Pattern[str]:
+    """A size, a word such as "model of" (``size_of_family`` in the lexicon), then a family with an optional
+    version ("120b model of gpt-oss", "70b version of llama 3.1")."""
+    return re.compile(rf"(?<![\w.])(\d{{1,4}}(?:\.\d)?\s?[bB])\s+(?:{words})\s+"
+                      r"([A-Za-z][\w.\-]*(?:\s+\d{1,2}(?:\.\d)?(?![\w.]))?)", re.IGNORECASE)
 
 
 def detect_language(text: str) -> str:
