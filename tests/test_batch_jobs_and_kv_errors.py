@@ -200,3 +200,21 @@ def test_claim_verdict_leads_then_the_workload_comparison(kb, text):
     # the workload ratio is near that, nowhere near 30x
     ratio = after.params.get("ratio_x")
     assert ratio is not None and 1.3 < ratio < 2.0
+
+
+# --------------------------------------------------------------------------- GPUs written with their memory
+
+def test_an_unknown_card_number_is_not_a_count(kb):
+    q = parse_question("can I run qwen2.5 7b on RTX 2060 8GB?", kb)
+    assert not any(g.count == 2060 for g in q.gpus)  # "2060" is the card's name, not 2,060 cards
+    assert [u.as_written for u in q.unknown_terms if u.kind == "gpu"] == ["RTX 2060"]
+
+
+@pytest.mark.parametrize("text, count, memory", [
+    ("is llama 70b q4 too large for 3x24 GB?", 3, 24),
+    ("qwen2.5 72b awq on 2*48gb?", 2, 48),
+])
+def test_count_times_memory_without_spaces(kb, text, count, memory):
+    q = parse_question(text, kb)
+    g = next(g for g in q.gpus if g.capacity_only)
+    assert g.count == count and kb.gpus[g.id].memory_gb == memory

@@ -620,8 +620,10 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         if requirement.search(before) or _RESULT.search(before) or (
                 not named_card and not_card.match(low[end:end + 20])):
             continue
-        lead = _CAPACITY_LEAD.search(low[max(0, start - 12):start]) or counts.before.search(
-            low[max(0, start - 16):start])  # "three 24 gb gpus": any count of the lexicon
+        near = counts.before.search(low[max(0, start - 16):start])
+        if near and (max(0, start - 16) + near.start(1)) in claimed:
+            continue  # "RTX 2060 8GB": the number is the named card's (a name, known or not), the memory its too
+        lead = _CAPACITY_LEAD.search(low[max(0, start - 12):start]) or near  # "three 24 gb gpus": any count
         card = bool(m.group("card")) or named_card
         if not (card or lead) or not 4 <= memory <= 512:
             continue
@@ -697,7 +699,9 @@ def _starts_with(pattern: str) -> re.Pattern[str]:
 
 @lru_cache(maxsize=4)
 def _capacity_pattern(card_words: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w.$])(?P<mem>\d{{1,3}})\s*(?:gb|g|gib)(?![a-z0-9])(?:\s*(?:of\s+)?(?P<card>{card_words}))?")
+    # "3x24 GB": a memory right after a count's "x" (the count is read by the caller)
+    return re.compile(rf"(?:(?<![\w.$])|(?<=\dx)|(?<=\d\*)|(?<=\d×))(?P<mem>\d{{1,3}})\s*(?:gb|g|gib)(?![a-z0-9])"
+                      rf"(?:\s*(?:of\s+)?(?P<card>{card_words}))?")
 
 
 def scan_standalone_counts(low: str, claimed: SpanSet, lex: Lexicon) -> list[int]:
