@@ -393,7 +393,9 @@ INTENT_CASES = [
     ("qwen2-72b 部署需要多少显存", "size_inference"),
     ("4090能跑 qwen 14b 吗", "size_inference"),
     ("pretrain a 7b from scratch on 1T tokens", "size_training"),
-    ("how long to train llama 7b on 8x a100", "size_training"),
+    # training a released model with no token count and no pretraining word is fine-tuning it (route.py)
+    ("how long to train llama 7b on 8x a100", "finetune"),
+    ("how long to pretrain llama 7b from scratch on 8x a100", "size_training"),
     ("预训练 7b 需要多少卡", "size_training"),
     ("finetune llama 3 8b on a 4090", "finetune"),
     ("qlora 70b on 2x 3090", "finetune"),

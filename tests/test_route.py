@@ -199,7 +199,13 @@ def test_pasted_error_beside_a_model_is_sizing():
 @pytest.mark.parametrize(("workload", "intent"), [("finetune", "finetune"), ("training", "size_training"),
                                                   ("inference", "size_inference")])
 def test_workload_decides(workload, intent):
-    assert _route("llama 3 70b", models=[LLAMA], workload=workload) == intent
+    # "pretrain": training a released model without a pretraining word is fine-tuning it (next test)
+    assert _route("pretrain llama 3 70b", models=[LLAMA], workload=workload) == intent
+
+
+def test_training_a_released_model_is_fine_tuning_it():
+    assert _route("train llama 3 70b", models=[LLAMA], workload="training") == "finetune"
+    assert _route("预训练 llama 3 70b", models=[LLAMA], workload="training") == "size_training"
 
 
 def test_find_workload_finetune_wins_then_first_mentioned():

@@ -286,7 +286,7 @@ class LexiconFile(_Vocab):
     @field_validator("workloads")
     @classmethod
     def _known_workloads(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        unknown = sorted(set(value) - {*_WORKLOADS, "weak_inference"})
+        unknown = sorted(set(value) - {*_WORKLOADS, "weak_inference", "pretraining"})
         if unknown:
             raise ValueError(f"unknown workload(s) {unknown}")
         return value
@@ -458,6 +458,9 @@ class Lexicon:
     model_words: Phrases
     size_of_family: Phrases
     workloads: Phrases
+    #: words that make a training run a pretraining ("from scratch", "pretrain", "预训练"): without them, training
+    #: a released model is fine-tuning it
+    pretraining: Phrases
     weak_inference: Phrases
     simultaneous_words: Phrases
     own_card_words: Phrases
@@ -631,6 +634,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         size_of_family=Phrases(_flat(lists(lambda f: f.size_of_family))),
         workloads=Phrases(_inverse(groups(lambda f: {k: v for k, v in f.workloads.items() if k in _WORKLOADS}))),
         weak_inference=Phrases(_flat(lists(lambda f: f.workloads.get("weak_inference", [])))),
+        pretraining=Phrases(_flat(lists(lambda f: f.workloads.get("pretraining", [])))),
         simultaneous_words=Phrases(_flat(lists(lambda f: f.simultaneous_words))),
         own_card_words=Phrases(_flat(lists(lambda f: f.own_card_words))),
         object_verbs=Phrases(_flat(lists(lambda f: f.model_object.verbs))),

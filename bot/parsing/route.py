@@ -57,6 +57,12 @@ __all__ = ["RouteInputs", "find_workload", "route"]
 _SIZING_ASKS = frozenset({"fit", "gpu_count", "users_served", "speed", "memory", "time", "max_context"})
 
 
+#: Training tokens from which a run on a released model is pretraining (continued or not), not fine-tuning:
+#: fine-tuning sets are up to a few billion tokens (Tulu 3 SFT ~1B; LIMA 0.75M), pretraining corpora start around
+#: 10^11 (Pythia 300B; Llama 2 2T; Qwen3 36T).
+_PRETRAINING_TOKENS = 1e11
+
+
 @dataclass(frozen=True)
 class RouteInputs:
     """What the router looks at besides the request.
@@ -192,6 +198,11 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
             query.concurrent_users or query.requests_per_s or query.target_tokens_per_s or query.documents):
         # "1000B dense model, 5T tokens, 2048 H100, how long": a token count to push through a model is a run
         return "size_training"
+    if workload == "training" and query.models and all(m.id for m in query.models) and not \
+            lex.pretraining.search(x.low) and (query.training_tokens or 0) < _PRETRAINING_TOKENS:
+        # "trying to train Mistral 7B", "training pythia-2.8b on a p3": training a released model on a modest (or
+        # no) token count is fine-tuning it; pretraining is said ("from scratch", "预训练") or has its scale
+        return "finetune"
     if workload is not None:
         return {"finetune": "finetune", "training": "size_training", "inference": "size_inference"}[workload]
     rental = query.duration_hours or query.providers or query.pricing or lex.rent_verbs.search(x.low)
