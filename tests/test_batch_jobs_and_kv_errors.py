@@ -218,3 +218,24 @@ def test_count_times_memory_without_spaces(kb, text, count, memory):
     q = parse_question(text, kb)
     g = next(g for g in q.gpus if g.capacity_only)
     assert g.count == count and kb.gpus[g.id].memory_gb == memory
+
+
+# --------------------------------------------------------------------------- quantity forms seen in evaluation round E
+
+@pytest.mark.parametrize("text, field, value", [
+    ("we need 50 requests/sec on mistral 7b, ~500 tokens in and 200 out, on L4s", "requests_per_s", 50.0),
+    ("how many L40S for 20,000 output tokens/s aggregate with llama 3.1 8b fp8?", "target_tokens_per_s", 20000.0),
+    ("quote 8 H100 for 2 fortnights", "duration_hours", 672.0),  # a fortnight = 14 days = 336 h
+    ("serve llama 3 8b to 5 billion concurrent users", "users_over_limit", 5_000_000_000),
+    ("10万篇文档，每篇2000 token输入，300 token 输出，用 L20 跑 Qwen2.5 7B 要多久", "output_tokens", 300),
+])
+def test_quantity_forms(kb, text, field, value):
+    q = parse_question(text, kb)
+    assert getattr(q, field) == value
+    assert not any(m.id is None and m.params_total_b == 5 for m in q.models)  # "5 billion ... users" is no 5B model
+
+
+def test_a_long_output_without_context_is_sized_not_refused(kb):
+    # 8,000 output tokens beyond the 4,096-token default context: the context grows to hold them
+    a = ask(kb, "serve llama 3.1 8b with 8000 output tokens per request to 10 users on an L40S")
+    assert a.headline.code not in ("estimate_refused",) and a.options and a.options[0].fits

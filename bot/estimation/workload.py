@@ -106,6 +106,9 @@ def serving_workload(kb: KnowledgeBase, context_tokens: int | None = None, input
     osl = output_tokens or int(eff.c("default_output_tokens"))
     if context_tokens is None:
         context = input_tokens + osl if input_tokens is not None else int(eff.c("default_context_tokens"))
+        if input_tokens is None and context <= osl:
+            # a long stated output and no context: the default chat prompt before it, not a refusal
+            context = osl + int(eff.constants["chat_new_prompt_tokens"].value)
     else:
         context = context_tokens
     if input_tokens is not None and input_tokens + osl > context:

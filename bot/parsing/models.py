@@ -72,7 +72,8 @@ _UNSIGNED = r"(?<!(?<![\w.])[-−])"
 _GENERIC_SIZE = re.compile(
     rf"(?<![\w.]){_UNSIGNED}(\d{{1,15}}(?:\.\d+)?)\s?(?:(b)\b|(billion)\b|(t|trillion)(?=[\s-]*(?:params?\b|parameters?\b|model\b|moe\b|参数|模型|的模型)))"
     r"(?:[\s-]*(?:params?|parameters?)\b)?"
-    r"(?!\s*(?:tokens?|tok\b|transistors|rows|samples|examples|words|images|requests|docs|documents|users?\b|people"
+    r"(?!\s*(?:(?:concurrent|simultaneous|active|daily|monthly|registered|online|total)\s+)?"
+    r"(?:tokens?|tok\b|transistors|rows|samples|examples|words|images|requests|docs|documents|users?\b|people"
     r"|customers|queries|calls|records|pages|chunks|sentences|messages|dollars|usd\b|yuan|个|人|条|张))"
 )
 
