@@ -239,3 +239,15 @@ def test_a_long_output_without_context_is_sized_not_refused(kb):
     # 8,000 output tokens beyond the 4,096-token default context: the context grows to hold them
     a = ask(kb, "serve llama 3.1 8b with 8000 output tokens per request to 10 users on an L40S")
     assert a.headline.code not in ("estimate_refused",) and a.options and a.options[0].fits
+
+
+@pytest.mark.parametrize("text", [
+    "we need to run 2 million documents (~1500 tokens each) through llama 3.1 8b to get 100-token summaries. how long "
+    "on 4x L40S and what does it cost?",
+    "用Qwen2.5-72B给50万封邮件做分类，每封平均输入800 token、输出50 token，用8张H100要跑多久？大概花多少钱？",
+])
+def test_items_through_a_model_with_a_cost_asked_are_a_batch_job(kb, text):
+    a = ask(kb, text)
+    assert a.query.intent == "size_inference" and a.headline.code in ("batch_job", "batch_job_deadline")
+    assert a.headline.params["documents"] in (2_000_000, 500_000)
+    assert a.headline.params["output_tokens"] in (100, 50)
