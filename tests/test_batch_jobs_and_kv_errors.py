@@ -251,3 +251,13 @@ def test_items_through_a_model_with_a_cost_asked_are_a_batch_job(kb, text):
     assert a.query.intent == "size_inference" and a.headline.code in ("batch_job", "batch_job_deadline")
     assert a.headline.params["documents"] in (2_000_000, 500_000)
     assert a.headline.params["output_tokens"] in (100, 50)
+
+
+@pytest.mark.parametrize("text, amount", [
+    ("看到广告说H100每小时只要2.24美元，8张租一个月多少钱", 2.24),
+    ("H100 hourly from $2.24, is that real for 8 GPUs for a month?", 2.24),
+])
+def test_a_period_said_before_its_price_with_a_filler_is_an_hourly_price(kb, text, amount):
+    q = parse_question(text, kb)
+    assert q.budget is None  # not a $2.24 budget
+    assert any(m.amount == amount for m in q.quoted_prices)

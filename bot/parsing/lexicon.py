@@ -127,6 +127,8 @@ class MoneyVocab(_Vocab):
     per_month: list[str] = Field(default_factory=list)
     limit_words: list[str] = Field(default_factory=list)
     given_words: list[str] = Field(default_factory=list)
+    #: words between a period said first and its amount ("每小时只要 2.24 美元", "hourly from $2.24")
+    lead_fillers: list[str] = Field(default_factory=list)
     budget_words: list[str] = Field(default_factory=list)
     purchase_words: list[str] = Field(default_factory=list)
     answer_currency: dict[Literal["usd", "cny"], list[str]] = Field(default_factory=dict)
@@ -440,6 +442,7 @@ class Lexicon:
     per_month: Phrases
     limit_words: Phrases
     given_words: Phrases
+    lead_fillers: Phrases
     per_gpu_after: Phrases
     budget_words: Phrases
     purchase_words: Phrases
@@ -614,6 +617,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         per_month=Phrases(_flat(lists(lambda f: f.money.per_month))),
         limit_words=Phrases(_flat(lists(lambda f: f.money.limit_words))),
         given_words=Phrases(_flat(lists(lambda f: f.money.given_words))),
+        lead_fillers=Phrases(_flat(lists(lambda f: f.money.lead_fillers))),
         per_gpu_after=Phrases(_flat(lists(lambda f: f.money.per_gpu_after)), left_bound=False),
         budget_words=Phrases(_flat(lists(lambda f: f.money.budget_words))),
         purchase_words=Phrases(_flat(lists(lambda f: f.money.purchase_words))),

@@ -175,12 +175,14 @@ class _Scanner:
                                        r")?\s*$", self.before(start, 14))
                 if lead_month and self.free(lead_month.start() + start - len(self.before(start, 14)), start):
                     period = "month"  # "每个月预算 5 万", "monthly budget $3k": the period said before the amount
-                lead = re.search(r"(?:" + lex.per_hour.pattern + r")\s*$", self.before(start, 14))
-                if lead and self.free(lead.start() + start - len(self.before(start, 14)), start):
-                    # "每小时 20 元", "每卡每小时 8 块钱", "hourly $3": the period said before the amount
+                lead = re.search(r"(?:" + lex.per_hour.pattern + r")\s*(?:(?:" + lex.lead_fillers.pattern + r")\s*)?$",
+                                 self.before(start, 20))
+                if lead and self.free(lead.start() + start - len(self.before(start, 20)), start):
+                    # "每小时 20 元", "每卡每小时 8 块钱", "hourly $3", "每小时只要 2.24 美元": the period said first
                     period = "hour"
-                    per_gpu = bool(lex.per_gpu_hour_marker.fullmatch(lead.group(0).strip()))
-                    start -= len(self.before(start, 14)) - lead.start()
+                    said = re.match(r"(?:" + lex.per_hour.pattern + ")", lead.group(0))
+                    per_gpu = bool(said and lex.per_gpu_hour_marker.fullmatch(said.group(0).strip()))
+                    start -= len(self.before(start, 20)) - lead.start()
                 for kind, phrases in (("kwh", lex.per_kwh), ("hour", lex.per_hour), ("month", lex.per_month)):
                     pm = re.match(r"\s*(?:" + phrases.pattern + ")", tail) if period is None else None
                     if pm:
