@@ -261,3 +261,16 @@ def test_a_period_said_before_its_price_with_a_filler_is_an_hourly_price(kb, tex
     q = parse_question(text, kb)
     assert q.budget is None  # not a $2.24 budget
     assert any(m.amount == amount for m in q.quoted_prices)
+
+
+@pytest.mark.parametrize("text", [
+    "宣传说 H100 2.24 美元每卡时起，我们租 8 张一个月要多少钱",
+    "is H100 really advertised from $2.24/GPU/hour? what would 16 H100 for a week cost",
+])
+def test_a_claimed_price_beside_a_quote_is_quoted_and_the_quote_leads(kb, text):
+    a = ask(kb, text)
+    assert a.query.budget is None and a.query.price_limit_per_hour is None  # the ad's price is not the user's
+    assert a.query.intent == "quote"
+    assert "claim_verdict" in [n.code for n in a.details]
+    hours = a.query.duration_hours
+    assert hours in (730, 168) and a.headline.params.get("hours") == hours

@@ -129,6 +129,9 @@ class MoneyVocab(_Vocab):
     given_words: list[str] = Field(default_factory=list)
     #: words between a period said first and its amount ("每小时只要 2.24 美元", "hourly from $2.24")
     lead_fillers: list[str] = Field(default_factory=list)
+    #: words before an amount that make it someone else's figure being checked ("广告说 2.24 美元", "advertised at
+    #: $2.24"): quoted, never the user's budget or price limit
+    quoted_words: list[str] = Field(default_factory=list)
     budget_words: list[str] = Field(default_factory=list)
     purchase_words: list[str] = Field(default_factory=list)
     answer_currency: dict[Literal["usd", "cny"], list[str]] = Field(default_factory=dict)
@@ -443,6 +446,7 @@ class Lexicon:
     limit_words: Phrases
     given_words: Phrases
     lead_fillers: Phrases
+    quoted_words: Phrases
     per_gpu_after: Phrases
     budget_words: Phrases
     purchase_words: Phrases
@@ -618,6 +622,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         limit_words=Phrases(_flat(lists(lambda f: f.money.limit_words))),
         given_words=Phrases(_flat(lists(lambda f: f.money.given_words))),
         lead_fillers=Phrases(_flat(lists(lambda f: f.money.lead_fillers))),
+        quoted_words=Phrases(_flat(lists(lambda f: f.money.quoted_words))),
         per_gpu_after=Phrases(_flat(lists(lambda f: f.money.per_gpu_after)), left_bound=False),
         budget_words=Phrases(_flat(lists(lambda f: f.money.budget_words))),
         purchase_words=Phrases(_flat(lists(lambda f: f.money.purchase_words))),

@@ -462,6 +462,8 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
             out["given_price_per_hour"], out["given_price_per_gpu"] = money, v["per_gpu"]
         elif v["role"] == "electricity":
             out.setdefault("electricity_per_kwh", money)
+        elif v["role"] == "quoted":
+            quoted.append(money)
         elif v["period"] == "month":
             out.setdefault("price_limit_per_hour", Money(amount=v["amount"] / 730, currency=v["currency"]))
             out.setdefault("duration_hours", 730.0)  # a monthly amount prices a month of rental

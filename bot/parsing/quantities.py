@@ -220,6 +220,8 @@ class _Scanner:
                         end += limit_after.end()
                 elif lex.budget_words.search(window) or re.search(lex.limit_words.pattern + r"\s*$", window):
                     role = "budget"
+                if role in ("amount", "price") and lex.quoted_words.search(self.before(start, 24)):
+                    role = "quoted"  # "广告说 2.24 美元每卡时": a figure being checked, not the user's money
                 self.claim("money", {"amount": amount, "currency": currency, "period": period,
                                      "per_gpu": per_gpu, "role": role}, start, end)
 

@@ -133,7 +133,10 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         return "help"
     if diagnosis in ("other", "kv_capacity"):
         return "diagnose"  # a refusal to start is answered by its fix, whatever else the message names
-    if query.claims and not (has_model and asks & _SIZING_ASKS):
+    priced = "cost" in asks and bool(gpus) and bool(query.duration_hours or any(g.count for g in query.gpus))
+    if query.claims and not (has_model and asks & _SIZING_ASKS) and not priced:
+        # (a claim beside a cost of named GPUs, "宣传说 2.24 美元每卡时起，8 张一个月多少钱", is that quote, the
+        # claim's verdict second, like a sizing question)
         # a claim quoted beside a model and a sizing ask ("H100 NVL 188GB 单卡能装下 70B fp16 吗") is that sizing
         # question: it is answered first, the claim's verdict second (bot.advice.advise)
         return "spec_lookup"
