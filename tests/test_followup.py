@@ -105,3 +105,10 @@ def test_a_new_gpu_without_a_price_stays_a_sizing_follow_up(kb):
     turns = _chat(kb, "serve Qwen2.5 72B on H100s for 50 concurrent users, how many GPUs?", "and on A100s?")
     q = turns[-1].query
     assert q.intent == "size_inference" and "cost" not in q.asks and q.concurrent_users == 50
+
+
+def test_a_short_follow_up_after_chinese_stays_chinese(kb):
+    # "int4 呢？" has one Chinese character and "fp8?" no word of its own: both continue the Chinese conversation,
+    # while an English sentence switches to English
+    answers = _chat(kb, "用 H20 部署 Qwen2.5 72B，50 个并发，要几张卡", "int4 呢？", "fp8?", "what about on H100s?")
+    assert [a.query.language for a in answers] == ["zh", "zh", "zh", "en"]

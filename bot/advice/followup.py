@@ -13,6 +13,8 @@ and load on that GPU and prices it.
 
 from __future__ import annotations
 
+import re
+
 from bot.notes import note
 from bot.parsing.lexicon import Lexicon, get_lexicon
 from bot.parsing.query import GpuMention, Query
@@ -129,9 +131,23 @@ def merge_follow_up(previous: Query, new: Query) -> Query:
     update["limits"] = new.limits
     if new.duration_hours:
         update["periods_hours"] = new.periods_hours  # a new length replaces the periods said before
-    update["language"] = new.language
+    update["language"] = _follow_up_language(previous, new)
     update["previous_recommendation"] = None
     return previous.model_copy(update=update, deep=True)
+
+
+def _follow_up_language(previous: Query, new: Query) -> str:
+    """The language a follow-up is answered in: its own, except that a short turn after a Chinese one stays
+    Chinese when it has a Chinese character ("int4 呢？") or no word of its own ("int4?", "H200?")."""
+    if previous.language == "zh" and new.language == "en" and (
+            _HAN.search(new.text) or not _LATIN_WORD.search(new.text)):
+        return "zh"
+    return new.language
+
+
+#: A Chinese character; a Latin word of four letters or more (names like "h200", "int4" carry digits).
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+_LATIN_WORD = re.compile(r"(?<![a-z0-9])[a-z]{4,}(?![a-z0-9])", re.IGNORECASE)
 
 
 def _bare_count(new: Query) -> int | None:
