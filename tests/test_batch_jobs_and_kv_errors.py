@@ -274,3 +274,13 @@ def test_a_claimed_price_beside_a_quote_is_quoted_and_the_quote_leads(kb, text):
     assert "claim_verdict" in [n.code for n in a.details]
     hours = a.query.duration_hours
     assert hours in (730, 168) and a.headline.params.get("hours") == hours
+
+
+def test_a_quantized_pick_says_the_released_format_beside_it(kb):
+    # Qwen2.5 72B for 50 users on A800 80GB: 8-bit weights (72.7 GB) fit 2 cards with the users' KV cache; 16-bit
+    # weights (145 GB) need at least 2 cards for the weights alone, so more with the KV cache
+    a = ask(kb, "Qwen2.5 72B 在 A800 上 50 并发要几张卡")
+    rec = a.options[a.recommendation]
+    assert rec.precision == "int8"  # no fp8 on A800 (Ampere): the 8-bit step is int8 (knowledge/gpus.yaml)
+    line = next(n for n in a.details if n.code == "native_alternative")
+    assert line.params["config"]["gpu_count"] > rec.gpu_count

@@ -135,6 +135,21 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
                  floor_tps=load.floor_tps)
     headline = _headline(ctx, model, load, shown, rec)
     details = _details(ctx, model, load, shown, rec)
+    if rec is not None and not ctx.query.precisions and not ctx.query.full_precision and shown[rec].gpu:
+        # a quantized format chosen by us, not the user: the model as released is said beside it (its count), so the
+        # answer never implies quantizing is needed when it is only cheaper
+        o = shown[rec]
+        gpu = ctx.kb.gpus.get(o.gpu.split("@")[0])
+        native = precisions_for(ctx, model, gpu)[0][0] if gpu is not None else None
+        if native and _canonical_name(ctx, o.precision) != _canonical_name(ctx, native):
+            same = [p for p in plans if p.meets and p.gpu.id == o.gpu and p.precision == native]
+            if same:
+                best_native = min(same, key=lambda p: (p.count, _plan_cost(p)))
+                n = serving_option(ctx, best_native, changes=["precision"])
+                dearer = n.gpu_count > (o.gpu_count or 0) or (n.price_per_hour_usd or 0) > (o.price_per_hour_usd or 0)
+            if same and dearer:
+                details.insert(0, note("native_alternative", precision=o.precision, native=native, config=config(n),
+                                       price_usd=n.price_per_hour_usd))
     if rec is not None and any(a.code == "full_precision_upcast" for a in ctx.assumptions):
         # 满血 upcast to 16-bit on a GPU without the released format: the 8-bit quantized deployment is what many
         # run instead; shown beside it with its quality cost, never in its place
@@ -327,6 +342,22 @@ def _best(plans: list[ServingPlan]) -> ServingPlan | None:
     fitting = [p for p in plans if p.est is not None and p.est.fits]
     pool = fitting or [p for p in plans if p.est is not None] or plans
     return max(pool, key=lambda p: (p.per_user_tps or 0)) if pool else None
+
+
+def _canonical_name(ctx: Context, precision: str | None) -> str | None:
+    """The weight format's canonical name (``awq`` -> ``int4``), for comparing two precisions."""
+    if precision is None:
+        return None
+    try:
+        return efficiency_for(ctx.kb).weight_format(precision)[0]
+    except Exception:  # noqa: BLE001 - an unknown name compares as itself
+        return precision
+
+
+def _plan_cost(p: ServingPlan) -> tuple:
+    """Cheapest per hour, then fewest GPUs (the planner's ranking of plans of one GPU type)."""
+    price = p.placement.price_per_hour_usd if p.placement else math.inf
+    return (p.placement is None, price, p.count)
 
 
 def _plan_key(p: ServingPlan) -> tuple:
