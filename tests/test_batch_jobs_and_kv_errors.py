@@ -284,3 +284,14 @@ def test_a_quantized_pick_says_the_released_format_beside_it(kb):
     assert rec.precision == "int8"  # no fp8 on A800 (Ampere): the 8-bit step is int8 (knowledge/gpus.yaml)
     line = next(n for n in a.details if n.code == "native_alternative")
     assert line.params["config"]["gpu_count"] > rec.gpu_count
+
+
+def test_a_fit_held_only_by_the_engine_reserve_is_a_tight_yes(kb):
+    # Llama 3 70B int4 on 2x RTX 4090 at 8k: 39.8 GB weights + 2.7 GB KV (80 layers x 8 KV heads x 128 x 2 x 2 B x
+    # 8,192 tokens) + 4.8 GB overhead = 47.2 GB, 23.6 GB per card of 25.5 usable: above vLLM's 0.9 default budget,
+    # within the card
+    a = ask(kb, "can 2x 4090 run llama3 70b q4 w/ 8k ctx")
+    assert a.headline.code == "fit_tight_budget"
+    p = a.headline.params
+    assert p["mem_gb"] == pytest.approx(23.6, abs=0.2) and p["mem_gb"] <= p["usable_gb"]
+    assert 0.9 < float(p["utilization"]) <= 0.97

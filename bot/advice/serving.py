@@ -45,6 +45,11 @@ from bot.notes import note
 
 __all__ = ["answer"]
 
+#: The largest share of GPU memory an engine can be told to use (vLLM ``--gpu-memory-utilization``; above ~0.98 the
+#: CUDA graphs and sampler allocations fail in practice: vLLM docs, "Conserving memory"): a plan within it fits with
+#: that setting.
+_MAX_MEMORY_UTILIZATION = 0.97
+
 _EXAMPLES = ["serve Llama 3 70B to 200 users at 8k context", "can a 4090 run 13b int4?",
              "how many users can one H100 serve with Llama 3.1 8B?"]
 _EXAMPLES_ZH = ["用 vllm 部署 qwen2.5 72b 给 50 个用户，需要几张 H20", "单张 4090 能跑 qwen2.5 14b int4 吗"]
@@ -428,6 +433,13 @@ def _headline(ctx: Context, model: Model, load: ServingLoad, shown: list[Option]
                     max_count=int(ctx.policy.serving.max_gpus.value))
     first = shown[0]
     fixed = any(g.id for g in q.gpus)
+    if fixed and not first.meets and first.rejection is not None and \
+            first.rejection.code == "reject_engine_budget" and first.memory_per_gpu_gb and first.usable_gb and \
+            first.memory_per_gpu_gb <= _MAX_MEMORY_UTILIZATION * first.usable_gb:
+        # everything fits the GPU, only the engine's default reserve does not: a setting, not a "no"
+        return note("fit_tight_budget", config=config(first), model_name=model_label(model),
+                    mem_gb=first.memory_per_gpu_gb, usable_gb=first.usable_gb,
+                    utilization=str(math.ceil(first.memory_per_gpu_gb / first.usable_gb * 100 + 1) / 100))
     if fixed and not first.meets:
         # the user's configuration does not work: say so first, with the reason
         return note("serve_fixed_fails", config=config(first), model_name=model_label(model), reason=first.rejection,
