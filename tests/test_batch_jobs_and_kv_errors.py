@@ -295,3 +295,17 @@ def test_a_fit_held_only_by_the_engine_reserve_is_a_tight_yes(kb):
     p = a.headline.params
     assert p["mem_gb"] == pytest.approx(23.6, abs=0.2) and p["mem_gb"] <= p["usable_gb"]
     assert 0.9 < float(p["utilization"]) <= 0.97
+
+
+@pytest.mark.parametrize("text", ["买 8 张 H100 还是租划算？按用 3 年算", "buy or rent 8x H100 for 3 years at 70% utilization?"])
+def test_buy_vs_rent_without_a_price_gives_the_price_to_beat(kb, text):
+    a = ask(kb, text)
+    assert a.headline.code == "break_even_max_price"
+    p = a.headline.params
+    assert p["years"] == pytest.approx(3.0)
+    # the price to beat = rent over 36 months - running costs over 36 months
+    assert p["max_price_usd"] == pytest.approx(p["rent_total_usd"] - p["own_running_usd"])
+    o = a.options[0]
+    util = p["util_pct"] / 100
+    # on-demand rent is paid for the hours used: 8 GPUs' hourly price x 730 h x 36 months x utilisation
+    assert p["rent_total_usd"] == pytest.approx(o.price.price_per_hour_usd * 730 * 36 * util, rel=1e-6)

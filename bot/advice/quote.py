@@ -677,7 +677,8 @@ def _break_even(ctx: Context) -> Answer:
     """Months until buying pays for itself: purchase / (monthly rent at the utilisation - power - hosting).
 
     The purchase is the user's price; when none is given, the card's sourced list price (``gpus.yaml``
-    ``list_price``) x the count, said as an assumption. The rent is the user's own price when the question gives
+    ``list_price``) x the count, said as an assumption; with neither, the answer is the highest price at which
+    buying still wins over the horizon (rent over it less power and hosting). The rent is the user's own price when the question gives
     one ("rent one at $2.50/GPU-hour": count x price x 730 h); market prices follow as a reference. Power =
     (GPU TDP x count + host power per machine x machines) x PUE x electricity x utilisation (the cards draw it
     while they work). A desktop or workstation (up to ``desk_max_cards`` consumer or workstation cards) runs at
@@ -691,14 +692,16 @@ def _break_even(ctx: Context) -> Answer:
     month = ctx.policy.quote.month_hours.value
     mention = next((m for m in q.gpus if m.id in ctx.kb.gpus), None)
     gpu = resolve_gpu(ctx, mention) if mention is not None else None
-    if gpu is None or (q.purchase_price is None and gpu.list_price is None):
+    if gpu is None:
         return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_break_even"),
-                          examples=["buy vs rent: 8x H100 server ~$300k vs cloud, break even?"])
+                          examples=["买一台 8 卡 H100 服务器大约 30 万美元，和租比多久回本？"] if ctx.zh else
+                          ["buy vs rent: 8x H100 server ~$300k vs cloud, break even?"])
     q = ctx.query = _rent_price_given(q)
     count = mention.count or q.gpu_count or 1
+    purchase: float | None = None  # no price given and none published: the price buying must beat is the answer
     if q.purchase_price is not None:
         purchase = _to_usd(ctx, q.purchase_price.amount, q.purchase_price.currency)
-    else:
+    elif gpu.list_price is not None:
         lp = gpu.list_price
         each = _to_usd(ctx, lp.amount, lp.currency)
         purchase = each * count
@@ -764,7 +767,7 @@ def _break_even(ctx: Context) -> Answer:
         # a commitment is billed for every hour of its term, used or not; on-demand and spot only when used
         rent_month = p.price_per_hour_usd * month * (1.0 if p.offer.pricing_model == "commitment" else util)
         saving = rent_month - power_month - hosting_month
-        months = purchase / saving if saving > 0 else None
+        months = purchase / saving if saving > 0 and purchase is not None else None
         opt = Option(gpu=gpu.id, gpu_name=gpu.name, gpu_count=count, price=price_of(ctx, p), duration_hours=month,
                      total_cost_usd=rent_month)
         opt.notes.append(note("break_even_row", months=months))
@@ -776,6 +779,18 @@ def _break_even(ctx: Context) -> Answer:
     first = options[0]
     stated = q.duration_hours is not None and q.duration_hours >= month
     life = q.duration_hours / 8760.0 if stated else pol.amortization_years.value  # "for 3 yrs", "用两年"
+    if purchase is None:
+        # "买 8 张 H100 还是租，按 3 年算" with no price: renting over the horizon, less owning's running costs, is
+        # the most the machine may cost for buying to win
+        horizon = life * 12
+        running = (power_month + hosting_month) * horizon
+        headline = note("break_even_max_price", config=config(first[0], with_precision=False), years=life,
+                        rent_total_usd=first[2] * horizon, own_running_usd=running,
+                        max_price_usd=max(0.0, first[2] * horizon - running), util_pct=util * 100,
+                        provider=first[0].price.provider_name if first[0].price else None)
+        return ctx.answer(title=note("title_break_even"), headline=headline, details=[note("ask_break_even")],
+                          options=[o for o, _, _ in options], recommendation=0,
+                          actions=next_actions(ctx, None, precision_switch=False))
     if first[1] is None:
         # renting costs less than power and hosting alone: buying never pays back at this use
         headline = note("break_even_never", config=config(first[0], with_precision=False), purchase_usd=purchase,
