@@ -309,3 +309,12 @@ def test_buy_vs_rent_without_a_price_gives_the_price_to_beat(kb, text):
     util = p["util_pct"] / 100
     # on-demand rent is paid for the hours used: 8 GPUs' hourly price x 730 h x 36 months x utilisation
     assert p["rent_total_usd"] == pytest.approx(o.price.price_per_hour_usd * 730 * 36 * util, rel=1e-6)
+
+
+@pytest.mark.parametrize("text, count, ratio", [
+    ("h200 8x 1mo cost coreweave", 8, None),
+    ("is the h100 3x faster than a100", None, 3.0),
+])
+def test_a_count_written_nx_after_the_gpu(kb, text, count, ratio):
+    q = parse_question(text, kb)
+    assert q.gpus[0].count == count and q.claimed_ratio == ratio

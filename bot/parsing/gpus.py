@@ -145,7 +145,10 @@ def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_co
     unsigned = r"(?<![a-z0-9.$])(?<!(?<![a-z0-9_.])[-−])"
     before = re.compile(
         rf"{unsigned}({num})\s*(?:{cnt}|{name_counters})?\s*(?:of\s+)?(?:(?:nvidia|geforce|tesla|amd)\s+)?$")
-    after = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,15}})(?![\d.])|(\d{{1,15}})\s*(?:{counters}))")
+    # after the name: "h100 x8", "h100 8张", and "h200 8x" (not a ratio: "h100 3x faster")
+    after = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,15}})(?![\d.])|(\d{{1,15}})\s*(?:{counters}|(?:x|×)(?![a-z0-9])"
+                       rf"(?!\s*(?:faster|slower|quicker|more|less|cheaper|dearer|better|worse|bigger|larger|smaller"
+                       rf"|higher|lower|as\b|the\b|speed|perf|throughput|倍|快|慢))))")
     standalone = re.compile(
         rf"{unsigned}({num})\s*(?:x\s*)?(?:gpus?(?![\s-]*h(?:ou)?rs?\b)(?![a-z])|cards?\b|accelerators?\b|{counters})")
     # a bare number only: "0 gpus", "0x" are read (and set aside) by the quantity scanner
