@@ -318,3 +318,9 @@ def test_buy_vs_rent_without_a_price_gives_the_price_to_beat(kb, text):
 def test_a_count_written_nx_after_the_gpu(kb, text, count, ratio):
     q = parse_question(text, kb)
     assert q.gpus[0].count == count and q.claimed_ratio == ratio
+
+
+def test_an_average_item_length_before_its_number(kb):
+    q = parse_question("embed 100M passages (avg 256 tokens) with bge-large on A100s, has to finish in 24h", kb)
+    assert q.tokens_per_item == 256 and q.documents == 1e8
+    assert parse_question("llama 3 8b for avg 20 users", kb).concurrent_users == 20  # a count with its unit wins
