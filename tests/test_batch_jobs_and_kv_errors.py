@@ -324,3 +324,15 @@ def test_an_average_item_length_before_its_number(kb):
     q = parse_question("embed 100M passages (avg 256 tokens) with bge-large on A100s, has to finish in 24h", kb)
     assert q.tokens_per_item == 256 and q.documents == 1e8
     assert parse_question("llama 3 8b for avg 20 users", kb).concurrent_users == 20  # a count with its unit wins
+
+
+@pytest.mark.parametrize("text, users, budget", [
+    ("we have 2000 registered users but maybe 100 are online at the same time. Mixtral 8x7B on 4x A100 80GB", 100,
+     None),
+    ("we have 2000 paying users, llama 3 8b on an L40S", 2000, None),
+    ("we have 5000 to spend on gpus", None, 5000),
+])
+def test_user_counts_with_describing_words_are_users_not_money(kb, text, users, budget):
+    q = parse_question(text, kb)
+    assert q.concurrent_users == users
+    assert (q.budget.amount if q.budget else None) == budget

@@ -231,8 +231,9 @@ class _Scanner:
         pattern = re.compile(rf"(?:{self.lex.budget_words.pattern})\s*(?:of|is|=|:|~|around|about)?\s*{self.num}")
         unit = _any_unit(self.lex)
         for m in pattern.finditer(self.low):
-            if unit.match(self.low, m.end()):
-                continue  # "i have 2 gpus", "spend 3 days": a count or a duration, not money
+            stop = "|".join(sorted({re.escape(w) for _, never in self.lex.quantity_describers.values() for w in never}))
+            if unit.match(self.low, m.end()) or _described_unit(unit.pattern, stop).match(self.low, m.end()):
+                continue  # "i have 2 gpus", "spend 3 days", "we have 2000 registered users": a count, not money
             if self.free(m.start("num"), m.end()):
                 self.claim("money", {"amount": number_value(m, self.lex), "currency": None, "period": None,
                                      "per_gpu": False, "role": "budget"}, m.start(), m.end())
@@ -561,6 +562,14 @@ def _word_unit_pattern(words: str, units: str) -> re.Pattern[str]:
 def _named_unit_pattern(num: str, units: str) -> re.Pattern[str]:
     """A number, then up to 40 characters (a name, checked by the caller), then a unit."""
     return re.compile(rf"{num}\s+(?P<name>[^\s\d][^,;!?\n]{{0,40}}?)\s+(?P<unit>{units})")
+
+
+@lru_cache(maxsize=4)
+def _described_unit(unit: str, stop: str) -> re.Pattern[str]:
+    """One or two plain words that are not ``stop`` words, then one of the units in ``unit`` (a pattern that
+    matches with its own leading space): "2000 registered users" after the number, not "3000 for a month"."""
+    word = rf"(?!(?:{stop})(?![a-z-]))[a-z][a-z-]*(?![a-z-])" if stop else r"[a-z][a-z-]*(?![a-z-])"
+    return re.compile(rf"\s+(?:{word}\s+){{0,1}}{word}(?=\s+{unit}(?![a-z]))")
 
 
 @lru_cache(maxsize=64)
