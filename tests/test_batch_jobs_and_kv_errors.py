@@ -336,3 +336,13 @@ def test_user_counts_with_describing_words_are_users_not_money(kb, text, users, 
     q = parse_question(text, kb)
     assert q.concurrent_users == users
     assert (q.budget.amount if q.budget else None) == budget
+
+
+@pytest.mark.parametrize("text, isl, osl", [
+    ("GLM-4-9B 每秒20个请求，每个请求输入1500输出300 token，要几张A800", 1500, 300),
+    ("昇腾910B 8卡跑 Qwen2.5-72B bf16 能撑 100 并发吗？平均输入2k输出512", 2048, 512),
+    ("llama 3 8b, 2000 input 500 output", 2000, 500),
+])
+def test_a_prompt_and_output_pair_with_keys_between(kb, text, isl, osl):
+    q = parse_question(text, kb)
+    assert (q.input_tokens, q.output_tokens) == (isl, osl)

@@ -572,8 +572,8 @@ def _headline(ctx: Context, groups, hours: float):
 def _terms_headline(ctx: Context, count: int, rows: list[Option], hours: float):
     """Several billing terms asked ("按小时和包年", "on-demand and 1-year reserved"): each term's cheapest row that
     rents just the GPUs asked (no idle GPUs paid for). A term published only for larger instances, or not at all,
-    is said, with that instance, and priced as on-demand for the term's hours instead. A commitment is priced for
-    its term (1 year = 8,760 h); other terms for the hours asked (per hour when none). ``None`` when no row fits.
+    is said, with that instance, and priced as on-demand for the term's hours instead. Every term is priced for the
+    hours asked; with none, a commitment for its term (1 year = 8,760 h), others per hour. ``None`` when no row fits.
     """
     q = ctx.query
     on_demand = [r for r in rows if r.price.pricing_model == "on_demand"]
@@ -584,7 +584,9 @@ def _terms_headline(ctx: Context, count: int, rows: list[Option], hours: float):
     items = []
     for model in dict.fromkeys(q.pricing):
         term = q.commitment_term if model == "commitment" else None
-        term_hours = {"1y": 8760.0, "3y": 3 * 8760.0}.get(term or "", hours)
+        # the length asked prices every term ("for a month, on-demand vs 1-year reserved": a month at each rate);
+        # with none, a commitment is priced for its whole term
+        term_hours = hours if hours > 1 else {"1y": 8760.0, "3y": 3 * 8760.0}.get(term or "", hours)
         of_model = [r for r in rows if r.price.pricing_model == model]
         exact = cheapest([r for r in of_model if r.price.idle_gpus == 0])
         best = cheapest(of_model)

@@ -121,7 +121,10 @@ class NameIndex:
             for name in (up.id, up.name, *up.aliases):
                 self._add("provider", name, _Target(up.id, name, False))
         gpu_keys = set(self._exact["gpu"])
-        for offer in kb.offers:
+        # an instance type sold both in and outside mainland China (AWS "p4d.24xlarge") names the global one; the
+        # China region is named as such ("AWS China", "宁夏区域") and questions in Chinese reach it through the provider
+        china = {pid for pid, pf in kb.providers.items() if getattr(pf, "market", None) == "china_mainland"}
+        for offer in sorted(kb.offers, key=lambda o: o.provider in china):
             # instance types named like a GPU (Paperspace's "H100", "A100-80G") are GPU names to users
             if (offer.instance_type and not offer.instance_type.startswith(("NVIDIA ", "AMD "))
                     and repair_name(offer.instance_type) not in gpu_keys):

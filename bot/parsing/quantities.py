@@ -371,6 +371,19 @@ class _Scanner:
         return hours / period * 100, span[0], span[1]
 
     # ------------------------------------------------------------------ 7. memory, ratios, percents, power
+    def _keyed_number_after(self, pos: int) -> bool:
+        """Whether a bare number follows ``pos`` (a word that is both a unit and a key, "输出"), one with no unit of
+        another quantity after it ("输出300 token" yes; "上下文 20 条序列", "4k seq 2x 3090" no): the word is then
+        the key of that number, not the unit of the one before."""
+        m = re.compile(rf"[\s:=~]*(?:{self.num})").match(self.low, pos)
+        if m is None:
+            return False
+        rest = self.low[m.end():m.end() + 16]
+        if re.match(r"\s*(?:x|×|\*)", rest):
+            return False  # "2x 3090": a count
+        unit = _any_unit(self.lex).match(rest)
+        return unit is None or bool(re.match(r"\s*-?\s*(?:tokens?|tok|个token|个 token)(?![a-z])", rest))
+
     def units(self) -> None:
         lex = self.lex
         for name, phrases in (("bandwidth_gb_s", lex.bandwidth_units), ("memory_gb", lex.memory_units),
@@ -398,6 +411,9 @@ class _Scanner:
             binary = name in _BINARY_K_FIELDS
             if units:
                 for m in _unit_pattern(self.num, units.pattern).finditer(self.low):
+                    if keys and name in _TOKEN_FIELDS and re.fullmatch(keys.pattern, m.group("unit")) and \
+                            self._keyed_number_after(m.end()):
+                        continue  # "输入1500输出300": 输出 is the key of the 300 after it, not the unit of the 1500
                     candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0), name,
                                        number_value(m, lex, binary_k=binary), m.start(), m.end()))
                 if name in _COUNT_FIELDS:  # "two users", "five nodes"
@@ -427,7 +443,7 @@ class _Scanner:
                     before = _NUMBER_BEFORE.search(self.low[max(0, m.start() - 12):m.start()])
                     after = self.low[m.end():m.end() + 24].lstrip()
                     if units and before and max(0, m.start() - 12) + before.start() not in self.masked and \
-                            re.fullmatch(units.pattern, m.group("key")) and (
+                            name not in _TOKEN_FIELDS and re.fullmatch(units.pattern, m.group("key")) and (
                                 any_unit.match(after) or not after or after[0] in lex.clause_ends):
                         # "150 concurrent users at 8k context", "300 concurrent users at 8k": the phrase is the unit
                         # of the number before it; the number after is something else (a context, here)

@@ -83,7 +83,9 @@ def test_the_image_command_serves_health_metrics_and_reloads_knowledge(request, 
         server.signal(signal.SIGHUP)
         _wait(lambda: server.healthz()["knowledge"]["reload"]["reloads"] == 1, server)
         running.slash("/gpu-quote", "8x H100 for 3 days on lambda", response_id="q1")
-        reply = json.dumps(mock_slack.wait_for("response_url")[0].params)
+        # the first answer after a reload waits for the workers to load the new knowledge base (seconds on a busy
+        # 2-core machine): the reply is waited for longer than an ordinary answer
+        reply = json.dumps(mock_slack.wait_for("response_url", timeout=30)[0].params)
         assert "$8.88/h" in reply, reply[:2000]  # the dated 8x NVIDIA H100 SXM row the quote uses
 
         # A broken update is rejected, the last good knowledge base keeps serving, the log says file:line.
@@ -95,7 +97,7 @@ def test_the_image_command_serves_health_metrics_and_reloads_knowledge(request, 
         errors = [r["message"] for r in server.log_records() if r["level"] == "ERROR"]
         assert any(re.search(r"knowledge/prices/lambda\.yaml:\d+: ", m) for m in errors), errors
         running.slash("/gpu-quote", "8x H100 for 3 days on lambda", response_id="q2")
-        reply = json.dumps(mock_slack.wait_for("response_url", 2)[1].params)
+        reply = json.dumps(mock_slack.wait_for("response_url", 2, timeout=30)[1].params)
         assert "$8.88/h" in reply
         status, body = server.get("/metrics")
         assert b'gpu_advisor_knowledge_reloads_total{result="ok"} 1.0' in body
