@@ -346,3 +346,21 @@ def test_user_counts_with_describing_words_are_users_not_money(kb, text, users, 
 def test_a_prompt_and_output_pair_with_keys_between(kb, text, isl, osl):
     q = parse_question(text, kb)
     assert (q.input_tokens, q.output_tokens) == (isl, osl)
+
+
+@pytest.mark.parametrize("text, purchase_cny_or_usd", [
+    ("买8张4090大概15万，还是租划算？每天用10小时", 150_000),
+    ("H20 8卡整机报价120万，用三年，和包年租比哪个便宜", 1_200_000),
+])
+def test_a_bare_amount_after_a_purchase_word_is_the_purchase_price(kb, text, purchase_cny_or_usd):
+    q = parse_question(text, kb)
+    assert q.purchase_price is not None and q.purchase_price.amount == purchase_cny_or_usd
+    assert q.purchase_price.currency == "cny"  # a Chinese question's bare amount is in yuan
+
+
+def test_a_price_each_is_per_card_and_a_per_card_rent_is_read_per_card(kb):
+    a = ask(kb, "buy 4x RTX 4090 at $1,800 each vs rent on vast at $0.35/h, running 24/7")
+    assert a.query.purchase_price_per_gpu
+    assert a.headline.params["purchase_usd"] == pytest.approx(4 * 1800)
+    # $0.35/h for all four would be a quarter of any market's price for one 4090: it is read per card, and said
+    assert "given_price_read_per_gpu" in [n.code for n in a.assumptions]

@@ -243,6 +243,14 @@ def given_placement(ctx: Context, gpu: Gpu, count: int, group: int = 1) -> Place
     # "$2.5/hr" with no count stated is read per GPU (how GPU prices are quoted); with "8x ... at $20/hr" the
     # price is for the GPUs named
     per_gpu = usd if (q.given_price_per_gpu or not asked) else usd / asked
+    if not q.given_price_per_gpu and asked and asked > 1:
+        market = min((o.price_per_hour_usd / o.gpu_count for o in ctx.kb.offers_for(gpu.id.split("@")[0])
+                      if o.gpu_count), default=None)
+        if market and per_gpu < 0.5 * market <= usd <= 2 * market:
+            # "4x 4090 ... rent on vast at $0.35/h": as a price for all 4 it is a fraction of any market's price for
+            # one; as a price per card it is a market's. Read per card, and say so.
+            per_gpu = usd
+            ctx.assume("given_price_read_per_gpu", price_usd=usd, count=asked, gpu_name=gpu.name)
     offer = Offer(provider="user", provider_name="given_price", instance_type=f"{count}x {gpu.name}", gpu=gpu.id,
                   gpu_count=count, price_per_hour_usd=per_gpu * count,
                   pricing_model=(q.pricing[0] if q.pricing else "on_demand"), as_of=ctx.today, source="the question")

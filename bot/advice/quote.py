@@ -703,6 +703,8 @@ def _break_even(ctx: Context) -> Answer:
     purchase: float | None = None  # no price given and none published: the price buying must beat is the answer
     if q.purchase_price is not None:
         purchase = _to_usd(ctx, q.purchase_price.amount, q.purchase_price.currency)
+        if q.purchase_price_per_gpu:
+            purchase *= count  # "$1,800 each"
     elif gpu.list_price is not None:
         lp = gpu.list_price
         each = _to_usd(ctx, lp.amount, lp.currency)

@@ -458,6 +458,7 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
         if v["role"] == "purchase" or (buy_vs_rent and v["period"] is None and v["role"] == "amount"
                                        and "purchase_price" not in out):
             out.setdefault("purchase_price", money)
+            out.setdefault("purchase_price_per_gpu", bool(v["per_gpu"]))
         elif buy_vs_rent and v["period"] == "hour" and v["role"] != "limit" and "given_price_per_hour" not in out:
             out["given_price_per_hour"], out["given_price_per_gpu"] = money, v["per_gpu"]
         elif v["role"] == "electricity":

@@ -195,6 +195,11 @@ class _Scanner:
                             per_gpu = True
                             end += after.end()
                         break
+                if period is None:
+                    each = re.match(r"\s*(?:" + lex.per_gpu_after.pattern + ")", self.low[end:end + 14])
+                    if each:  # "$1,800 each", "1.5万一张": an amount per card (a purchase price per GPU)
+                        per_gpu = True
+                        end += each.end()
                 prev = next((f for f in reversed(self.out.found) if f.field == "money"), None)
                 if period is None and prev is not None and prev.value["period"] and re.fullmatch(
                         r"[^$¥€\d]{0,40}?(?:vs\.?|versus|or|/|,|and|对比|还是|比)[^$¥€\d]{0,30}", self.low[prev.end:start]):
@@ -237,6 +242,26 @@ class _Scanner:
             if self.free(m.start("num"), m.end()):
                 self.claim("money", {"amount": number_value(m, self.lex), "currency": None, "period": None,
                                      "per_gpu": False, "role": "budget"}, m.start(), m.end())
+
+    def bare_purchases(self) -> None:
+        """"买8张4090大概15万", "整机报价120万": a purchase word, then (within a short clause) an amount with no currency
+        and no unit: the purchase price, in the currency of the question's language (the parser gives it)."""
+        number = re.compile(self.num)
+        unit = _any_unit(self.lex)
+        for pm in re.finditer(self.lex.purchase_words.pattern, self.low):
+            window_end = min(len(self.low), pm.end() + 24)
+            for m in number.finditer(self.low, pm.end(), window_end):
+                if self.low[pm.end():m.start()].strip() and re.search(r"[。，,;；？?!！]", self.low[pm.end():m.start()]):
+                    break  # another clause
+                if not self.free(m.start(), m.end()) or unit.match(self.low, m.end()):
+                    continue  # "买8张": a count
+                value = number_value(m, self.lex)
+                if value < 100:
+                    continue  # no machine or card costs under 100 in any currency read here
+                each = re.match(r"\s*(?:" + self.lex.per_gpu_after.pattern + ")", self.low[m.end():m.end() + 14])
+                self.claim("money", {"amount": value, "currency": None, "period": None, "per_gpu": bool(each),
+                                     "role": "purchase"}, m.start(), m.end() + (each.end() if each else 0))
+                break
 
     # ------------------------------------------------------------------ 3. rates
     def rates(self) -> None:
@@ -519,6 +544,7 @@ class _Scanner:
         self.resolutions()
         self.money()
         self.bare_budgets()
+        self.bare_purchases()
         self.rates()
         self.latency()
         self.io_pairs()
