@@ -364,3 +364,9 @@ def test_a_price_each_is_per_card_and_a_per_card_rent_is_read_per_card(kb):
     assert a.headline.params["purchase_usd"] == pytest.approx(4 * 1800)
     # $0.35/h for all four would be a quarter of any market's price for one 4090: it is read per card, and said
     assert "given_price_read_per_gpu" in [n.code for n in a.assumptions]
+
+
+def test_images_counted_around_a_model_name_in_chinese(kb):
+    # "10万张SDXL图": the counter before the model's name and 图 after it count images, not 100,000 H20s
+    q = parse_question("10万张SDXL图，1024x1024，用H20跑要多久，多少钱", kb)
+    assert q.images == 100_000 and all((g.count or 1) == 1 for g in q.gpus)

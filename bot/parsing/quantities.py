@@ -446,7 +446,7 @@ class _Scanner:
                         candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0), name,
                                            float(lex.count_words.value(m.group("word"))), m.start(), m.end()))
                     # "10000 SDXL images", "5M bge-m3 embeddings": a model or GPU name between number and unit
-                    for m in _named_unit_pattern(self.num, units.pattern).finditer(self.low):
+                    for m in _named_unit_pattern(self.num, units.pattern, lex.counter_pattern).finditer(self.low):
                         if all(p in self.masked for p in range(m.start("name"), m.end("name"))):
                             candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0), name,
                                                number_value(m, lex), m.start(), m.end()))
@@ -601,9 +601,11 @@ def _word_unit_pattern(words: str, units: str) -> re.Pattern[str]:
 
 @lru_cache(maxsize=64)
 @lru_cache(maxsize=64)
-def _named_unit_pattern(num: str, units: str) -> re.Pattern[str]:
-    """A number, then up to 40 characters (a name, checked by the caller), then a unit."""
-    return re.compile(rf"{num}\s+(?P<name>[^\s\d][^,;!?\n]{{0,40}}?)\s+(?P<unit>{units})")
+def _named_unit_pattern(num: str, units: str, counters: str = "(?!)") -> re.Pattern[str]:
+    """A number (and a Chinese counter), then up to 40 characters (a name, checked by the caller), then a unit."""
+    # spaces around the name in Latin script; none needed in Chinese ("10万张SDXL图")
+    return re.compile(rf"{num}(?:\s*(?:{counters})\s*|\s+|(?<=[\u4e00-\u9fff]))(?P<name>[^\s\d][^,;!?\n，。]{{0,40}}?)"
+                      rf"\s*(?P<unit>{units})")
 
 
 @lru_cache(maxsize=4)
