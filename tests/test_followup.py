@@ -112,3 +112,11 @@ def test_a_short_follow_up_after_chinese_stays_chinese(kb):
     # while an English sentence switches to English
     answers = _chat(kb, "用 H20 部署 Qwen2.5 72B，50 个并发，要几张卡", "int4 呢？", "fp8?", "what about on H100s?")
     assert [a.query.language for a in answers] == ["zh", "zh", "zh", "en"]
+
+
+def test_a_price_follow_up_prices_the_recommended_count_of_a_gpu_named_without_one(kb):
+    turns = _chat(kb, "serve llama 3.1 70b to 100 users at 4k ctx on h100s", "what about int4?", "how much for a week?")
+    rec = turns[1].answer.options[turns[1].answer.recommendation]
+    q = turns[-1].query
+    assert q.intent == "quote" and q.duration_hours == 168
+    assert [(g.id, g.count) for g in q.gpus] == [(rec.gpu, rec.gpu_count)] and rec.gpu_count > 1

@@ -89,7 +89,10 @@ def merge_follow_up(previous: Query, new: Query) -> Query:
         if not new.gpu_count:
             notes.append(note("number_read_as_count", count=count, gpu_name=previous.gpus[0].as_written))
             update["not_understood"] = []
-    elif previous.previous_recommendation is not None and "cost" in new.asks and not previous.gpus:
+    elif previous.previous_recommendation is not None and "cost" in new.asks and (
+            not previous.gpus or all(g.count is None for g in previous.gpus)):
+        # "serve llama 70b to 100 users on h100s" then "how much for a week?": the configuration recommended (4x)
+        # is what is priced, not one of the GPU type named without a count
         update["gpus"] = [previous.previous_recommendation]
         notes.append(note("priced_recommendation", written=previous.previous_recommendation.as_written))
     if new.models:
