@@ -187,7 +187,7 @@ def test_two_named_gpus_for_an_image_model_are_compared(kb):
 
 @pytest.mark.parametrize("text", [
     "H100 推理比 A100 快 30 倍，真的吗？我们跑 Llama 2 70B",
-    "is the H100 really 30x faster than the A100 for inference? we serve llama 3 8b",
+    "marketing says an H100 does inference 30 times faster than an A100, true for our qwen2.5 7b chatbot?",
 ])
 def test_claim_verdict_leads_then_the_workload_comparison(kb, text):
     a = ask(kb, text)

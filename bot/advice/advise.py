@@ -81,7 +81,7 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
             "assumptions": list(dict.fromkeys([*out.assumptions, *work.assumptions])),
             "sources": list(dict.fromkeys([*out.sources, *work.sources]))})
     if query.claims and query.intent == "compare":
-        # "is the H100 really 30x faster than the A100? we serve llama 3 8b": whether the claim holds is the
+        # a ratio claim about two named GPUs asked beside the user's model: whether the claim holds is the
         # question; its verdict leads, the comparison on the user's workload follows
         verdicts = claim_verdicts(ctx)
         if verdicts:

@@ -18,6 +18,7 @@ import re
 from bot.notes import note
 from bot.parsing.lexicon import Lexicon, get_lexicon
 from bot.parsing.query import GpuMention, Query
+from bot.parsing.text import has_han
 
 __all__ = ["is_follow_up", "merge_follow_up"]
 
@@ -143,13 +144,12 @@ def _follow_up_language(previous: Query, new: Query) -> str:
     """The language a follow-up is answered in: its own, except that a short turn after a Chinese one stays
     Chinese when it has a Chinese character ("int4 呢？") or no word of its own ("int4?", "H200?")."""
     if previous.language == "zh" and new.language == "en" and (
-            _HAN.search(new.text) or not _LATIN_WORD.search(new.text)):
+            has_han(new.text) or not _LATIN_WORD.search(new.text)):
         return "zh"
     return new.language
 
 
-#: A Chinese character; a Latin word of four letters or more (names like "h200", "int4" carry digits).
-_HAN = re.compile(r"[\u4e00-\u9fff]")
+#: A Latin word of four letters or more (names like "h200", "int4" carry digits).
 _LATIN_WORD = re.compile(r"(?<![a-z0-9])[a-z]{4,}(?![a-z0-9])", re.IGNORECASE)
 
 

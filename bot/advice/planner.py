@@ -51,6 +51,7 @@ __all__ = [
     "GpuChoice",
     "ServingLoad",
     "excluded_providers",
+    "canonical_precision",
     "given_placement",
     "group_cap",
     "workload_of",
@@ -506,7 +507,8 @@ def _meets(est: InferenceEstimate, batch: int, load: ServingLoad) -> Note | None
     return None
 
 
-def _canonical(ctx: Context, precision: str) -> str:
+def canonical_precision(ctx: Context, precision: str) -> str:
+    """The weight format's canonical name (``awq`` -> ``int4``), or ``precision`` itself when unknown."""
     try:
         return efficiency_for(ctx.kb).weight_format(precision)[0]
     except AdvisorError:
@@ -516,7 +518,7 @@ def _canonical(ctx: Context, precision: str) -> str:
 def _runs_as_asked(ctx: Context, precision: str, used: str) -> bool:
     """Whether the estimate's format ``used`` runs checkpoints of the asked ``precision``: the same format, or the
     engine's weight-only fallback for it (an FP8 checkpoint on Ampere runs as ``fp8-w8a16``, efficiency.yaml)."""
-    asked = _canonical(ctx, precision)
+    asked = canonical_precision(ctx, precision)
     if asked == used:
         return True
     try:
@@ -742,7 +744,7 @@ def serving_option(ctx: Context, plan: ServingPlan, *, changes: list[str] | None
     swapped = plan.rejection is not None and plan.rejection.code == "reject_precision"
     opt = Option(model=plan.model.id, model_name=model_label(plan.model), gpu=plan.gpu.id, gpu_name=plan.gpu.name,
                  gpu_count=plan.count, gpu_memory_gb=plan.gpu.memory_gb if "@" in plan.gpu.id else None,
-                 precision=plan.precision if swapped or est is None or _canonical(ctx, plan.precision) == est.precision
+                 precision=plan.precision if swapped or est is None or canonical_precision(ctx, plan.precision) == est.precision
                  else est.precision, kv_precision=est.kv_precision if est else None,
                  engine=plan.engine, tensor_parallel=plan.tp, pipeline_parallel=plan.pp, replicas=plan.replicas,
                  fits=est.fits if est else False, meets=plan.meets, users=plan.users,

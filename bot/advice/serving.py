@@ -29,6 +29,7 @@ from bot.advice.planner import (
     ServingLoad,
     ServingPlan,
     candidate_gpus,
+    canonical_precision,
     cost_per_million_tokens,
     place,
     plan_serving,
@@ -44,11 +45,6 @@ from bot.kb.schema import Model
 from bot.notes import note
 
 __all__ = ["answer"]
-
-#: The largest share of GPU memory an engine can be told to use (vLLM ``--gpu-memory-utilization``; above ~0.98 the
-#: CUDA graphs and sampler allocations fail in practice: vLLM docs, "Conserving memory"): a plan within it fits with
-#: that setting.
-_MAX_MEMORY_UTILIZATION = 0.97
 
 _EXAMPLES = ["serve Llama 3 70B to 200 users at 8k context", "can a 4090 run 13b int4?",
              "how many users can one H100 serve with Llama 3.1 8B?"]
@@ -146,10 +142,11 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         o = shown[rec]
         gpu = ctx.kb.gpus.get(o.gpu.split("@")[0])
         native = precisions_for(ctx, model, gpu)[0][0] if gpu is not None else None
-        if native and _canonical_name(ctx, o.precision) != _canonical_name(ctx, native):
+        if native and o.precision and canonical_precision(ctx, o.precision) != canonical_precision(ctx, native):
             same = [p for p in plans if p.meets and p.gpu.id == o.gpu and p.precision == native]
             if same:
-                best_native = min(same, key=lambda p: (p.count, _plan_cost(p)))
+                best_native = min(same, key=lambda p: (
+                    p.count, p.placement.price_per_hour_usd if p.placement else math.inf))
                 n = serving_option(ctx, best_native, changes=["precision"])
                 dearer = n.gpu_count > (o.gpu_count or 0) or (n.price_per_hour_usd or 0) > (o.price_per_hour_usd or 0)
             if same and dearer:
@@ -349,22 +346,6 @@ def _best(plans: list[ServingPlan]) -> ServingPlan | None:
     return max(pool, key=lambda p: (p.per_user_tps or 0)) if pool else None
 
 
-def _canonical_name(ctx: Context, precision: str | None) -> str | None:
-    """The weight format's canonical name (``awq`` -> ``int4``), for comparing two precisions."""
-    if precision is None:
-        return None
-    try:
-        return efficiency_for(ctx.kb).weight_format(precision)[0]
-    except Exception:  # noqa: BLE001 - an unknown name compares as itself
-        return precision
-
-
-def _plan_cost(p: ServingPlan) -> tuple:
-    """Cheapest per hour, then fewest GPUs (the planner's ranking of plans of one GPU type)."""
-    price = p.placement.price_per_hour_usd if p.placement else math.inf
-    return (p.placement is None, price, p.count)
-
-
 def _plan_key(p: ServingPlan) -> tuple:
     price = p.placement.price_per_hour_usd if p.placement else float("inf")
     return (quality_tier(p.precision), p.placement is None, price, p.count, -(p.per_user_tps or 0))
@@ -433,12 +414,15 @@ def _headline(ctx: Context, model: Model, load: ServingLoad, shown: list[Option]
                     max_count=int(ctx.policy.serving.max_gpus.value))
     first = shown[0]
     fixed = any(g.id for g in q.gpus)
-    if fixed and not first.meets and first.rejection is not None and \
+    ceiling = ctx.policy.serving.max_memory_utilization
+    if fixed and not first.meets and first.rejection is not None and ceiling is not None and \
             first.rejection.code == "reject_engine_budget" and first.memory_per_gpu_gb and first.usable_gb and \
-            first.memory_per_gpu_gb <= _MAX_MEMORY_UTILIZATION * first.usable_gb:
+            first.memory_per_gpu_gb <= ceiling.value * first.usable_gb:
         # everything fits the GPU, only the engine's default reserve does not: a setting, not a "no"
+        ctx.cite(ceiling.source)
         return note("fit_tight_budget", config=config(first), model_name=model_label(model),
-                    mem_gb=first.memory_per_gpu_gb, usable_gb=first.usable_gb,
+                    mem_gb=first.memory_per_gpu_gb, usable_gb=first.usable_gb, engine=first.engine,
+                    default_utilization=str(efficiency_for(ctx.kb).engine(first.engine or "vllm")[1].memory_utilization),
                     utilization=str(math.ceil(first.memory_per_gpu_gb / first.usable_gb * 100 + 1) / 100))
     if fixed and not first.meets:
         # the user's configuration does not work: say so first, with the reason

@@ -457,6 +457,8 @@ class ServingPolicy(_Strict):
     shown_options: PositiveInt = 5
     #: users in flight at the busiest hour per daily active user (a fraction), for "5k DAU" questions
     concurrent_per_daily_user: Sourced | None = None
+    #: the largest fraction of GPU memory an engine can be told to use (a fit above the default reserve needs it)
+    max_memory_utilization: Sourced | None = None
 
 
 class TrainingPolicy(_Strict):

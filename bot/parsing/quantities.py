@@ -235,8 +235,8 @@ class _Scanner:
         gives it the currency of the question's language)."""
         pattern = re.compile(rf"(?:{self.lex.budget_words.pattern})\s*(?:of|is|=|:|~|around|about)?\s*{self.num}")
         unit = _any_unit(self.lex)
+        stop = "|".join(sorted({re.escape(w) for _, never in self.lex.quantity_describers.values() for w in never}))
         for m in pattern.finditer(self.low):
-            stop = "|".join(sorted({re.escape(w) for _, never in self.lex.quantity_describers.values() for w in never}))
             if unit.match(self.low, m.end()) or _described_unit(unit.pattern, stop).match(self.low, m.end()):
                 continue  # "i have 2 gpus", "spend 3 days", "we have 2000 registered users": a count, not money
             if self.free(m.start("num"), m.end()):
@@ -246,7 +246,7 @@ class _Scanner:
     def bare_purchases(self) -> None:
         """"买8张4090大概15万", "整机报价120万": a purchase word, then (within a short clause) an amount with no currency
         and no unit: the purchase price, in the currency of the question's language (the parser gives it)."""
-        number = re.compile(self.num)
+        number = _number_pattern(self.num)
         unit = _any_unit(self.lex)
         for pm in re.finditer(self.lex.purchase_words.pattern, self.low):
             window_end = min(len(self.low), pm.end() + 24)
@@ -400,7 +400,7 @@ class _Scanner:
         """Whether a bare number follows ``pos`` (a word that is both a unit and a key, "输出"), one with no unit of
         another quantity after it ("输出300 token" yes; "上下文 20 条序列", "4k seq 2x 3090" no): the word is then
         the key of that number, not the unit of the one before."""
-        m = re.compile(rf"[\s:=~]*(?:{self.num})").match(self.low, pos)
+        m = _after_key_number(self.num).match(self.low, pos)
         if m is None:
             return False
         rest = self.low[m.end():m.end() + 16]
@@ -606,6 +606,17 @@ def _named_unit_pattern(num: str, units: str, counters: str = "(?!)") -> re.Patt
     # spaces around the name in Latin script; none needed in Chinese ("10万张SDXL图")
     return re.compile(rf"{num}(?:\s*(?:{counters})\s*|\s+|(?<=[\u4e00-\u9fff]))(?P<name>[^\s\d][^,;!?\n，。]{{0,40}}?)"
                       rf"\s*(?P<unit>{units})")
+
+
+@lru_cache(maxsize=4)
+def _number_pattern(num: str) -> re.Pattern[str]:
+    return re.compile(num)
+
+
+@lru_cache(maxsize=4)
+def _after_key_number(num: str) -> re.Pattern[str]:
+    """A number right after a key word (separators allowed)."""
+    return re.compile(rf"[\s:=~]*(?:{num})")
 
 
 @lru_cache(maxsize=4)

@@ -7,7 +7,7 @@ import unicodedata
 from bisect import bisect_right
 from functools import lru_cache
 
-__all__ = ["PreparedText", "SpanSet", "detect_language", "prepare_text"]
+__all__ = ["PreparedText", "SpanSet", "detect_language", "has_han", "prepare_text"]
 
 _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 # Chinese, Japanese and Korean write "4张4090", "16GBで", "4장으로" without spaces; a space at
@@ -100,6 +100,11 @@ def _size_of_family(words: str) -> re.Pattern[str]:
     version ("120b model of gpt-oss", "70b version of llama 3.1")."""
     return re.compile(rf"(?<![\w.])(\d{{1,4}}(?:\.\d)?\s?[bB])\s+(?:{words})\s+"
                       r"([A-Za-z][\w.\-]*(?:\s+\d{1,2}(?:\.\d)?(?![\w.]))?)", re.IGNORECASE)
+
+
+def has_han(text: str) -> bool:
+    """Whether ``text`` holds a Chinese (Han) character."""
+    return bool(_HAN.search(text))
 
 
 def detect_language(text: str) -> str:
