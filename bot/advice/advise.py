@@ -15,6 +15,7 @@ from bot.advice import (
     diagnose,
     finetune,
     help,
+    providers,
     quote,
     recommend,
     serving,
@@ -70,6 +71,9 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
         # the GPU the user named is the question; it is never swapped for cards the knowledge base has
         return unknown_gpu.answer(ctx)
     out = ROUTES.get(query.intent, help.answer)(ctx)
+    if providers.applies(ctx, out):
+        # "... on RunPod vs Lambda": which provider is cheaper for the job leads
+        out = providers.compare_providers(ctx, out)
     named = {g.id for g in query.gpus if g.id in kb.gpus}
     if query.claims and query.intent == "spec_lookup" and query.models and len(named) >= 2:
         # a claim about two GPUs with the user's workload named ("H100 比 A100 快 30 倍吗？我们跑 Llama 2 70B"):
