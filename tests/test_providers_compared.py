@@ -82,3 +82,27 @@ def test_providers_without_prices_are_said_first(kb):
 def test_one_provider_keeps_the_sizing_headline(kb):
     a = ask(kb, "lora mistral 7b on 30M tokens on runpod, what does it cost")
     assert a.headline.code != "providers_compared"
+
+
+# --------------------------------------------------------------------------- a run fills the machine it pays for
+
+def test_training_on_a_whole_node_only_provider_uses_the_whole_node(kb):
+    a = ask(kb, "how long would pretraining a 1B model on 10B tokens take on coreweave?")
+    runs = [o for o in a.options if o.fits and not o.changes]
+    assert runs
+    # knowledge/prices/coreweave.yaml lists only 8-GPU machines: every run is planned on all 8 GPUs, so no
+    # GPU is idle and the cost is GPU-hours x the node's price / 8 (B200 node $68.80/h, 2026-09-20)
+    for o in runs:
+        assert o.gpu_count == 8 and o.price.gpus_rented == 8
+    b200 = next(o for o in runs if o.gpu_name == "B200")
+    assert b200.total_cost_usd == pytest.approx(b200.gpu_hours * 68.80 / 8, rel=1e-6)
+    # 6 x 1e9 x 10e9 = 6e19 FLOPs over 8 GPUs takes about 1/8 of the GPU-hours in wall clock
+    assert b200.wall_clock_hours == pytest.approx(b200.gpu_hours / 8, rel=0.02)
+    assert any(x.code == "run_fills_instance" for x in a.assumptions)
+
+
+def test_a_count_the_user_fixed_is_kept_on_a_whole_node_provider(kb):
+    a = ask(kb, "lora llama 3 8b on 50M tokens with 1x H100 on coreweave, what would it cost")
+    fixed = [o for o in a.options if not o.changes]
+    assert fixed and fixed[0].gpu_count == 1  # the user's count is never replaced...
+    assert fixed[0].price is None or fixed[0].price.gpus_rented == 8  # ...and the node it costs is said

@@ -829,6 +829,12 @@ def plan_finetune(ctx: Context, model: Model, gpu: Gpu, count: int | None, metho
                                                                                    min(8, cap))]
     last = None
     for n in counts:
+        placement = place(ctx, gpu, n, min(n, 8))
+        if not count and placement is not None and n < placement.gpus_rented <= min(8, cap):
+            # the only instance rents more GPUs than n (a whole node): the run uses every GPU it pays for
+            # (data parallel inside the node), so it is planned on all of them
+            n = placement.gpus_rented
+            ctx.assume("run_fills_instance", gpus=n)
         setups = [(False, "auto"), (True, "auto")]
         if n > 1:
             setups.append((True, "fsdp" if method != "full" else "zero3"))
@@ -836,7 +842,6 @@ def plan_finetune(ctx: Context, model: Model, gpu: Gpu, count: int | None, metho
             setups = [s for s in setups if s[0]]
         if q.sharding and n > 1:
             setups = [(True, _sharding(q.sharding) if method == "full" else "fsdp")]
-        placement = place(ctx, gpu, n, min(n, 8))
         per_gpu = placement.price_per_hour_usd / n if placement else None
         for checkpointing, sharding in setups:
             try:
