@@ -224,6 +224,15 @@ def test_asks(kb, text, ask):
     assert ask in parse_question(text, kb).asks
 
 
+@pytest.mark.parametrize("text", [
+    "how many tokens per second would gemma 2 9b get on a single L4",
+    "how many tok/s can I expect from phi-3 mini on a T4 at batch 16",
+])
+def test_tokens_per_second_is_a_speed_not_a_token_count(kb, text):
+    asks = parse_question(text, kb).asks
+    assert "speed" in asks and "tokens_in_time" not in asks
+
+
 @pytest.mark.parametrize(("text", "workload"), [
     ("dreambooth sdxl on a 4090", "finetune"),
     ("peft adapters for llama 3 8b", "finetune"),
