@@ -219,3 +219,21 @@ def test_glued_counts_and_memory_stay_whole(kb, text, gpu, count):
     q = parse_question(text, kb)
     assert [(g.id, g.count) for g in q.gpus] == [(gpu, count)]
     assert q.not_understood == []
+
+
+@pytest.mark.parametrize(("text", "size_b", "tokens"), [
+    ("pretraining a 124M parameter GPT on 5B tokens with one A100", 0.124, 5e9),
+    ("how long for a 350M model on 20B tokens on 8 H100", 0.35, 20e9),
+    ("train a 760M-param model from scratch over 15B tokens", 0.76, 15e9),
+])
+def test_sizes_in_millions_with_a_model_word_are_model_sizes(kb, text, size_b, tokens):
+    q = parse_question(text, kb)
+    assert [(m.id, m.params_total_b) for m in q.models] == [(None, size_b)]
+    assert q.training_tokens == tokens
+    assert q.not_understood == []
+
+
+def test_millions_without_a_model_word_stay_token_counts(kb):
+    q = parse_question("lora qwen2.5 7b on 80M tokens on an L40S", kb)
+    assert [m.id for m in q.models] == ["qwen2.5-7b"]
+    assert q.training_tokens == 80e6

@@ -67,10 +67,11 @@ _BETWEEN_WORDS = frozenset({"instruct", "chat", "base", "it", "hf", "model"})
 _APPROX = re.compile(r"(?:~|about|around|roughly|approx\.?|approximately|circa|约|大约)\s*$")
 #: Not the digits of a negative number ("-7b": a minus after no letter, digit or dot).
 _UNSIGNED = r"(?<!(?<![\w.])[-−])"
-#: A size in billions ("7b", "13 billion params"), or in trillions when a model or parameter word follows ("a 1T
-#: model", "1.5 trillion parameters": a bare "1T" is a token count far more often).
+#: A size in billions ("7b", "13 billion params"), or in trillions or millions when a model or parameter word follows
+#: ("a 1T model", "1.5 trillion parameters", "a 125M model": a bare "1T" or "50M" is a token count far more often).
 _GENERIC_SIZE = re.compile(
-    rf"(?<![\w.]){_UNSIGNED}(\d{{1,15}}(?:\.\d+)?)\s?(?:(b)\b|(billion)\b|(t|trillion)(?=[\s-]*(?:params?\b|parameters?\b|model\b|moe\b|参数|模型|的模型)))"
+    rf"(?<![\w.]){_UNSIGNED}(\d{{1,15}}(?:\.\d+)?)\s?(?:(b)\b|(billion)\b|(t|trillion)(?=[\s-]*(?:params?\b|parameters?\b|model\b|moe\b|参数|模型|的模型))"
+    r"|(m|million)(?=[\s-]*(?:params?\b|parameters?\b|model\b|参数|模型|的模型)))"
     r"(?:[\s-]*(?:params?|parameters?)\b)?"
     r"(?!\s*(?:(?:concurrent|simultaneous|active|daily|monthly|registered|online|total)\s+)?"
     r"(?:tokens?|tok\b|transistors|rows|samples|examples|words|images|requests|docs|documents|users?\b|people"
@@ -541,7 +542,7 @@ class _ModelScanner:
             if name:
                 start -= len(name.group(0))
                 unknown = self.written(start, m.end())
-            total = float(m.group(1)) * (1000 if m.group(4) else 1)
+            total = round(float(m.group(1)) * (1000 if m.group(4) else 0.001 if m.group(5) else 1), 6)
             if total <= 0:
                 continue
             active = None
