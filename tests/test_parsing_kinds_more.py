@@ -237,3 +237,19 @@ def test_millions_without_a_model_word_stay_token_counts(kb):
     q = parse_question("lora qwen2.5 7b on 80M tokens on an L40S", kb)
     assert [m.id for m in q.models] == ["qwen2.5-7b"]
     assert q.training_tokens == 80e6
+
+
+@pytest.mark.parametrize(("text", "field", "value"), [
+    ("serve mistral 7b to 25 000 users", "concurrent_users", 25_000),
+    ("lora llama 3 8b on 2 500 000 tokens", "training_tokens", 2_500_000),
+    ("summarise 40\u202f000 documents with qwen2.5 7b", "documents", 40_000),  # a narrow no-break space
+])
+def test_thousands_grouped_with_spaces(kb, text, field, value):
+    q = parse_question(text, kb)
+    assert getattr(q, field) == value
+    assert q.not_understood == []
+
+
+def test_a_count_before_a_memory_size_is_not_grouped(kb):
+    q = parse_question("8 100GB cards for llama 3 405b", kb)
+    assert [g.count for g in q.gpus] == [8]
