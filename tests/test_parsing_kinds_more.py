@@ -253,3 +253,12 @@ def test_thousands_grouped_with_spaces(kb, text, field, value):
 def test_a_count_before_a_memory_size_is_not_grouped(kb):
     q = parse_question("8 100GB cards for llama 3 405b", kb)
     assert [g.count for g in q.gpus] == [8]
+
+
+@pytest.mark.parametrize(("text", "model"), [
+    ("transcribing with whisperx large-v2 on a single T4, how fast", "whisper-large-v2"),
+    ("faster-whisper large-v3 on an L4: hours of audio per hour?", "whisper-large-v3"),
+])
+def test_runtimes_named_after_a_model_family_name_it(kb, text, model):
+    # knowledge/models.yaml: WhisperX and faster-whisper are aliases of the whisper family
+    assert [m.id for m in parse_question(text, kb).models] == [model]

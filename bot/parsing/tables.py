@@ -224,11 +224,12 @@ def _build(kb: KnowledgeBase) -> ParserTables:
     tables = ParserTables(index=index, kb=kb)
     for gpu in kb.gpus.values():
         tables.products.setdefault(product_key(gpu.id), []).append(gpu.id)
-    # family aliases written with spaces or in another script ("meta llama", "通义千问") are replaced by the
-    # family word before scanning; one-word Latin aliases ("ds", "l") are looked up by the model scanner
+    # family aliases written with spaces or in another script ("meta llama", "通义千问") and whole-word Latin
+    # aliases of five letters or more ("whisperx") are replaced by the family word before scanning; short
+    # one-word aliases ("ds", "l"), which are also parts of other words, are looked up by the model scanner
     for family, aliases in kb.model_families.items():
         for alias in aliases:
-            if not re.fullmatch(r"[a-z0-9]+", alias.lower()):
+            if not re.fullmatch(r"[a-z0-9]+", alias.lower()) or len(alias) >= 5:
                 tables.family_alias_map[alias.lower()] = family
     if tables.family_alias_map:
         alts = sorted(tables.family_alias_map, key=len, reverse=True)
