@@ -106,3 +106,17 @@ def test_a_count_the_user_fixed_is_kept_on_a_whole_node_provider(kb):
     fixed = [o for o in a.options if not o.changes]
     assert fixed and fixed[0].gpu_count == 1  # the user's count is never replaced...
     assert fixed[0].price is None or fixed[0].price.gpus_rented == 8  # ...and the node it costs is said
+
+
+# --------------------------------------------------------------------------- cost per token asked in a comparison
+
+def test_cost_per_token_asked_in_a_comparison_at_a_load_leads(kb):
+    a = ask(kb, "$ per 1M tokens serving mistral small 24b to 40 concurrent users: L40S vs A100 80GB vs H100?")
+    assert a.headline.code == "compare_costs_at_load"
+    items = a.headline.params["items"]
+    costs = [i["cost_usd"] for i in items]
+    assert len(items) >= 2 and costs == sorted(costs)
+    for i in items:
+        o = next(o for o in a.options if o.gpu_name == i["config"]["gpu_name"] and o.users == 40)
+        # USD per 1M output tokens = price per hour / (40 users x tokens/s each x 3,600 s) x 10^6
+        assert i["cost_usd"] == pytest.approx(o.price_per_hour_usd / (o.throughput_tps * 3600) * 1e6, rel=1e-6)
