@@ -25,12 +25,13 @@ def kb():
 
 
 def test_default_workload_is_a_chat_turn_on_a_cached_conversation(kb):
-    # "users at 8k context": KV sized for 8,192 tokens per user; a request is one turn bringing 1,020 new prompt
-    # tokens (Azure conversation trace median, efficiency.yaml chat_new_prompt_tokens) and 256 output tokens.
+    # "users at 8k context": KV sized for 8,192 tokens per user; a request is one turn bringing 233 new prompt
+    # tokens (the ShareGPT human turn, 23,260 tokens / 100 prompts; efficiency.yaml chat_turn_new_tokens) and 256
+    # output tokens: 8,192 - 256 = 7,936 prompt tokens, 7,936 - 233 = 7,703 of them cached.
     w = serving_workload(kb, context_tokens=8192)
     assert (w.context_tokens, w.input_tokens, w.output_tokens) == (8192, 7936, 256)
-    assert (w.new_prompt_tokens_per_request, w.prefix_cached_tokens) == (1020, 6916)
-    assert w.assumption.kind == "chat_prefix_cached" and "Splitwise" in w.assumption.source
+    assert (w.new_prompt_tokens_per_request, w.prefix_cached_tokens) == (233, 7703)
+    assert w.assumption.kind == "chat_prefix_cached" and "ShareGPT" in w.assumption.source
     worst = serving_workload(kb, context_tokens=8192, worst_case=True)
     assert (worst.new_prompt_tokens_per_request, worst.prefix_cached_tokens) == (7936, 0)
     assert worst.assumption.kind == "worst_case_full_prompt" and worst.worst_case
@@ -48,7 +49,7 @@ def test_cached_prefix_cuts_prefill_not_memory(kb):
     b = estimate_inference(kb, "llama-3-70b", "h100-sxm-80gb", count=4, precision="fp8", batch_size=16,
                            **worst.estimate_kwargs())
     assert a.memory.kv_cache_gb == pytest.approx(b.memory.kv_cache_gb)  # sized for 8,192 tokens per user either way
-    assert a.new_input_tokens == 1020 and b.new_input_tokens == 7936
+    assert a.new_input_tokens == 233 and b.new_input_tokens == 7936
     assert a.ttft_s < 0.2 * b.ttft_s
     assert a.throughput_tokens_per_s > 1.5 * b.throughput_tokens_per_s
 

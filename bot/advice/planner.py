@@ -310,6 +310,10 @@ class ServingLoad:
         kv_precision: the KV-cache format fixed by the user, or ``None``.
         worst_case: every request sends a fresh prompt filling the context (the user asked for it);
             otherwise chat turns on a cached conversation (:func:`bot.estimation.serving_workload`).
+        floor_tps: the policy's per-user reading-speed floor, tokens/s (reported against, even when not
+            a constraint).
+        per_request: an aggregate target with no users: each request is sized on its own (the stated
+            lengths, else the median whole chat request), not as a user's cached conversation.
     """
 
     users: int | None
@@ -324,6 +328,7 @@ class ServingLoad:
     kv_precision: str | None
     worst_case: bool = False
     floor_tps: float = 0.0
+    per_request: bool = False
 
     @property
     def capacity_tps(self) -> float:
@@ -335,8 +340,10 @@ class ServingLoad:
 
 def workload_of(ctx: Context, load: ServingLoad) -> ServingWorkload:
     """The per-request token counts the estimates use for ``load``: the stated ones, else a chat turn of
-    ``chat_new_prompt_tokens`` new prompt tokens on a cached conversation filling the context (the median of
-    production chat traces, efficiency.yaml), or a fresh full-context prompt when ``load.worst_case``.
+    ``chat_turn_new_tokens`` new prompt tokens on a cached conversation filling the context (the ShareGPT
+    human turn, efficiency.yaml), a fresh full-context prompt when ``load.worst_case``, or for an aggregate
+    target (``load.per_request``) a whole request of ``chat_request_prompt_tokens`` (the median of production
+    chat traces).
 
     Args:
         ctx: the request context (its kb supplies the defaults).
@@ -346,15 +353,15 @@ def workload_of(ctx: Context, load: ServingLoad) -> ServingWorkload:
         :class:`~bot.estimation.ServingWorkload`; a stated prompt + output longer than the stated context
         sizes the context for both (the estimator warns the same way).
     """
-    key = ("workload", load.context_tokens, load.input_tokens, load.output_tokens, load.worst_case)
+    key = ("workload", load.context_tokens, load.input_tokens, load.output_tokens, load.worst_case, load.per_request)
     memo = _memo(ctx).estimates
     if key not in memo:
         try:
             memo[key] = serving_workload(ctx.kb, load.context_tokens, load.input_tokens, load.output_tokens,
-                                         worst_case=load.worst_case)
+                                         worst_case=load.worst_case, per_request=load.per_request)
         except EstimationError:
             memo[key] = serving_workload(ctx.kb, None, load.input_tokens, load.output_tokens,
-                                         worst_case=load.worst_case)
+                                         worst_case=load.worst_case, per_request=load.per_request)
     return memo[key]
 
 
@@ -362,8 +369,9 @@ def serving_load(ctx: Context) -> ServingLoad:
     """The :class:`ServingLoad` of the request: the user's targets, the policy's floor where none is given.
 
     A tokens/s figure with no scope is per user when users are given, else aggregate when no single stream
-    could reach it (decided in :func:`plan_serving` against the fastest candidate); a request rate becomes an
-    aggregate target at the output length.
+    could reach it; a request rate becomes an aggregate target at the output length. An aggregate target with
+    no users and no per-user speed asked is sized on tokens/s in all at the largest batch each replica holds
+    (no per-user floor: the answer states the per-user speed that results), each request sized on its own.
     """
     q = ctx.query
     floor = ctx.policy.serving.min_tokens_per_s_per_user.value
@@ -390,8 +398,14 @@ def serving_load(ctx: Context) -> ServingLoad:
         # targets; the policy floor is our comfort figure, not the user's, so it is reported (serving.py says when
         # each user gets less), not a reason for "no"
         per_user = 0.0
-    elif not given:
+    aggregate = total is not None and not users
+    if not given and not aggregate and per_user:
         ctx.assume("per_user_floor", per_user_tps=floor)
+    if aggregate and not given:
+        # "5,000 tok/s in all", "20 requests/s": the target is a total, so each replica runs at its best batch
+        # (the most tokens/s per GPU) and the per-user speed that results is stated, not required
+        per_user = 0.0
+        ctx.assume("aggregate_best_batch", floor_tps=floor)
     ttft = q.ttft_ms_max / 1000 if q.ttft_ms_max else None
     if q.latency_ms_max and ttft is None and q.tpot_ms_max is None:
         ttft = q.latency_ms_max / 1000
@@ -399,7 +413,7 @@ def serving_load(ctx: Context) -> ServingLoad:
     return ServingLoad(users=users, per_user_tps=per_user, per_user_given=given, total_tps=total, ttft_s=ttft,
                        tpot_ms=q.tpot_ms_max, context_tokens=q.context_tokens, input_tokens=q.input_tokens,
                        output_tokens=q.output_tokens, kv_precision=q.kv_precision,
-                       worst_case=q.full_context_prompts, floor_tps=floor)
+                       worst_case=q.full_context_prompts, floor_tps=floor, per_request=aggregate)
 
 
 @dataclass
