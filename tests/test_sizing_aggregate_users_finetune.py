@@ -140,3 +140,32 @@ def test_qlora_on_a_t4_ask_and_estimate_agree(kb):
     o = _rec(a)
     r = estimate_finetune(kb, "llama-3-8b", "t4-16gb", method="qlora", seq_len=8192)
     assert o.fits and o.memory_per_gpu_gb == pytest.approx(r.memory_per_gpu_gb, rel=0.01)
+
+
+# ----------------------------------------------------------------------- 4. a provider without the variant asked
+
+def test_lora_cost_on_a_provider_without_the_variant_uses_its_nearest_variant(kb):
+    # RunPod rents A100s only with 80 GB (knowledge/prices/runpod.yaml): a LoRA run asked on a RunPod A100 40GB is
+    # priced on RunPod's A100 SXM4 80GB (same chip, same SXM form factor, the closest memory), labelled, rather than
+    # left without a cost. Cost = GPU-hours x the variant's $/GPU-hour.
+    assert not [o for o in kb.offers_for("a100-sxm-40gb") if o.provider == "runpod"]
+    a = ask(kb, "LoRA llama 3 8b on a RunPod A100 40GB for 20M tokens: what does it cost?")
+    o = _rec(a)
+    assert o.gpu == "a100-sxm-40gb" and o.price is not None and o.price.provider == "runpod"
+    assert o.price.gpu_variant == "a100-sxm-80gb"
+    runpod_80 = min(x.price_per_hour_usd / x.gpu_count for x in kb.offers_for("a100-sxm-80gb")
+                    if x.provider == "runpod" and x.gpu_count == 1 and x.pricing_model == "on_demand")
+    assert o.price.price_per_gpu_hour_usd == pytest.approx(runpod_80)
+    assert o.total_cost_usd == pytest.approx(o.gpu_hours * runpod_80, rel=1e-6)
+    assert any(w.code == "priced_nearest_variant" for w in a.warnings)
+
+
+def test_the_reverse_variant_is_used_only_when_the_run_fits_it(kb):
+    # Lambda rents the A100 SXM4 40GB: a run needing more than its ~42.5 GB usable is not priced on it
+    from bot.advice.planner import place_nearest_variant
+    ctx = Context(parse_question("lora llama 3 8b on lambda a100 80gb", kb), kb, today=TODAY)
+    gpu = kb.gpus["a100-pcie-80gb"]
+    placement, variant = place_nearest_variant(ctx, gpu, 1, 1, need_gb=60.0)
+    assert variant is None or variant.memory_gb >= 80
+    placement, variant = place_nearest_variant(ctx, gpu, 1, 1, need_gb=20.0)
+    assert variant is not None and placement.offer.provider == "lambda"

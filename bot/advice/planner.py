@@ -64,6 +64,7 @@ __all__ = [
     "plan_serving",
     "plan_training",
     "place",
+    "place_nearest_variant",
     "precisions_for",
     "price_of",
     "resolve_gpu",
@@ -217,6 +218,42 @@ def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None
         if found is not None and (best is None or found.price_per_hour_usd < best.price_per_hour_usd):
             best = found
     return best
+
+
+def place_nearest_variant(ctx: Context, gpu: Gpu, count: int, group: int, need_gb: float | None
+                          ) -> tuple[Placement | None, Gpu | None]:
+    """When the providers the user named do not rent ``gpu`` itself: the nearest variant of its family they do
+    rent (``family`` in gpus.yaml: the same chip in another memory size or form factor), so a cost can still be
+    given, labelled with the variant priced.
+
+    Args:
+        ctx: the request context (its providers and pricing model apply).
+        gpu: the GPU of the option. count: GPUs rented. group: GPUs that must share one instance.
+        need_gb: memory the job needs per GPU, GB; a variant whose usable memory is smaller is skipped.
+
+    Returns:
+        (placement, the variant priced), or ``(None, None)`` when no provider was named, the GPU has no family,
+        or no variant that holds the job is rented there. Nearest = the closest memory size, then the same form
+        factor (SXM or PCIe), then the cheaper.
+    """
+    if not ctx.query.providers or not gpu.family:
+        return None, None
+    eff = efficiency_for(ctx.kb)
+    found = []
+    for other in ctx.kb.gpus.values():
+        if other.family != gpu.family or other.id == gpu.id.split("@")[0]:
+            continue
+        if need_gb is not None and usable_memory_gb(eff, other) < need_gb:
+            continue
+        placement = place(ctx, other, count, group)
+        if placement is not None:
+            same_form = (other.form_factor or "")[:3] == (gpu.form_factor or "")[:3]  # SXM vs PCIe
+            found.append((abs(other.memory_gb - gpu.memory_gb), not same_form, placement.price_per_hour_usd,
+                          other.id, placement, other))
+    if not found:
+        return None, None
+    *_, placement, other = min(found, key=lambda f: f[:4])
+    return placement, other
 
 
 def group_cap(ctx: Context, gpu: Gpu) -> int:
@@ -870,7 +907,13 @@ def finetune_option(ctx: Context, model: Model, gpu: Gpu, est: FinetuneEstimate,
                     changes: list[str] | None = None) -> Option:
     """The answer's :class:`Option` for a fine-tuning setup."""
     placement = place(ctx, gpu, est.gpu_count, min(est.gpu_count, 8))
+    variant = None
+    if placement is None:  # the provider named rents another variant of this GPU: price the run on it, labelled
+        placement, variant = place_nearest_variant(ctx, gpu, est.gpu_count, min(est.gpu_count, 8),
+                                                   est.memory_per_gpu_gb)
     price = price_of(ctx, placement)
+    if price is not None and variant is not None:
+        price.gpu_variant, price.gpu_variant_name = variant.id, variant.name
     usable = usable_memory_gb(efficiency_for(ctx.kb), gpu)
     opt = Option(model=model.id, model_name=model_label(model), gpu=gpu.id, gpu_name=gpu.name, gpu_count=est.gpu_count,
                  precision=est.precision, method=est.method, fits=est.fits, meets=est.fits,
