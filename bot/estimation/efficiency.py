@@ -75,8 +75,9 @@ class WeightFormat(Sourced):
         min_compute_capability: the NVIDIA compute capability the format's kernels need (other vendors:
             not supported), or ``None`` when only ``requires`` gates it.
         engines: engine ids that run this format as a fallback (``runs_checkpoints_of``); empty = any.
-        layer_overhead_us: fixed time per transformer layer per forward pass that the format's own GEMM
-            kernels add on top of the engine's ``layer_overhead_us`` (microseconds; 0 for the GPU's native GEMMs).
+        gemm_call_overhead_us: fixed time each call of the format's own GEMM kernel adds on top of the engine's
+            ``layer_overhead_us`` (microseconds; 0 for the GPU's native GEMMs); a dense layer makes four calls
+            (qkv, o, gate_up, down), an MoE layer two (qkv, o; the experts' launches are ``moe_layer_overhead_us``).
     """
 
     bytes_per_weight: float = Field(gt=0)
@@ -89,7 +90,7 @@ class WeightFormat(Sourced):
     runs_checkpoints_of: str | None = None
     min_compute_capability: float | None = Field(default=None, gt=0)
     engines: list[str] = Field(default_factory=list)
-    layer_overhead_us: float = Field(default=0.0, ge=0)
+    gemm_call_overhead_us: float = Field(default=0.0, ge=0)
     aliases: list[str] = Field(default_factory=list)
 
 

@@ -734,8 +734,10 @@ def estimate_inference_for(
                isl, osl, cached, model.compute_params_b * 1e9, mbu, mfu if peak_tflops else None,
                peak_tflops * 1e12 if peak_tflops else None, attn_rate, d_pre, d_dec, eff.tile_tokens(gpu, fmt), node,
                bool(attention_data_parallel))
-    if model.kind == "llm" and fmt.layer_overhead_us and eng.multi_gpu_split != "layer":
-        ctx.fmt_layer_us = fmt.layer_overhead_us  # the format's own kernels (Marlin), not llama.cpp's GGUF ones
+    if model.kind == "llm" and fmt.gemm_call_overhead_us and eng.multi_gpu_split != "layer":
+        # the format's own kernels (Marlin), not llama.cpp's GGUF ones: qkv, o, gate_up, down per dense layer; an
+        # MoE layer's expert launches are already its moe_layer_overhead_us
+        ctx.fmt_layer_us = fmt.gemm_call_overhead_us * (2 if model.is_moe else 4)
     fused = eng.fused_attention if fused_attention is None else fused_attention
     if not fused and model.kind == "llm":
         ctx.score_bytes = eff.c("unfused_attention_score_bytes")
