@@ -175,6 +175,20 @@ def test_capacity_cards(kb, text, expected):
     assert (gpu.capacity_only, memory, gpu.count) == expected
 
 
+@pytest.mark.parametrize(("text", "gpu_id", "memory_gb"), [
+    # memory.platform_words: a notebook platform is said where a card word is, and the card is a rented one
+    ("qlora on a kaggle notebook with 16gb, gemma 2 9b", "t4-16gb", None),
+    ("colab pro 40GB for llama 3 8b full finetune?", "a100-sxm-40gb", None),
+    # a size just under a card's (tools report 15 GiB for a 16 GB card) is that card, keeping the stated size
+    ("phi-3 mini runs out of memory on a 15gb sagemaker studio lab", "t4-16gb", 15),
+    # memory.cloud_words: a rented card, not a GeForce of that size
+    ("a 24gb cloud instance for mistral 7b", "l4-24gb", None),
+])
+def test_platform_and_cloud_words(kb, text, gpu_id, memory_gb):
+    gpu = parse_question(text, kb).gpus[0]
+    assert (gpu.capacity_only, gpu.id, gpu.memory_gb) == (True, gpu_id, memory_gb)
+
+
 @pytest.mark.parametrize("text", [
     # memory.requirement_words and not_card_after: a size that is no card
     "llama 3 8b uses 18gb in bf16",

@@ -165,6 +165,18 @@ def test_capacity_cards(kb, text, expected):
     assert (gpu.capacity_only, memory, gpu.count) == expected
 
 
+@pytest.mark.parametrize(("text", "gpu_id", "memory_gb"), [
+    # memory.platform_words: 在线笔记本平台的显存就是一张租来的卡
+    ("魔搭 24G 能跑 qwen2.5 14b 吗", "l4-24gb", None),
+    ("ai studio 32G 显存微调 chatglm3 6b", "v100-sxm-32gb", None),
+    # memory.cloud_words: 租的云上的卡，不是游戏卡
+    ("云上 16G 的卡 跑 qwen2.5 7b", "t4-16gb", None),
+])
+def test_platform_and_cloud_words(kb, text, gpu_id, memory_gb):
+    gpu = parse_question(text, kb).gpus[0]
+    assert (gpu.capacity_only, gpu.id, gpu.memory_gb) == (True, gpu_id, memory_gb)
+
+
 @pytest.mark.parametrize("text", ["qwen2.5 7b 占用 18G", "模型需要 140G 显存", "70G的模型文件", "内存 256G 的服务器"])
 def test_sizes_that_name_no_card(kb, text):
     assert parse_question(text, kb).gpus == []

@@ -140,12 +140,18 @@ class MoneyVocab(_Vocab):
 class MemoryVocab(_Vocab):
     """Memory sizes. ``card_words`` after (or before) a size make it a GPU ("a 16gb card", "显存48G");
     ``requirement_words`` before a size make it what something needs, not a card ("uses 20gb",
-    "requires 112 GB of VRAM"); ``not_card_after`` after a size say whose size it is ("the 140 gb model")."""
+    "requires 112 GB of VRAM"); ``not_card_after`` after a size say whose size it is ("the 140 gb model");
+    ``platform_words`` ("colab", "kaggle") act as card words and, with ``cloud_words``, say the card is rented."""
 
     units: list[str] = Field(default_factory=list)
     card_words: list[str] = Field(default_factory=list)
     requirement_words: list[str] = Field(default_factory=list)
     not_card_after: list[str] = Field(default_factory=list)
+    #: hosted notebook platforms that give a GPU ("15 GB colab", "kaggle 16GB"): a size said with one is a card, a
+    #: rented (data-center) one
+    platform_words: list[str] = Field(default_factory=list)
+    #: words that make a card named by its memory a rented one: a data-center card is meant, not a GeForce
+    cloud_words: list[str] = Field(default_factory=list)
 
 
 class UnitList(_Vocab):
@@ -455,6 +461,8 @@ class Lexicon:
     card_words: Phrases
     memory_requirement_words: Phrases
     not_card_after: Phrases
+    platform_words: Phrases
+    cloud_words: Phrases
     bandwidth_units: Phrases
     multiplier_units: Phrases
     percent_units: Phrases
@@ -481,6 +489,8 @@ class Lexicon:
     object_skip: Phrases
     compare_connectors: Phrases
     choice_connectors: Phrases
+    #: connectors that list options ("A100/H100"): a count said with one of the GPUs so listed is each one's
+    option_connectors: Phrases
     compare_relations: Phrases
     precisions: Phrases
     kv_cache_words: Phrases
@@ -631,6 +641,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         card_words=Phrases(_flat(lists(lambda f: f.memory.card_words))),
         memory_requirement_words=Phrases(_flat(lists(lambda f: f.memory.requirement_words))),
         not_card_after=Phrases(_flat(lists(lambda f: f.memory.not_card_after))),
+        platform_words=Phrases(_flat(lists(lambda f: f.memory.platform_words))),
+        cloud_words=Phrases(_flat(lists(lambda f: f.memory.cloud_words))),
         bandwidth_units=Phrases(merged_maps(lambda f: f.bandwidth.units), left_bound=False),
         multiplier_units=Phrases(_flat(lists(lambda f: f.multipliers.units)), left_bound=False),
         percent_units=Phrases(_flat(lists(lambda f: f.percent.units)), left_bound=False),
@@ -657,6 +669,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         compare_connectors=Phrases(_flat(lists(lambda f: f.compare_connectors))),
         choice_connectors=Phrases({c: True for f in files for c in f.compare_connectors if phrase_key(c) not in {
             phrase_key(o) for g in files for o in g.option_connectors}}),
+        option_connectors=Phrases(_flat(lists(lambda f: f.option_connectors))),
         compare_relations=Phrases(_flat(lists(lambda f: f.compare_relations))),
         precisions=Phrases(_inverse(groups(lambda f: f.precisions))),
         kv_cache_words=Phrases(_flat(lists(lambda f: f.kv_cache_words))),

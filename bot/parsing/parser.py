@@ -5,7 +5,8 @@ The steps, each a pure function over the prepared, lower-cased text (one ordered
 1. :func:`~bot.parsing.slack_text.clean_slack_text`; a pasted ``config.json`` is taken out and read by the
    knowledge base's importer; pasted error lines are set aside (read by :mod:`bot.parsing.diagnosis`);
 2. :func:`~bot.parsing.text.prepare_text`: Unicode NFKC, Chinese numerals before counters, spaces at
-   CJK/Latin boundaries, glued counts, MoE sizes, family aliases;
+   CJK/Latin boundaries, glued counts, MoE sizes, family aliases; a GPU name glued to a memory size before it
+   or to a word after it ("80GA100", "3090lora") is spaced (:func:`~bot.parsing.gpus.split_glued_names`);
 3. names: models first (:mod:`bot.parsing.models`), so that "llama-2-70b" is not read as a count of GPUs,
    then cloud instances and GPUs (:mod:`bot.parsing.gpus`), then GPUs named only by their memory;
 4. quantities (:mod:`bot.parsing.quantities`) and the lexicon's words (precisions, engines, methods,
@@ -38,6 +39,8 @@ from bot.parsing.gpus import (
     scan_gpus,
     scan_instances,
     scan_standalone_counts,
+    share_listed_counts,
+    split_glued_names,
 )
 from bot.parsing.lexicon import Lexicon, get_lexicon
 from bot.parsing.models import scan_models, shape_hints
@@ -47,7 +50,7 @@ from bot.parsing.query import GpuMention, ModelMention, Money, Query, UnknownTer
 from bot.parsing.route import RouteInputs, find_workload, route
 from bot.parsing.slack_text import clean_slack_text
 from bot.parsing.tables import ParserTables, get_tables
-from bot.parsing.text import SpanSet, detect_language, prepare_text
+from bot.parsing.text import PreparedText, SpanSet, detect_language, prepare_text
 
 __all__ = ["MAX_MESSAGE_CHARS", "parse_question"]
 
@@ -141,6 +144,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         notes.append(note("message_truncated", chars=MAX_MESSAGE_CHARS, total_chars=len(cleaned)))
         cleaned = cleaned[:MAX_MESSAGE_CHARS]
     prepared = prepare_text(_replace_model_words(_replace_family_aliases(cleaned, tables), lex), lex)
+    prepared = PreparedText(split_glued_names(prepared.text, tables, lex))  # "80GA100", "3090lora"
     low = prepared.low
     unknown: list[UnknownTerm] = []
     error_paste = is_error_paste(low)
@@ -163,7 +167,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     capacity = scan_capacity_gpus(low, prepared.written, tables, name_spans, lex, gpu_found)
     for f in capacity:
         name_spans.add((f.span_start, f.span_end))
-    gpu_found = sorted(gpu_found + capacity, key=lambda f: f.start)
+    gpu_found = share_listed_counts(sorted(gpu_found + capacity, key=lambda f: f.start), low, lex)
     for f in gpu_found:
         if f.id is None and len(unknown) < MAX_UNKNOWN_TERMS and f.as_written.lower() not in {
                 u.as_written.lower() for u in unknown}:
