@@ -4,7 +4,10 @@ through the real parse (and, where the kind is about the answer, advise) path wi
 1. memory glued before a GPU name ("80GA100") or after it in parentheses behind a card word ("A100 GPUs (40GB)");
 2. a GPU name glued to a word of the lexicon ("3090lora", "4090fp16");
 3. a count before GPUs listed with a slash is each option's count ("32 A100/H100");
-4. a memory size said with a notebook platform ("15 GB colab") is a (rented) card of that memory.
+4. a memory size said with a notebook platform ("15 GB colab") is a (rented) card of that memory;
+7. training a model the knowledge base lacks, named with its size ("pythia-2.8b") or by a size in millions ("a 345M
+   model"): sized by its parameter count and said not to be in the knowledge base; training a named release on a
+   modest token count is fine-tuning it, as for a model the knowledge base has.
 
 GPU ids and memory come from ``knowledge/gpus.yaml`` (the A100 40GB is ``a100-sxm-40gb``, the T4 16 GB ``t4-16gb``).
 """
@@ -134,3 +137,53 @@ def test_the_platform_card_is_sized_with_the_stated_memory(kb):
     # the T4 with the 15 GB said, not the card's 16 GB
     assert a.options and a.options[0].gpu.startswith("t4-16gb") and a.options[0].gpu_name == "T4 15GB"
     assert a.options[0].usable_gb < 15.0
+
+
+# --------------------------------------------------------------------------- 7. training a model the kb lacks
+
+@pytest.mark.parametrize(("text", "size_b"), [
+    ("what hardware to train a 350M model", 0.35),
+    ("how many A100 to pretrain a 125m gpt from scratch", 0.125),
+    ("训练一个 500M 的模型需要几张卡", 0.5),
+    ("finetune pythia-410m on a T4", 0.41),
+])
+def test_a_size_in_millions_with_a_model_word_or_name_is_a_model(kb, text, size_b):
+    q = parse_question(text, kb)
+    assert [(m.id, m.params_total_b) for m in q.models] == [(None, pytest.approx(size_b))]
+    assert q.not_understood == []
+
+
+@pytest.mark.parametrize(("text", "field", "value"), [
+    # millions of something else are never a model's size
+    ("embed 5M documents with bge-m3", "documents", 5e6),
+    ("3.5M tokens per day through llama 3 8b", "training_tokens", 3.5e6),
+])
+def test_millions_of_items_are_no_model(kb, text, field, value):
+    q = parse_question(text, kb)
+    assert all(not m.generic for m in q.models)
+    assert getattr(q, field) == value
+
+
+@pytest.mark.parametrize(("text", "intent"), [
+    # a named release the knowledge base lacks, trained on a modest (or no) token count: fine-tuning it
+    ("I am training EleutherAI/pythia-1.4b on a g5.12xlarge and it OOMs", "finetune"),
+    ("训练 pythia-1b 需要几张 4090", "finetune"),
+    # said to be pretraining, or a size alone: a training run
+    ("pretrain pythia-2.8b on 300B tokens with 64 A100s", "size_training"),
+    ("train a 1.3B model from scratch on 50B tokens, 8 H100", "size_training"),
+    ("what hardware to train a 350M model", "size_training"),
+])
+def test_training_a_model_the_kb_lacks_is_routed_by_what_is_said(kb, text, intent):
+    assert parse_question(text, kb).intent == intent
+
+
+def test_a_named_model_the_kb_lacks_is_sized_and_said_not_to_be_known(kb):
+    a = advise(parse_question("pretrain pythia-2.8b on 300B tokens with 64 A100s", kb), kb, today=TODAY)
+    assert a.query.models[0].name_unknown and a.query.unknown_terms[0].sized
+    # sized as 2.8B parameters: 6 x 2.8e9 x 3e11 = 5.04e21 FLOPs over 64 A100s (the training answer's formula)
+    assert a.options[0].gpu_count == 64 and a.options[0].gpu_hours > 0
+    codes = [w.code for w in a.warnings]
+    assert "unknown_model_generic" in codes
+    assert "unknown_term" not in codes  # never "left it out"
+    zh = advise(parse_question("训练 pythia-1b 需要几张 4090", kb), kb, today=TODAY)
+    assert "unknown_model_generic" in [w.code for w in zh.warnings]

@@ -25,6 +25,8 @@ __all__ = ["Context"]
 _LEADING_LIMITS = frozenset({"quantity_over_limit", "quantity_unusable", "closed_model"})
 #: Headlines that already state the bound they hit (a quote of more GPUs than the sizing bound, priced at list).
 _SAYS_ITS_LIMIT = frozenset({"quote_count_over_limit"})
+#: Parser notes that say a model name the knowledge base lacks was sized by the parameter count it carries.
+_SIZED_UNKNOWN = frozenset({"unknown_model_generic", "generic_model_named"})
 
 
 @dataclass
@@ -54,10 +56,17 @@ class Context:
     def __post_init__(self) -> None:
         if self.offers is None:
             self.offers = offer_table(self.kb)
-        self.assumptions.extend(self.query.notes)
+        # a model name the knowledge base lacks, sized by the parameter count it carries ("pythia-2.8b"), is said
+        # where the user sees it, not among the assumptions
+        sized = _SIZED_UNKNOWN if any(t.sized for t in self.query.unknown_terms) else frozenset()
+        self.assumptions.extend(n for n in self.query.notes if n.code not in sized)
+        self.warnings.extend(n for n in self.query.notes if n.code in sized and not n.params.get("approximate"))
+        self.assumptions.extend(n for n in self.query.notes if n.code in sized and n.params.get("approximate"))
         unlisted = {u.name: u for u in self.kb.unlisted}
         for term in self.query.unknown_terms:
             entry = unlisted.get(term.unlisted or "")
+            if term.sized:
+                continue  # said above: sized as a generic model, never left out
             if entry is not None:
                 self.warnings.append(note("unlisted_gpu", written=term.as_written, name=entry.name,
                                           reason_en=entry.reason.en, reason_zh=entry.reason.zh,

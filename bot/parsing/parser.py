@@ -654,11 +654,12 @@ def _models(found, low: str, pasted, unknown: list[UnknownTerm], notes: list[Not
     models: list[ModelMention] = []
     for f in found:
         notes.extend(f.notes)
+        sized = bool(f.unknown and f.generic and f.params_total_b)  # "pythia-2.8b": sized by its parameter count
         if f.unknown and len(unknown) < MAX_UNKNOWN_TERMS:
-            unknown.append(UnknownTerm(as_written=f.unknown, kind="model", suggestions=f.suggestions[:3]))
+            unknown.append(UnknownTerm(as_written=f.unknown, kind="model", suggestions=f.suggestions[:3], sized=sized))
         models.append(ModelMention(id=f.id, as_written=f.as_written, variant_assumed=f.variant_assumed,
                                    generic=f.generic, params_total_b=f.params_total_b,
-                                   params_active_b=f.params_active_b, precision=f.precision))
+                                   params_active_b=f.params_active_b, precision=f.precision, name_unknown=sized))
     layers, hidden, kv_heads, shape_spans = shape_hints(low)
     for span in shape_spans:
         spans.add(span)

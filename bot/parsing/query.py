@@ -100,6 +100,9 @@ class ModelMention(_Record):
         config: the sizing fields of a pasted Hugging Face ``config.json``.
         alternative_to: the closed model (weights not published) this open-weight model is offered in place
             of, as the user wrote it ("GPT-4"); ``None`` for a model the user named.
+        name_unknown: the text names this generic model by a name the knowledge base lacks ("pythia-2.8b"): a
+            released model, sized by the parameter count its name carries, and reported as not in the knowledge
+            base (``UnknownTerm.sized``); ``False`` for a size alone ("a 1.3B model").
     """
 
     id: str | None = None
@@ -114,6 +117,7 @@ class ModelMention(_Record):
     precision: str | None = None
     config: dict | None = None
     alternative_to: str | None = None
+    name_unknown: bool = False
 
 
 class Money(_Record):
@@ -138,12 +142,15 @@ class UnknownTerm(_Record):
             offered to the user, never silently substituted.
         unlisted: the name of an accelerator the knowledge base knows of but has no figures for
             (gpus.yaml ``unlisted``), whose reason the answer gives.
+        sized: a model name sized as a generic model of the parameter count it carries ("pythia-2.8b" ->
+            2.8B; ``ModelMention.name_unknown``): the answer says so instead of leaving the model out.
     """
 
     as_written: str
     kind: Literal["gpu", "model"] = "gpu"
     suggestions: list[str] = Field(default_factory=list)
     unlisted: str | None = None
+    sized: bool = False
 
 
 class Diagnosis(_Record):

@@ -203,10 +203,11 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
             query.concurrent_users or query.requests_per_s or query.target_tokens_per_s or query.documents):
         # "1000B dense model, 5T tokens, 2048 H100, how long": a token count to push through a model is a run
         return "size_training"
-    if workload == "training" and query.models and all(m.id for m in query.models) and not \
+    if workload == "training" and query.models and all(m.id or m.name_unknown for m in query.models) and not \
             lex.pretraining.search(x.low) and (query.training_tokens or 0) < _PRETRAINING_TOKENS:
-        # "trying to train Mistral 7B", "training pythia-2.8b on a p3": training a released model on a modest (or
-        # no) token count is fine-tuning it; pretraining is said ("from scratch", "预训练") or has its scale
+        # "trying to train Mistral 7B", "training pythia-2.8b on a p3": training a released model (one in the
+        # knowledge base, or one named that it lacks) on a modest (or no) token count is fine-tuning it; pretraining
+        # is said ("from scratch", "预训练") or has its scale; a size alone ("train a 1.3B model") may be either
         return "finetune"
     if workload is not None:
         return {"finetune": "finetune", "training": "size_training", "inference": "size_inference"}[workload]
