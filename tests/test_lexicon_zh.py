@@ -340,3 +340,9 @@ def test_broken_chinese_file_is_reported_with_file_line_and_field(tmp_path):
 ])
 def test_simultaneous_and_own_card_words(kb, text, field, expected):
     assert _field(parse_question(text, kb), field) == expected
+
+
+def test_memory_name_joiners(kb):
+    # memory.name_joiners: "32G的V100" is the 32 GB V100 (knowledge/gpus.yaml v100-sxm-32gb), not a second card
+    q = parse_question("两张32G的V100 跑 qwen2.5 14b", kb)
+    assert [(g.id, g.count, g.capacity_only) for g in q.gpus] == [("v100-sxm-32gb", 2, False)]

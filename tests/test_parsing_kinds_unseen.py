@@ -36,6 +36,9 @@ def _gpus(query) -> list[tuple]:
     ("is 24g4090 enough for qwen2.5 32b awq", [("rtx-4090-24gb", None, None, False)]),
     ("2张40GA100能跑 qwen2.5 72b int4 吗", [("a100-sxm-40gb", 2, None, False)]),
     ("一台80GA100上 qwen2.5 14b 能开多少并发", [("a100-sxm-80gb", 1, None, False)]),
+    # joined by 的 (memory.name_joiners): "a 40G A100", the 40 GB variant
+    ("一张40G的A100上微调 qwen2.5 7b 要多久，另一张80G的A100呢",
+     [("a100-sxm-40gb", 1, None, False), ("a100-sxm-80gb", 1, None, False)]),
 ])
 def test_memory_glued_before_the_name_selects_that_variant(kb, text, gpus):
     q = parse_question(text, kb)
@@ -53,6 +56,15 @@ def test_memory_in_parentheses_after_the_name_selects_that_variant(kb, text, gpu
     q = parse_question(text, kb)
     assert _gpus(q) == gpus
     assert 40.0 not in q.memory_stated_gb and 32.0 not in q.memory_stated_gb
+
+
+@pytest.mark.parametrize("text", ["两张显卡：在一张24G的A100或两张16G的V100上lora微调 qwen2.5 7b 都OOM了",
+                                  "fine-tuning llama 3 8b OOMs on a 24GB A10 or a 16GB T4"])
+def test_gpus_joined_in_an_out_of_memory_report_are_the_setups_tried(kb, text):
+    # each with its stated memory and count; the question is the fine-tuning, not a comparison
+    q = parse_question(text, kb)
+    assert q.intent == "finetune"
+    assert all(not g.capacity_only for g in q.gpus) and len(q.gpus) == 2
 
 
 def test_a_name_that_already_says_its_memory_takes_no_second_one(kb):

@@ -329,6 +329,7 @@ class _GpuScanner:
         self.percentiles = lex.percentiles  # "p99" is a latency percentile, not a Tesla P-series card
         self.own_card = re.compile(rf"(?:{lex.own_card_words.pattern})\s*$")  # "my 4070 ti super": one card
         self.card_then_paren = _card_then_paren(lex.card_words.pattern)  # "A100 GPUs (40GB)", "A100显卡（40G）"
+        self.memory_gap_before = _memory_gap_before(lex.memory_name_joiners.pattern)  # "40gb a100", "40G的A100"
         self.glued: dict[int, int] = {}
         self.words = self._split_glued_figures(_words(low, masked))
         self.reps = [_repair_word(w) for w, _, _ in self.words]
@@ -467,8 +468,8 @@ class _GpuScanner:
             if self.low[span_end:span_end + 1] == ")":
                 span_end += 1
             n += used
-        elif i > 0 and _MEMORY_WORD.match(self.words[i - 1][0]) and re.match(
-                r"^[\s*x×]{1,3}$", self.low[self.words[i - 1][2]:start]):
+        elif i > 0 and _MEMORY_WORD.match(self.words[i - 1][0]) and self.memory_gap_before.fullmatch(
+                self.low, self.words[i - 1][2], start):
             memory_gb = int(_MEMORY_WORD.match(self.words[i - 1][0]).group(1))
             span_start = self.words[i - 1][1]
         match = self.tables.index.lookup("gpu", key, fuzzy=False)
@@ -756,6 +757,13 @@ def _other_variant(low: str, start: int, end: int, memory: int, named: list[Foun
                         notes=[] if variant else [note("stated_memory", gpu_name=tables.index.display_name(
                             "gpu", gpu_id), memory_gb=memory)])
     return None
+
+
+@lru_cache(maxsize=4)
+def _memory_gap_before(joiners: str) -> re.Pattern[str]:
+    """Between a memory size and the GPU name after it: spaces, a multiplication sign ("80gb x a100") or a joiner of
+    the lexicon ("40G的A100")."""
+    return re.compile(rf"[\s*x×]{{1,3}}|\s*(?:{joiners})\s*")
 
 
 @lru_cache(maxsize=4)

@@ -152,6 +152,8 @@ class MemoryVocab(_Vocab):
     platform_words: list[str] = Field(default_factory=list)
     #: words that make a card named by its memory a rented one: a data-center card is meant, not a GeForce
     cloud_words: list[str] = Field(default_factory=list)
+    #: words between a memory size and the GPU name after it ("40G的A100"): the size is that GPU's
+    name_joiners: list[str] = Field(default_factory=list)
 
 
 class UnitList(_Vocab):
@@ -463,6 +465,7 @@ class Lexicon:
     not_card_after: Phrases
     platform_words: Phrases
     cloud_words: Phrases
+    memory_name_joiners: Phrases
     bandwidth_units: Phrases
     multiplier_units: Phrases
     percent_units: Phrases
@@ -643,6 +646,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         not_card_after=Phrases(_flat(lists(lambda f: f.memory.not_card_after))),
         platform_words=Phrases(_flat(lists(lambda f: f.memory.platform_words))),
         cloud_words=Phrases(_flat(lists(lambda f: f.memory.cloud_words))),
+        memory_name_joiners=Phrases(_flat(lists(lambda f: f.memory.name_joiners))),
         bandwidth_units=Phrases(merged_maps(lambda f: f.bandwidth.units), left_bound=False),
         multiplier_units=Phrases(_flat(lists(lambda f: f.multipliers.units)), left_bound=False),
         percent_units=Phrases(_flat(lists(lambda f: f.percent.units)), left_bound=False),

@@ -20,7 +20,8 @@ The rules (each a kind of question, not a particular message), in order:
    named GPUs; not what serving a model costs, which the sizing answer prices (rule 11), nor GPUs compared
    for a model, which the comparison prices (rule 7).
 7. ``compare``: two GPUs joined ("A vs B", "A or B", "A/B", "also tried B"; "A/B" alone with a workload and
-   no comparison asked lists the options of that workload, rule 12) or a GPU after a relation
+   no comparison asked lists the options of that workload, rule 12, and GPUs joined in an out-of-memory report
+   with a workload are the setups tried) or a GPU after a relation
    ("faster than B", "worth it over B", "替代 B"): with a model always; without one when no spec word, support
    question or quoted ratio is asked ("8xH100+nvlink is worse than 4xA100": the NVLink named on the way is no
    spec question).
@@ -157,6 +158,10 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     # "A100/A800" lists options: with a workload and no comparison asked they are the options of the workload
     listed_only = not choice.search(x.marked) and not rel.search(x.marked) and bool(query.workload) and not (
         asks & {"comparison", "cheapest", "best"})
+    # "fine-tuning OOMs on an A100 or four V100s": GPUs said with an out-of-memory report are the setups tried, not
+    # a comparison asked
+    tried = diagnosis == "oom" and bool(query.workload) and not asks & {"comparison", "cheapest", "best", "speed"}
+    listed_only = listed_only or tried
     joined = bool(gpus and (pair.search(x.marked) or rel.search(x.marked))) and not listed_only
     # what serving a model costs needs the serving plan first: the sizing answer prices it ("monthly cost to
     # serve llama 70b to 20 users"); a run (training, fine-tuning) or GPUs alone are priced by the quote
