@@ -81,6 +81,9 @@ def test_numbers(kb, text, field, expected):
     ("2k in / 256 out on mistral 7b", "output_tokens", 256),
     ("full finetune qwen2.5 7b on 50M tokens", "training_tokens", 5e7),
     ("llama 3 8b at 4096 tokens", "context_tokens", 4096),      # tokens_plain: below a million, the context
+    ("pretrain a 1b model with 800 gpu hrs", "gpu_hours", 800),   # gpu_hours.units
+    ("2,400 card-hours of l40s for mistral 7b training", "gpu_hours", 2400),
+    ("a 7b model on 300 h100 hours", "gpu_hours", 300),         # a GPU's name, then an hour unit
 ])
 def test_quantities(kb, text, field, expected):
     assert _field(parse_question(text, kb), field) == expected

@@ -98,6 +98,9 @@ def test_numbers_in_questions(kb, text, field, expected):
     ("输入长度 2000 输出长度 500 qwen2.5 14b", "input_tokens", 2000),
     ("输入长度 2000 输出长度 500 qwen2.5 14b", "output_tokens", 500),
     ("用 1T token 预训练一个 7b", "training_tokens", 1e12),
+    ("3000卡时 能训练多大的模型", "gpu_hours", 3000),               # gpu_hours.units
+    ("预训练 1b 模型 有 800 个卡时", "gpu_hours", 800),
+    ("给 7b 模型 2万 gpu小时", "gpu_hours", 20_000),
 ])
 def test_quantities(kb, text, field, expected):
     assert _field(parse_question(text, kb), field) == expected

@@ -5,6 +5,8 @@ through the real parse (and, where the kind is about the answer, advise) path wi
 2. a GPU name glued to a word of the lexicon ("3090lora", "4090fp16");
 3. a count before GPUs listed with a slash is each option's count ("32 A100/H100");
 4. a memory size said with a notebook platform ("15 GB colab") is a (rented) card of that memory;
+6. GPU-hours as a quantity ("5,000 H100 GPU-hours", "10k A100 hours", "5000卡时"): a budget of GPU time, neither a
+   count nor a wall clock, that the training answer (tokens, wall clock, cost) and the quote read;
 7. training a model the knowledge base lacks, named with its size ("pythia-2.8b") or by a size in millions ("a 345M
    model"): sized by its parameter count and said not to be in the knowledge base; training a named release on a
    modest token count is fine-tuning it, as for a model the knowledge base has.
@@ -199,3 +201,82 @@ def test_a_named_model_the_kb_lacks_is_sized_and_said_not_to_be_known(kb):
     assert "unknown_term" not in codes  # never "left it out"
     zh = advise(parse_question("训练 pythia-1b 需要几张 4090", kb), kb, today=TODAY)
     assert "unknown_model_generic" in [w.code for w in zh.warnings]
+
+
+# --------------------------------------------------------------------------- 6. GPU-hours
+
+@pytest.mark.parametrize(("text", "gpu_hours", "gpus"), [
+    ("we have 5,000 H100 GPU-hours, how many tokens can we pretrain a 7b model on?", 5000, [("h100-sxm-80gb", None)]),
+    ("10k A100 hours budget to train a 1.3B model from scratch, how long on 64 GPUs?", 10_000,
+     [("a100-sxm-80gb", 64)]),
+    ("what would 20000 gpu hours on H100 cost", 20_000, [("h100-sxm-80gb", None)]),
+    ("有 5000 卡时的 A800，能预训练 7b 模型多少 token", 5000, [("a800-sxm-80gb", None)]),
+    ("预训练 1.3B 模型，1万 GPU 小时够吗，100B token", 10_000, []),
+])
+def test_gpu_hours_are_gpu_time_not_a_count_or_a_duration(kb, text, gpu_hours, gpus):
+    q = parse_question(text, kb)
+    assert q.gpu_hours == gpu_hours
+    assert [(g.id, g.count) for g in q.gpus] == gpus
+    assert q.duration_hours is None and q.budget is None and q.gpu_count is None
+    assert q.not_understood == [] and q.limits == []
+
+
+@pytest.mark.parametrize(("text", "count", "hours"), [
+    # a count with thousands separators is one number, and hours after "for" are a rental's length
+    ("1,024 H100s for a month", 1024, 730),
+    ("8 H100 for 100 hours", 8, 100),
+    ("rent 8x H100 for 24 hours", 8, 24),
+])
+def test_counts_and_durations_stay_what_they_were(kb, text, count, hours):
+    q = parse_question(text, kb)
+    assert ([g.count for g in q.gpus], q.duration_hours, q.gpu_hours) == ([count], hours, None)
+
+
+def test_gpu_hours_train_this_many_tokens(kb):
+    a = advise(parse_question("we have 5,000 H100 GPU-hours at 40% MFU, how many tokens can we pretrain a 7b model "
+                              "on?", kb), kb, today=TODAY)
+    assert a.query.intent == "size_training" and a.headline.code == "tokens_for_gpu_hours"
+    p = a.headline.params
+    # tokens = GPU-hours x 3,600 s x 989 TFLOPS (H100 SXM dense bf16, knowledge/gpus.yaml) x 0.40 MFU (stated) x 0.87
+    # goodput (knowledge/efficiency.yaml training_goodput) / (6 x 7e9 parameters) = 1.475e11
+    assert p["tokens_tokens"] == pytest.approx(5000 * 3600 * 989e12 * 0.40 * 0.87 / (6 * 7e9), rel=0.01)
+    o = a.options[0]
+    # the wall clock is the GPU-hours over the GPUs of the run; the cost is the GPU-hours at the price per GPU-hour
+    assert p["wall_hours"] == pytest.approx(5000 / o.gpu_count, rel=1e-6)
+    assert p["total_usd"] == pytest.approx(5000 * o.price.price_per_gpu_hour_usd, rel=1e-6)
+
+
+def test_gpu_hours_wall_clock_on_the_count_said(kb):
+    a = advise(parse_question("10k A100 hours budget to train a 1.3B model from scratch, how long on 64 GPUs?", kb),
+               kb, today=TODAY)
+    assert a.query.intent == "size_training"
+    # 10,000 GPU-hours over 64 GPUs = 156.25 h
+    assert a.headline.params["wall_hours"] == pytest.approx(10_000 / 64)
+    assert a.options[0].gpu_count == 64
+
+
+@pytest.mark.parametrize(("text", "within"), [
+    ("pretrain a 3b model on 300B tokens on 8 H100, we have 20,000 GPU-hours", True),
+    ("pretrain a 3b model on 300B tokens on 8 H100, we have 2,000 GPU-hours", False),
+    ("预训练 3b 模型 3000 亿 token，8 张 H100，只有 2000 卡时", False),
+])
+def test_a_stated_run_is_checked_against_the_gpu_hours(kb, text, within):
+    a = advise(parse_question(text, kb), kb, today=TODAY)
+    check = next(d for d in a.details if d.code == "gpu_hours_check")
+    assert check.params["within"] is within and check.params["over"] is not within
+    # the run's GPU-hours are the answer's own; the tokens the user's GPU-hours train scale with them (6ND is linear)
+    run = a.options[a.recommendation] if a.recommendation is not None else a.options[0]
+    assert check.params["gpu_hours"] == pytest.approx(run.gpu_hours)
+    assert check.params["tokens_in_budget_tokens"] == pytest.approx(
+        300e9 * check.params["have_gpu_hours"] / run.gpu_hours)
+
+
+def test_gpu_hours_are_priced_as_a_rental(kb):
+    a = advise(parse_question("what would 20000 gpu hours on H100 cost", kb), kb, today=TODAY)
+    assert a.query.intent == "quote"
+    o = a.options[0]
+    # one GPU for 20,000 h: 20,000 GPU-hours at the offer's price per GPU-hour
+    assert o.gpu_count == 1 and o.total_cost_usd == pytest.approx(20_000 * o.price.price_per_gpu_hour_usd)
+    assert "gpu_hours_as_rental" in [n.code for n in a.assumptions]
+    eight = advise(parse_question("10,000 A100 hours on 8 GPUs, price?", kb), kb, today=TODAY)
+    assert eight.options[0].gpu_count == 8 and eight.query.duration_hours == pytest.approx(10_000 / 8)

@@ -141,9 +141,10 @@ class _CountPatterns:
 def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_counters: str = "(?!)") -> _CountPatterns:
     # up to 15 digits, so that a count above MAX_GPU_COUNT is read (and set aside, saying so), never skipped;
     # never the digits of a negative number ("-5 h100": a minus after no letter, digit or dot)
-    num = rf"\d{{1,15}}|{words_pattern}"
+    # thousands written with commas ("1,024 H100s") are one number, never the "024" after a comma
+    num = rf"\d{{1,3}}(?:,\d{{3}})+(?![\d,])|\d{{1,15}}|{words_pattern}"
     cnt = rf"x|×|\*|-|{counters}"
-    unsigned = r"(?<![a-z0-9.$])(?<!(?<![a-z0-9_.])[-−])"
+    unsigned = r"(?<![a-z0-9.$])(?<!\d,)(?<!(?<![a-z0-9_.])[-−])"
     before = re.compile(
         rf"{unsigned}({num})\s*(?:{cnt}|{name_counters})?\s*(?:of\s+)?(?:(?:nvidia|geforce|tesla|amd)\s+)?$")
     # after the name: "h100 x8", "h100 8张", and "h200 8x" (not a ratio: "h100 3x faster")
@@ -179,7 +180,7 @@ def _too_many(word: str, patterns: _CountPatterns | None = None) -> bool:
 
 def _over_value(word: str, patterns: _CountPatterns | None = None) -> int | None:
     """The count ``word`` stands for, in digits or a number word of ``patterns``, unbounded; ``None`` when neither."""
-    word = word.strip()
+    word = word.strip().replace(",", "")
     if word.isdecimal():
         return int(word)
     value = patterns.words.get(re.sub(r"[\s_\-]+", "", word)) if patterns is not None else None
@@ -188,6 +189,8 @@ def _over_value(word: str, patterns: _CountPatterns | None = None) -> int | None
 
 def _count_value(word: str, patterns: _CountPatterns) -> int | None:
     word = word.strip()
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+", word):
+        word = word.replace(",", "")
     if word.isdigit():
         value = int(word)
     else:
@@ -329,6 +332,9 @@ class _GpuScanner:
         self.percentiles = lex.percentiles  # "p99" is a latency percentile, not a Tesla P-series card
         self.own_card = re.compile(rf"(?:{lex.own_card_words.pattern})\s*$")  # "my 4070 ti super": one card
         self.card_then_paren = _card_then_paren(lex.card_words.pattern)  # "A100 GPUs (40GB)", "A100显卡（40G）"
+        gpu_hours = lex.quantity_units.get("gpu_hours")
+        # "5,000 H100 GPU-hours", "10k A100 hours": the number before the name is GPU time, not a count
+        self.hours_after = re.compile(rf"\s*(?:{gpu_hours.pattern + '|' if gpu_hours else ''}{lex.hour_units.pattern})")
         self.memory_gap_before = _memory_gap_before(lex.memory_name_joiners.pattern)  # "40gb a100", "40G的A100"
         self.glued: dict[int, int] = {}
         self.words = self._split_glued_figures(_words(low, masked))
@@ -490,7 +496,7 @@ class _GpuScanner:
         count = glued
         nodes = None
         over_limit = None
-        if count is None:
+        if count is None and not self.hours_after.match(self.low, span_end):
             before = self.counts.before.search(self.low[max(0, span_start - 24):span_start])
             if before and not self._follows_model_word(span_start - len(before.group(0))):
                 count = _count_value(before.group(1), self.counts)

@@ -38,7 +38,7 @@ ASKS = ("fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "
         "node_count", "max_context", "token_cost", "difference")
 _QUANTITY_FIELDS = ("concurrent_users", "daily_active_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
                     "documents", "epochs", "audio_hours", "tokens_per_item", "context_tokens", "input_tokens",
-                    "output_tokens", "training_tokens", "tokens_plain", "transistors")
+                    "output_tokens", "training_tokens", "tokens_plain", "transistors", "gpu_hours")
 _PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "nf4", "fp4", "exl2")
 _WORKLOADS = ("finetune", "training", "inference")
 
@@ -442,6 +442,8 @@ class Lexicon:
     percentiles: dict[str, float]
     latency_units: Phrases
     duration_units: Phrases
+    #: the duration units worth one hour ("h", "hours", "小时"): after a GPU's name they make GPU-hours ("10k A100 hours")
+    hour_units: Phrases
     duration_periods: Phrases
     deadline_words: Phrases
     rental_words: Phrases
@@ -623,6 +625,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         percentiles={phrase_key(k): v for k, v in merged_maps(lambda f: f.latency.percentiles).items()},
         latency_units=Phrases(merged_maps(lambda f: f.latency.units), left_bound=False),
         duration_units=Phrases(merged_maps(lambda f: f.durations.units), left_bound=False),
+        hour_units=Phrases({k: v for k, v in merged_maps(lambda f: f.durations.units).items() if v == 1},
+                           left_bound=False),
         duration_periods=Phrases(merged_maps(lambda f: f.durations.periods)),
         deadline_words=Phrases(_flat(lists(lambda f: f.durations.deadline_words))),
         rental_words=Phrases(_flat(lists(lambda f: f.durations.rental_words))),

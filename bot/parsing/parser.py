@@ -409,7 +409,7 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
               "node_count": int, "context_tokens": int, "input_tokens": int, "output_tokens": int,
               "training_tokens": float, "documents": float, "tokens_per_item": float, "images": float,
               "epochs": float, "audio_hours": float, "duration_hours": float, "deadline_hours": float,
-              "utilization_pct": float}
+              "utilization_pct": float, "gpu_hours": float}
     rename = {"steps": "image_steps"}
     # several user counts ("500 people use it, 60 online at peak"): the one said to be simultaneous sizes the load
     users = scan.all("concurrent_users")

@@ -3,7 +3,7 @@
 One pass per kind of quantity, in this order (an earlier kind claims its span, so "$2/hr" is money and
 never also a duration):
 
-1. resolutions (``1024x1024``);
+1. resolutions (``1024x1024``), then GPU-hours (``5,000 GPU-hours``, ``10k A100 hours``, ``5000卡时``);
 2. money (``$5/hr``, ``under $300k``, ``5万元``, ``¥2.24/卡/小时``) with what it is: a price limit per hour
    or per GPU-hour, a budget, a purchase price, an electricity price;
 3. rates (``2000 tok/s``, ``5 req/s``, ``100 requests per day``) with the scope of a tokens/s figure;
@@ -50,7 +50,9 @@ MAX_REQUEST_TOKENS = 10_485_760
 #: 10^15 (the largest published pretraining runs use ~36T tokens, Qwen3 2025); per-request tokens:
 #: :data:`MAX_REQUEST_TOKENS`; durations: 1,000 years (no price or GPU generation lasts that long, so a
 #: longer one can only be noise); money: 10^12 in any currency (above the largest announced AI
-#: infrastructure plans, ~USD 500B in 2025); items and audio: 10^12 and 10^9 hours.
+#: infrastructure plans, ~USD 500B in 2025); items and audio: 10^12 and 10^9 hours; GPU-hours: 10^12 (Llama 3.1
+#: 405B took 3.08 x 10^7 H100 GPU-hours, its model card on huggingface.co/meta-llama; the largest count read for a
+#: whole year is 2.3 x 10^9).
 QUANTITY_LIMITS: dict[str, float] = {
     "gpu_count": MAX_GPU_COUNT, "node_count": MAX_GPU_COUNT // 8, "concurrent_users": 1_000_000,
     "daily_active_users": 10_000_000_000,
@@ -58,7 +60,7 @@ QUANTITY_LIMITS: dict[str, float] = {
     "context_tokens": MAX_REQUEST_TOKENS, "input_tokens": MAX_REQUEST_TOKENS, "output_tokens": MAX_REQUEST_TOKENS,
     "tokens_per_item": MAX_REQUEST_TOKENS, "tokens_plain": MAX_REQUEST_TOKENS,
     "duration_hours": 8_760_000, "deadline_hours": 8_760_000, "period_hours": 8_760_000, "audio_hours": 1e9,
-    "images": 1e12, "documents": 1e12, "money": 1e12,
+    "images": 1e12, "documents": 1e12, "money": 1e12, "gpu_hours": 1e12,
 }
 
 #: "一天", "一周": one unit of a period, before the hours used in it ("一天跑 6 个小时"), hours per unit.
@@ -339,6 +341,25 @@ class _Scanner:
                 self.claim("input_tokens", _k_tokens(first), m.start("a"), m.end("a"))
                 self.claim("output_tokens", _k_tokens(second), m.start("b"), m.end())
 
+    # ------------------------------------------------------------------ 1b. GPU-hours
+    def gpu_hours(self) -> None:
+        """GPU time as a quantity: a number with a GPU-hour unit ("5,000 GPU-hours", "5000卡时"), or with a GPU's (or
+        model's) name between it and a GPU-hour or hour unit ("10k A100 hours", "5,000 H100 GPU-hours"): GPU-hours,
+        never a wall clock."""
+        lex = self.lex
+        units = lex.quantity_units.get("gpu_hours")
+        if not units:
+            return
+        for m in _unit_pattern(self.num, units.pattern).finditer(self.low):
+            if self.free(m.start(), m.end()):
+                self.claim("gpu_hours", number_value(m, lex), m.start(), m.end())
+        named = _named_unit_pattern(self.num, f"{units.pattern}|{lex.hour_units.pattern}", lex.counter_pattern)
+        for n in _number_pattern(self.num).finditer(self.low):  # from each number ("a 7b model on 300 h100 hours")
+            m = named.match(self.low, n.start())
+            if m is not None and all(p in self.masked for p in range(m.start("name"), m.end("name"))) and \
+                    self.free(m.start(), m.start("name")) and self.free(m.end("name"), m.end()):
+                self.claim("gpu_hours", number_value(m, lex), m.start(), m.end())
+
     # ------------------------------------------------------------------ 6. durations
     def durations(self) -> None:
         lex = self.lex
@@ -542,6 +563,7 @@ class _Scanner:
 
     def run(self) -> QuantityScan:
         self.resolutions()
+        self.gpu_hours()  # before money: "we have 5,000 H100 GPU-hours" is GPU time, not a budget of 5,000
         self.money()
         self.bare_budgets()
         self.bare_purchases()

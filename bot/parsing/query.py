@@ -231,6 +231,10 @@ class Query(_Record):
         periods_hours: every period named when there are several ("按小时...包月" -> [1, 730]), hours, ascending;
             empty otherwise.
         deadline_hours: a run must finish within this, hours ("within 2 weeks").
+        gpu_hours: GPU time the user has or asks about, GPU-hours (one GPU for one hour; "5,000 H100 GPU-hours",
+            "10k A100 hours", "5000卡时"): neither a GPU count nor a wall clock. A training answer gives the tokens
+            it trains on (or checks a stated run against it), the wall clock on the GPUs counted and its cost; a quote
+            prices it as the GPUs counted (else one) for ``gpu_hours / count`` hours.
         budget: a total budget.
         price_limit_per_hour: a price ceiling per hour (per GPU-hour when ``price_limit_per_gpu``).
         price_limit_per_gpu: the ceiling is per GPU-hour ("$2/GPU/hr").
@@ -322,6 +326,7 @@ class Query(_Record):
     duration_hours: float | None = None
     periods_hours: list[float] = Field(default_factory=list)
     deadline_hours: float | None = None
+    gpu_hours: float | None = None
     budget: Money | None = None
     price_limit_per_hour: Money | None = None
     price_limit_per_gpu: bool = False

@@ -13,7 +13,8 @@ The rules (each a kind of question, not a particular message), in order:
    named with a sizing ask (fit, GPU count, speed...): that question is routed by the rules below and the
    claim's verdict follows its answer.
 4. ``quote``: buy vs rent (break-even), or a purchase price given. (Before it: the tokens a training run gets
-   through in a given time on given GPUs, or for a given budget, go to ``size_training``.)
+   through in a given time on given GPUs, or for a given budget, go to ``size_training``.) Then GPU-hours with a
+   model and no serving workload: ``size_training`` (``finetune`` when fine-tuning is said).
 5. ``recommend``: a recommendation asked in so many words, the largest model asked for, a budget or price
    limit without GPUs (and no cost asked), or the cheapest option asked with no GPU or model named.
 6. ``quote``: money asked about (price, cost, how much), the cheapest of named GPUs, or prices quoted for
@@ -143,6 +144,10 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         return "spec_lookup"
     if "break_even" in asks or query.purchase_price is not None:
         return "quote"
+    if query.gpu_hours and has_model and query.workload != "inference":
+        # "5,000 H100 GPU-hours for a 7b", "10k A100 hours budget, how long on 64": GPU time for a run answers how many
+        # tokens, how long and what it costs, whatever money word is said
+        return "finetune" if query.workload == "finetune" else "size_training"
     if "tokens_in_time" in asks and (query.duration_hours or query.deadline_hours) and query.workload != "inference" \
             and (query.gpus or query.gpu_count) and has_model:
         return "size_training"  # "how many tokens can we push through a 13b in 14 days on 64 A100s"
