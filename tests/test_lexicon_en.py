@@ -477,3 +477,26 @@ def test_simultaneous_and_own_card_words(kb, text, expected_users, expected_coun
 def test_full_fine_tuning_phrasings(text, kb):
     from bot.parsing.parser import parse_question
     assert parse_question(text, kb).method == "full"
+
+
+@pytest.mark.parametrize(("text", "kind", "value", "target"), [
+    # observations.before: the user saw it
+    ("we measured 18 tok/s on an a10g with llama 3 8b", "tokens_per_s", 18, None),
+    ("vllm tops out at 2400 tokens/s on the l40s for qwen2.5 7b", "tokens_per_s", 2400, None),
+    # observations.after: asked whether it is normal
+    ("phi-3 mini at 70 tokens/s on a 3060, is that normal?", "tokens_per_s", 70, None),
+    # observations.quoted: someone else's figure, kept as an observation marked quoted
+    ("the blog says 90 tok/s for llama 3 8b on a 4090", "tokens_per_s", 90, None),
+    # observations.targets, nearer than an observation word: a target
+    ("our bot gets slow, we want 40 tok/s per user on mistral 7b", None, None, 40),
+    # observations.slower / faster after a multiplier
+    ("in my tests the a10g was 1.5x slower than the l4 on llama 3 8b", "ratio", 1.5, None),
+    # observations.per_item
+    ("flux schnell takes 3 s per image on an l4", "seconds_per_item", 3, None),
+])
+def test_observations(kb, text, kind, value, target):
+    q = parse_question(text, kb)
+    assert [(o.kind, o.value) for o in q.observations] == ([(kind, value)] if kind else [])
+    assert q.target_tokens_per_s == target
+    if "blog says" in text:
+        assert q.observations[0].quoted

@@ -349,3 +349,21 @@ def test_memory_name_joiners(kb):
     # memory.name_joiners: "32G的V100" is the 32 GB V100 (knowledge/gpus.yaml v100-sxm-32gb), not a second card
     q = parse_question("两张32G的V100 跑 qwen2.5 14b", kb)
     assert [(g.id, g.count, g.capacity_only) for g in q.gpus] == [("v100-sxm-32gb", 2, False)]
+
+
+@pytest.mark.parametrize(("text", "kind", "value", "target"), [
+    # observations.before / after: 用户看到的数字
+    ("测试下来 qwen2.5 7b 在 a10 上 30 tokens/秒", "tokens_per_s", 30, None),
+    ("llama 3 8b 在 t4 上 12 token/秒，正常吗", "tokens_per_s", 12, None),
+    # observations.quoted: 别人说的
+    ("号称 4090 跑 qwen2.5 7b 有 100 token/秒", "tokens_per_s", 100, None),
+    # observations.targets: 想要的
+    ("我们希望 qwen2.5 14b 每用户 20 token/秒", None, None, 20),
+    # observations.slower / per_item
+    ("我的 v100 比 a100 慢 3 倍，qwen2.5 7b 推理", "ratio", 3, None),
+    ("sdxl 每张图 12 秒，在 4090 上", "seconds_per_item", 12, None),
+])
+def test_observations(kb, text, kind, value, target):
+    q = parse_question(text, kb)
+    assert [(o.kind, o.value) for o in q.observations] == ([(kind, value)] if kind else [])
+    assert q.target_tokens_per_s == target

@@ -5,6 +5,8 @@ through the real parse (and, where the kind is about the answer, advise) path wi
 2. a GPU name glued to a word of the lexicon ("3090lora", "4090fp16");
 3. a count before GPUs listed with a slash is each option's count ("32 A100/H100");
 4. a memory size said with a notebook platform ("15 GB colab") is a (rented) card of that memory;
+5. figures the user saw in a complaint ("I get only 10 tokens/s", "3 times slower than the A10", "40s per image")
+   are observations (``Query.observations``), never targets; the answer sets its estimate beside each;
 6. GPU-hours as a quantity ("5,000 H100 GPU-hours", "10k A100 hours", "5000卡时"): a budget of GPU time, neither a
    count nor a wall clock, that the training answer (tokens, wall clock, cost) and the quote read;
 7. training a model the knowledge base lacks, named with its size ("pythia-2.8b") or by a size in millions ("a 345M
@@ -280,3 +282,101 @@ def test_gpu_hours_are_priced_as_a_rental(kb):
     assert "gpu_hours_as_rental" in [n.code for n in a.assumptions]
     eight = advise(parse_question("10,000 A100 hours on 8 GPUs, price?", kb), kb, today=TODAY)
     assert eight.options[0].gpu_count == 8 and eight.query.duration_hours == pytest.approx(10_000 / 8)
+
+
+# --------------------------------------------------------------------------- 5. observations, not targets
+
+def _seen(q) -> list[tuple]:
+    return [(o.kind, o.value, o.item or o.direction) for o in q.observations]
+
+
+@pytest.mark.parametrize(("text", "seen", "target"), [
+    ("I only get 12 tokens/sec with llama 3 70b on 2x 3090, is that normal?", [("tokens_per_s", 12, None)], None),
+    ("mistral 7b on an L4 gives me 35 tok/s", [("tokens_per_s", 35, None)], None),
+    ("why is qwen2.5 7b only 9 tokens per second on my T4?", [("tokens_per_s", 9, None)], None),
+    ("llama 3 8b on a 4090: 60 tok/s, is this expected?", [("tokens_per_s", 60, None)], None),
+    # the nearest cue decides: what the user needs is a target, what they get is seen
+    ("my app needs 30 tok/s, I get 12 tok/s on llama 3 8b with a T4", [("tokens_per_s", 12, None)], 30),
+    ("I seem to get around 45 tokens per second; I want to get around 90 tok/s", [("tokens_per_s", 45, None)], 90),
+    # with no cue, a speed is still what the user wants
+    ("llama 3 70b on 2 A100 at 25 tok/s for 10 users", [], 25),
+    ("qwen2.5 14b 在 4090 上只有 8 token/s，正常吗", [("tokens_per_s", 8, None)], None),
+    ("实测 qwen2.5 32b awq 跑到 20 tokens/秒", [("tokens_per_s", 20, None)], None),
+    ("qwen2.5 7b 需要 1500 token/秒 总吞吐", [], 1500),
+])
+def test_a_speed_the_user_sees_is_an_observation(kb, text, seen, target):
+    q = parse_question(text, kb)
+    assert _seen(q) == seen
+    assert q.target_tokens_per_s == target
+    assert q.not_understood == []
+
+
+@pytest.mark.parametrize(("text", "seen", "claimed"), [
+    ("my L4 is 3 times slower than the A10 for mistral 7b inference", [("ratio", 3, "slower")], None),
+    ("the L40S seems 2x faster than our A10G on llama 3 8b", [("ratio", 2, "faster")], None),
+    # "N times slower" by one is twice as slow ("慢一倍")
+    ("A10 跑 baichuan2 7b 比 3090 慢 1 倍", [("ratio", 2, "slower")], None),
+    ("A10 跑 baichuan2 7b 比 3090 慢一倍", [("ratio", 2, "slower")], None),
+    # asked, or someone else's: a ratio to check
+    ("is the L4 3x slower than the A10?", [], 3),
+    ("is the h200 4x faster than the h100?", [], 4),
+    ("H20 比 H100 慢十倍？", [], 10),
+])
+def test_a_ratio_the_user_sees_is_an_observation(kb, text, seen, claimed):
+    q = parse_question(text, kb)
+    assert _seen(q) == seen
+    assert q.claimed_ratio == claimed
+
+
+@pytest.mark.parametrize(("text", "seen"), [
+    ("SDXL takes 40s per image on a T4, why so slow", [("seconds_per_item", 40, "image")]),
+    ("llama 2 70b q4 on my 8GB card: I get 900 ms per token", [("seconds_per_item", 0.9, "token")]),
+    ("flux dev on a 4090 takes 2.5 seconds per step", [("seconds_per_item", 2.5, "step")]),
+    ("一张图要 25 秒，SDXL 在 T4 上", [("seconds_per_item", 25, "image")]),
+])
+def test_a_time_per_item_the_user_sees_is_an_observation(kb, text, seen):
+    q = parse_question(text, kb)
+    assert _seen(q) == seen
+    assert q.not_understood == [] and q.images is None
+
+
+def test_a_time_per_item_wanted_is_not_read_as_seen(kb):
+    # no field holds a time per image wanted: it is reported as not understood, never dropped
+    q = parse_question("need under 2s per image with sdxl on an L4", kb)
+    assert q.observations == [] and q.not_understood
+
+
+def test_the_answer_sets_the_estimate_beside_what_the_user_sees(kb):
+    a = advise(parse_question("I only get 12 tokens/sec with llama 3 70b int4 on 2x 3090, is that normal?", kb), kb,
+               today=TODAY)
+    seen = a.details[0]
+    assert seen.code == "observed_speed"
+    o = a.options[a.recommendation]
+    # the estimate is the user's configuration's single-stream decode speed; 12 is under 60% of it
+    assert (seen.params["observed_tps"], seen.params["decode_tps"]) == (12, o.decode_tps)
+    assert o.gpu_count == 2 and not o.changes
+    assert seen.params["below"] is (12 < 0.6 * o.decode_tps)
+    # the speed seen is no target: the configuration is not failed against it
+    assert a.query.target_tokens_per_s is None and o.meets
+
+
+def test_the_answer_sets_the_estimated_ratio_beside_the_one_seen(kb):
+    a = advise(parse_question("my L4 is 3 times slower than the A10 for mistral 7b inference", kb), kb, today=TODAY)
+    seen = next(d for d in a.details if d.code == "observed_ratio")
+    # single-stream decode of the A10 over the L4's at the same precision and count: the comparison's own ratio
+    assert seen.params["observed_x"] == 3
+    assert a.headline.code == "compare_decode"
+    assert seen.params["estimate_x"] == pytest.approx(a.headline.params["ratio_x"])
+
+
+def test_the_answer_sets_the_estimated_time_per_image_beside_the_one_seen(kb):
+    a = advise(parse_question("一张图要 25 秒，SDXL 在 T4 上", kb), kb, today=TODAY)
+    seen = next(d for d in a.details if d.code == "observed_image_time")
+    assert seen.params["observed_s"] == 25
+    assert seen.params["per_image_s"] == pytest.approx(60 / a.table.rows[0][3])  # images/min -> s per image
+
+
+def test_no_estimate_is_set_beside_a_setup_that_does_not_fit(kb):
+    # one 8 GB card does not hold the model: there is no speed of the user's setup to compare
+    a = advise(parse_question("llama 2 70b q4 on my 8GB card: I get 900 ms per token", kb), kb, today=TODAY)
+    assert "observed_tpot" not in [d.code for d in a.details]

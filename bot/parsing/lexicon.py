@@ -156,6 +156,23 @@ class MemoryVocab(_Vocab):
     name_joiners: list[str] = Field(default_factory=list)
 
 
+class ObservationVocab(_Vocab):
+    """Figures the user saw, not targets (``Query.observations``): ``before`` a figure in its clause, the user saw it
+    ("I get only", "只有"); ``after`` it, the user asks whether it is normal ("is that normal", "正常吗"); ``targets``
+    before it, nearer than an observation word, make it what the user wants ("my app needs 30 tok/s"); ``quoted``
+    near it make it someone else's figure ("the page states"); ``slower``/``faster`` next to a multiplier give the
+    ratio's direction (a slowdown is a complaint: seen, unless quoted); ``per_item`` (item -> phrases) after a time
+    say what it is per ("40s per image")."""
+
+    before: list[str] = Field(default_factory=list)
+    after: list[str] = Field(default_factory=list)
+    targets: list[str] = Field(default_factory=list)
+    quoted: list[str] = Field(default_factory=list)
+    slower: list[str] = Field(default_factory=list)
+    faster: list[str] = Field(default_factory=list)
+    per_item: dict[Literal["image", "token", "request", "step", "item"], list[str]] = Field(default_factory=dict)
+
+
 class UnitList(_Vocab):
     units: list[str] = Field(default_factory=list)
 
@@ -225,6 +242,7 @@ class LexiconFile(_Vocab):
     memory: MemoryVocab = Field(default_factory=MemoryVocab)
     bandwidth: UnitMap = Field(default_factory=UnitMap)
     multipliers: UnitList = Field(default_factory=UnitList)
+    observations: ObservationVocab = Field(default_factory=ObservationVocab)
     percent: PercentVocab = Field(default_factory=PercentVocab)
     power: UnitMap = Field(default_factory=UnitMap)
     electricity: ElectricityVocab = Field(default_factory=ElectricityVocab)
@@ -470,6 +488,14 @@ class Lexicon:
     memory_name_joiners: Phrases
     bandwidth_units: Phrases
     multiplier_units: Phrases
+    #: the ``observations`` section: words that make a figure one the user saw (see :class:`ObservationVocab`)
+    observed_before: Phrases
+    observed_after: Phrases
+    target_before: Phrases
+    quoted_figure: Phrases
+    slower_words: Phrases
+    faster_words: Phrases
+    per_item: Phrases
     percent_units: Phrases
     mfu_words: Phrases
     power_units: Phrases
@@ -653,6 +679,13 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         memory_name_joiners=Phrases(_flat(lists(lambda f: f.memory.name_joiners))),
         bandwidth_units=Phrases(merged_maps(lambda f: f.bandwidth.units), left_bound=False),
         multiplier_units=Phrases(_flat(lists(lambda f: f.multipliers.units)), left_bound=False),
+        observed_before=Phrases(_flat(lists(lambda f: f.observations.before))),
+        observed_after=Phrases(_flat(lists(lambda f: f.observations.after))),
+        target_before=Phrases(_flat(lists(lambda f: f.observations.targets))),
+        quoted_figure=Phrases(_flat(lists(lambda f: f.observations.quoted))),
+        slower_words=Phrases(_flat(lists(lambda f: f.observations.slower))),
+        faster_words=Phrases(_flat(lists(lambda f: f.observations.faster))),
+        per_item=Phrases(_inverse(groups(lambda f: f.observations.per_item))),
         percent_units=Phrases(_flat(lists(lambda f: f.percent.units)), left_bound=False),
         mfu_words=Phrases(_flat(lists(lambda f: f.percent.mfu_words))),
         power_units=Phrases(merged_maps(lambda f: f.power.units), left_bound=False),

@@ -46,7 +46,7 @@ from bot.parsing.lexicon import Lexicon, get_lexicon
 from bot.parsing.models import scan_models, shape_hints
 from bot.parsing.numbers import MAX_DIGITS
 from bot.parsing.quantities import QUANTITY_LIMITS, QuantityScan, scan_quantities, unclaimed_numbers
-from bot.parsing.query import GpuMention, ModelMention, Money, Query, UnknownTerm
+from bot.parsing.query import GpuMention, ModelMention, Money, Observation, Query, UnknownTerm
 from bot.parsing.route import RouteInputs, find_workload, route
 from bot.parsing.slack_text import clean_slack_text
 from bot.parsing.tables import ParserTables, get_tables
@@ -440,8 +440,23 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
     if res := scan.first("resolution"):
         out["resolution"] = res.value
     # rates and latency
+    observations: list[Observation] = []
+    for f in scan.found:  # figures the user saw (or quotes), in order: never targets
+        written = scan.text[f.start:f.end].strip()
+        if f.field == "rate" and f.value["kind"] == "tokens_per_s" and f.value.get("seen") in ("observed", "quoted"):
+            observations.append(Observation(kind="tokens_per_s", value=f.value["value"], as_written=written,
+                                            quoted=f.value["seen"] == "quoted"))
+        elif f.field == "observed_time":
+            observations.append(Observation(kind="seconds_per_item", value=f.value["value"], item=f.value["item"],
+                                            as_written=written))
+        elif f.field == "observed_ratio":
+            observations.append(Observation(kind="ratio", value=f.value["value"], direction=f.value["direction"],
+                                            as_written=written))
+    out["observations"] = observations
     for f in scan.all("rate"):
         kind, value = f.value["kind"], f.value["value"]
+        if kind == "tokens_per_s" and f.value.get("seen") in ("observed", "quoted"):
+            continue
         if kind == "tokens_per_s" and "target_tokens_per_s" not in out:
             out["target_tokens_per_s"], out["target_scope"] = value, f.value["scope"]
         elif kind.startswith("requests_per") and "requests_per_s" not in out:

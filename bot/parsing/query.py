@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot.notes import Note
 
-__all__ = ["Ask", "Diagnosis", "GpuMention", "Intent", "ModelMention", "Money", "Query", "UnknownTerm"]
+__all__ = ["Ask", "Diagnosis", "GpuMention", "Intent", "ModelMention", "Money", "Observation", "Query", "UnknownTerm"]
 
 #: What the user wants answered (routing input; see :func:`bot.advice.route.route`).
 Intent = Literal[
@@ -132,6 +132,29 @@ class Money(_Record):
     currency: Literal["usd", "cny", "eur"] = "usd"
 
 
+class Observation(_Record):
+    """A figure the user saw on their own setup (or quotes from someone else), never a target: "I get only 10
+    tokens/s", "it seems 3 times slower than the A10", "it takes 40s per image", "比 3090 慢一倍".
+
+    Attributes:
+        kind: ``tokens_per_s`` (a generation speed, tokens/s), ``seconds_per_item`` (seconds per ``item``) or
+            ``ratio`` (how many times slower or faster, a factor, with ``direction``).
+        value: the figure in the unit of ``kind``: tokens/s, seconds, or the factor ("N times slower" by N = 1, "慢一
+            倍", is 2: twice as slow).
+        item: for ``seconds_per_item``: ``image``, ``token``, ``request``, ``step`` or ``item``.
+        direction: for ``ratio``: ``slower`` or ``faster`` when the text says which.
+        quoted: someone else's figure ("the page states 6,552 tokens/s"), not the user's own measurement.
+        as_written: the figure as typed.
+    """
+
+    kind: Literal["tokens_per_s", "seconds_per_item", "ratio"]
+    value: float
+    item: Literal["image", "token", "request", "step", "item"] | None = None
+    direction: Literal["slower", "faster"] | None = None
+    quoted: bool = False
+    as_written: str = ""
+
+
 class UnknownTerm(_Record):
     """A GPU or model name that is not in the knowledge base.
 
@@ -213,7 +236,7 @@ class Query(_Record):
             and says so, unless concurrent users are also given.
         users_over_limit: a user count above the bound of users sized in flight (``QUANTITY_LIMITS``,
             "10 million users"): not sized, but the answer says what serving that many at once would take.
-        target_tokens_per_s: a generation speed the user wants, tokens/s.
+        target_tokens_per_s: a generation speed the user wants, tokens/s (one the user saw is an observation).
         target_scope: ``per_user``, ``total`` (aggregate) or ``None`` when the text does not say.
         requests_per_s: request rate, requests/s (per minute and per day rates converted).
         ttft_ms_max / tpot_ms_max / latency_ms_max: latency limits, milliseconds.
@@ -267,7 +290,11 @@ class Query(_Record):
         features: hardware or kernel features asked about (``flash_attention_2``, ``bf16``, ``fp8``,
             ``nvlink``, ``p2p``...).
         spec_fields: spec figures asked about (``memory_bandwidth_gb_s``, ``tflops``, ...).
-        claimed_ratio: a ratio the question quotes ("30x faster", "六倍").
+        claimed_ratio: a ratio the question quotes to be checked ("is it 30x faster", "六倍"); a ratio the user saw
+            is an observation.
+        observations: figures the user saw on their setup, never targets (:class:`Observation`: "I get only 10
+            tokens/s", "3 times slower than the A10", "40s per image"), in order; the answer sets its estimate
+            beside them. ``observed_tokens_per_s`` and ``observed_ratio`` give the first of each kind.
         percents: percentages the question quotes (other than utilisation).
         claims: ids of the article claims (``knowledge/claims.yaml``) the question quotes or paraphrases.
         memory_stated_gb: memory amounts the question states that are not a GPU ("used ~18gb").
@@ -357,6 +384,7 @@ class Query(_Record):
     features: list[str] = Field(default_factory=list)
     spec_fields: list[str] = Field(default_factory=list)
     claimed_ratio: float | None = None
+    observations: list[Observation] = Field(default_factory=list)
     percents: list[float] = Field(default_factory=list)
     claims: list[str] = Field(default_factory=list)
     memory_stated_gb: list[float] = Field(default_factory=list)
@@ -380,6 +408,16 @@ class Query(_Record):
     def precision(self) -> str | None:
         """The first precision named, or ``None``."""
         return self.precisions[0] if self.precisions else None
+
+    @property
+    def observed_tokens_per_s(self) -> float | None:
+        """The first generation speed the user saw, tokens/s, or ``None``."""
+        return next((o.value for o in self.observations if o.kind == "tokens_per_s"), None)
+
+    @property
+    def observed_ratio(self) -> float | None:
+        """The first speed ratio the user saw (a factor, slower or faster), or ``None``."""
+        return next((o.value for o in self.observations if o.kind == "ratio"), None)
 
     @property
     def budget_usd(self) -> float | None:
