@@ -334,7 +334,7 @@ class _GpuScanner:
         self.card_then_paren = _card_then_paren(lex.card_words.pattern)  # "A100 GPUs (40GB)", "A100显卡（40G）"
         gpu_hours = lex.quantity_units.get("gpu_hours")
         # "5,000 H100 GPU-hours", "10k A100 hours": the number before the name is GPU time, not a count
-        self.hours_after = re.compile(rf"\s*(?:{gpu_hours.pattern + '|' if gpu_hours else ''}{lex.hour_units.pattern})")
+        self.hours_after = _hours_after(gpu_hours.pattern if gpu_hours else "(?!)", lex.hour_units.pattern)
         self.memory_gap_before = _memory_gap_before(lex.memory_name_joiners.pattern)  # "40gb a100", "40G的A100"
         self.glued: dict[int, int] = {}
         self.words = self._split_glued_figures(_words(low, masked))
@@ -763,6 +763,12 @@ def _other_variant(low: str, start: int, end: int, memory: int, named: list[Foun
                         notes=[] if variant else [note("stated_memory", gpu_name=tables.index.display_name(
                             "gpu", gpu_id), memory_gb=memory)])
     return None
+
+
+@lru_cache(maxsize=4)
+def _hours_after(gpu_hour_units: str, hour_units: str) -> re.Pattern[str]:
+    """A GPU-hour or hour unit right after a GPU name ("H100 GPU-hours", "A100 hours")."""
+    return re.compile(rf"\s*(?:{gpu_hour_units}|{hour_units})")
 
 
 @lru_cache(maxsize=4)

@@ -177,9 +177,8 @@ class _Scanner:
         observation (``observed_time``: seconds and what they are per). One said as a target ("need under 2s per
         image") is left unread, so the answer says it did not understand it."""
         lex = self.lex
-        units, per, conn = lex.latency_units.pattern, lex.per_item.pattern, lex.number_connectors.pattern
-        for pattern in (re.compile(rf"{self.num}\s*(?P<unit>{units})\s*(?P<per>{per})"),
-                        re.compile(rf"(?P<per>{per})\s*(?:(?:{conn})\s*)?{self.num}\s*(?P<unit>{units})")):
+        for pattern in _item_time_patterns(self.num, lex.latency_units.pattern, lex.per_item.pattern,
+                                           lex.number_connectors.pattern):
             for m in pattern.finditer(self.low):
                 if not self.free(m.start(), m.end()) or self.seen(m.start(), m.end()) == "target":
                     continue
@@ -193,8 +192,9 @@ class _Scanner:
         or else a ratio quoted to be checked (``multiplier``, ``Query.claimed_ratio``)."""
         lex = self.lex
         value = number_value(m, lex)
-        after = re.match(rf"\s*(?:{lex.slower_words.pattern}|{lex.faster_words.pattern})", self.low[m.end():m.end() + 16])
-        before = re.search(rf"(?:{lex.slower_words.pattern}|{lex.faster_words.pattern})\s*$", self.before(m.start(), 8))
+        direction_after, direction_before = _direction_patterns(lex.slower_words.pattern, lex.faster_words.pattern)
+        after = direction_after.match(self.low[m.end():m.end() + 16])
+        before = direction_before.search(self.before(m.start(), 8))
         said = (after or before).group(0).strip() if (after or before) else None
         direction = "slower" if said and lex.slower_words.fullmatch(said) else "faster" if said else None
         seen = self.seen(m.start(), m.end())
@@ -691,6 +691,19 @@ def _named_unit_pattern(num: str, units: str, counters: str = "(?!)") -> re.Patt
     # spaces around the name in Latin script; none needed in Chinese ("10万张SDXL图")
     return re.compile(rf"{num}(?:\s*(?:{counters})\s*|\s+|(?<=[\u4e00-\u9fff]))(?P<name>[^\s\d][^,;!?\n，。]{{0,40}}?)"
                       rf"\s*(?P<unit>{units})")
+
+
+@lru_cache(maxsize=4)
+def _item_time_patterns(num: str, units: str, per: str, connectors: str) -> tuple[re.Pattern[str], ...]:
+    """A time then what it is per ("40s per image"), or what it is per then the time ("每张图要 25 秒")."""
+    return (re.compile(rf"{num}\s*(?P<unit>{units})\s*(?P<per>{per})"),
+            re.compile(rf"(?P<per>{per})\s*(?:(?:{connectors})\s*)?{num}\s*(?P<unit>{units})"))
+
+
+@lru_cache(maxsize=4)
+def _direction_patterns(slower: str, faster: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A slower/faster word right after a multiplier ("3x slower"), or right before it ("慢 3 倍")."""
+    return (re.compile(rf"\s*(?:{slower}|{faster})"), re.compile(rf"(?:{slower}|{faster})\s*$"))
 
 
 @lru_cache(maxsize=4)
