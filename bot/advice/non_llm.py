@@ -18,6 +18,7 @@ from typing import Literal
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label
+from bot.advice.observed import image_time_note
 from bot.advice.options import caveats, config, next_actions
 from bot.advice.planner import GpuChoice, candidate_gpus, place, price_of
 from bot.errors import AdvisorError
@@ -316,6 +317,11 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
         else []
     if headline.code.startswith("non_llm_compare_"):
         details = compare_details + details
+    if task == "images" and shown.est is not None:
+        # "SDXL takes 40s per image on my T4": the user's own time per image beside the estimate
+        seen = image_time_note(q, shown.est.seconds_per_image,
+                               config(shown.option, with_precision=shown.option.precision not in (None, "fp16", "bf16")))
+        details = ([seen] if seen else []) + details
     return ctx.answer(title=note("title_non_llm", model_name=model_label(model)), headline=headline, details=details,
                       options=[r.option for r in ordered], recommendation=rec,
                       table=Table(columns=columns, rows=table_rows),

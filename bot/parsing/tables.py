@@ -185,12 +185,19 @@ class ParserTables:
     def capacity_gpu(self, memory_gb: float, prefer_consumer: bool = False) -> tuple[str | None, bool]:
         """(GPU id, exact) standing for "a ``memory_gb`` GB card": the most rented GPU of that memory
         (a consumer card first when ``prefer_consumer``; aftermarket boards such as a modified 48 GB 4090 only
-        when no stock card has that memory); else the largest smaller one, not exact."""
+        when no stock card has that memory); else the smallest card of which ``memory_gb`` is the memory tools
+        report (at least :data:`REPORTED_MEMORY_SHARE` of its own: "15 GB" is a 16 GB card), else the largest
+        smaller one; neither is exact (the caller keeps the stated memory)."""
         same = self.same_memory(memory_gb)
         same.sort(key=lambda g: (self.kb.gpus[g].aftermarket_of is not None,
                                  prefer_consumer and self.kb.gpus[g].segment != "consumer"))
         if same:
             return same[0], True
+        reported = [g for g in self.kb.gpus.values()
+                    if memory_gb < g.memory_gb and memory_gb >= REPORTED_MEMORY_SHARE * g.memory_gb]
+        if reported:
+            least = min(g.memory_gb for g in reported)
+            return self.capacity_gpu(least, prefer_consumer)[0], False
         smaller = [g for g in self.kb.gpus.values() if g.memory_gb < memory_gb]
         if not smaller:
             return None, False
@@ -198,6 +205,12 @@ class ParserTables:
         ids = sorted((g.id for g in smaller if g.memory_gb == best), key=lambda g: -self.offer_counts.get(g, 0))
         return ids[0], False
 
+
+#: The least share of a card's memory (GB) that tools report for it, in GiB after the driver's reservation: nvidia-smi
+#: shows 15,360 MiB on a 16 GB T4 (0.94 x 16 in GiB terms, the "15 GB" Colab states), 23,028 MiB on a 24 GB A10G and
+#: 46,068 MiB on a 48 GB L40S; 2^30 / 10^9 = 1.074 alone makes 16 GB read 14.9 GiB. A stated size this close under a
+#: card's is that card as reported.
+REPORTED_MEMORY_SHARE = 0.9
 
 _FORM_WORDS = {"sxm", "sxm2", "sxm4", "sxm5", "pcie", "nvl", "oam"}
 _MEMORY_SUFFIX = re.compile(r"-\d+(?:\.\d+)?gb$")
