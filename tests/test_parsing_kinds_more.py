@@ -262,3 +262,8 @@ def test_a_count_before_a_memory_size_is_not_grouped(kb):
 def test_runtimes_named_after_a_model_family_name_it(kb, text, model):
     # knowledge/models.yaml: WhisperX and faster-whisper are aliases of the whisper family
     assert [m.id for m in parse_question(text, kb).models] == [model]
+
+
+def test_millions_followed_by_params_are_a_model_size(kb):
+    q = parse_question("it's only a 85M params transformer, would a 3060 train it?", kb)
+    assert [(m.id, m.params_total_b) for m in q.models] == [(None, 0.085)]

@@ -541,7 +541,7 @@ class _ModelScanner:
                 continue  # "910B" is an accelerator, not a 910-billion-parameter model
             start = m.start()
             name = _NAME_BEFORE_SIZE.search(self.low[max(0, start - 30):start])
-            if m.group(5) and not name and not re.match(_MODEL_AFTER_SIZE, self.low[m.end():m.end() + 16]):
+            if m.group(5) and not name and not re.match(_MODEL_AFTER_SIZE, self.low[m.end(5):m.end(5) + 16]):
                 continue  # "5M documents", "1m context": millions of something else, no model's size
             unknown = None
             if name:
