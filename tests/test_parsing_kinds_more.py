@@ -267,3 +267,20 @@ def test_runtimes_named_after_a_model_family_name_it(kb, text, model):
 def test_millions_followed_by_params_are_a_model_size(kb):
     q = parse_question("it's only a 85M params transformer, would a 3060 train it?", kb)
     assert [(m.id, m.params_total_b) for m in q.models] == [(None, 0.085)]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("能不能在 4*(A800 80G) 上全参数微调 qwen2.5 14b", [("a800-sxm-80gb", 4)]),
+    ("2x (L40S 48GB) enough for llama 3 70b in fp8?", [("l40s-48gb", 2)]),
+])
+def test_a_count_before_a_parenthesised_gpu_is_its_count(kb, text, expected):
+    q = parse_question(text, kb)
+    assert [(g.id, g.count) for g in q.gpus] == expected
+    assert q.not_understood == []
+
+
+@pytest.mark.parametrize("text", ["全参数微调 llama 3 8b 要几张 A100", "一个 70 亿参数的模型推理要多少显存"])
+def test_words_holding_the_spec_word_ask_no_spec(kb, text):
+    q = parse_question(text, kb)
+    assert "spec" not in q.asks
+    assert q.intent != "spec_lookup"

@@ -146,7 +146,8 @@ def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_co
     cnt = rf"x|×|\*|-|{counters}"
     unsigned = r"(?<![a-z0-9.$])(?<!\d,)(?<!(?<![a-z0-9_.])[-−])"
     before = re.compile(
-        rf"{unsigned}({num})\s*(?:{cnt}|{name_counters})?\s*(?:of\s+)?(?:(?:nvidia|geforce|tesla|amd)\s+)?$")
+        rf"{unsigned}({num})\s*(?:(?:{cnt}|{name_counters})\s*[(（]?)?\s*(?:of\s+)?(?:(?:nvidia|geforce|tesla|amd)\s+)?$")
+    # a parenthesis may open after the multiplier: "8*(V100 32G)", "8x (A100 80GB)"
     # after the name: "h100 x8", "h100 8张", and "h200 8x" (not a ratio: "h100 3x faster")
     after = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,15}})(?![\d.])|(\d{{1,15}})\s*(?:{counters}|(?:x|×)(?![a-z0-9])"
                        rf"(?!\s*(?:faster|slower|quicker|more|less|cheaper|dearer|better|worse|bigger|larger|smaller"

@@ -246,6 +246,7 @@ class LexiconFile(_Vocab):
     percent: PercentVocab = Field(default_factory=PercentVocab)
     power: UnitMap = Field(default_factory=UnitMap)
     electricity: ElectricityVocab = Field(default_factory=ElectricityVocab)
+    #: ask -> phrases; the key ``none`` lists words that contain a phrase but ask nothing ("全参数")
     asks: dict[str, list[str]] = Field(default_factory=dict)
     # words users put in a model's name in their own language, as the knowledge base's ids spell them
     # ("蒸馏版" -> "distill": "deepseek r1 蒸馏版 14b" is DeepSeek-R1-Distill-Qwen-14B)
@@ -309,7 +310,7 @@ class LexiconFile(_Vocab):
     @field_validator("asks")
     @classmethod
     def _known_asks(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        unknown = sorted(set(value) - set(ASKS))
+        unknown = sorted(set(value) - set(ASKS) - {"none"})
         if unknown:
             raise ValueError(f"unknown ask(s) {unknown}; known: {', '.join(ASKS)}")
         return value
@@ -584,7 +585,9 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         for ask, phrases in f.asks.items():
             for p in phrases:
                 ask_map.setdefault(p, [])
-                if ask not in ask_map[p]:
+                # "none": words that contain an ask's phrase but ask nothing ("全参数" holds "参数"); matched
+                # whole, they keep the shorter phrase from matching inside them
+                if ask != "none" and ask not in ask_map[p]:
                     ask_map[p].append(ask)
     asks = Phrases(ask_map)
     # phrases shared by several asks map to the list; merge by key
