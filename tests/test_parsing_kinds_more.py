@@ -284,3 +284,8 @@ def test_words_holding_the_spec_word_ask_no_spec(kb, text):
     q = parse_question(text, kb)
     assert "spec" not in q.asks
     assert q.intent != "spec_lookup"
+
+
+def test_trainable_is_a_training_word(kb):
+    q = parse_question("is a 350M model trainable on 2x 3090 in under a day?", kb)
+    assert q.workload == "training" and q.intent == "size_training"
