@@ -40,7 +40,6 @@ from bot.kb.schema import Gpu
 from bot.notes import note
 from bot.parsing.gpus import MAX_GPU_COUNT
 from bot.parsing.query import GpuMention
-from bot.pricing.currency import cny_per_usd
 from bot.pricing.mentions import mention_prices
 from bot.pricing.offers import Placement
 from bot.pricing.offers import place as all_placements
@@ -702,12 +701,16 @@ def _break_even(ctx: Context) -> Answer:
     count = mention.count or q.gpu_count or 1
     purchase: float | None = None  # no price given and none published: the price buying must beat is the answer
     if q.purchase_price is not None:
-        purchase = _to_usd(ctx, q.purchase_price.amount, q.purchase_price.currency)
+        purchase = ctx.usd(q.purchase_price)  # a currency without a rate never reaches here (the parser sets it aside)
         if q.purchase_price_per_gpu:
             purchase *= count  # "$1,800 each"
     elif gpu.list_price is not None:
         lp = gpu.list_price
-        each = _to_usd(ctx, lp.amount, lp.currency)
+        each = ctx.to_usd(lp.amount, lp.currency)
+        if each is None:
+            from bot.errors import AdvisorError
+
+            raise AdvisorError(f"gpus.yaml {gpu.id}: list_price in {lp.currency} has no exchange rate")
         purchase = each * count
         ctx.assume("purchase_list_price", count=count, gpu_name=gpu.name, each_usd=each, purchase_usd=purchase,
                    kind=note(f"price_kind_{lp.kind}"), as_of=lp.as_of.isoformat())
@@ -716,8 +719,7 @@ def _break_even(ctx: Context) -> Answer:
     workstation = gpu.segment in ("consumer", "workstation")
     desk = workstation and count <= pol.desk_max_cards.value
     rate = pol.home_electricity_usd_per_kwh if desk else pol.electricity_usd_per_kwh
-    electricity = _to_usd(ctx, q.electricity_per_kwh.amount, q.electricity_per_kwh.currency) \
-        if q.electricity_per_kwh else rate.value
+    electricity = ctx.usd(q.electricity_per_kwh) or rate.value
     pue = 1.0 if desk else pol.pue.value
     if q.power_watts:
         kw = q.power_watts / 1000
@@ -849,12 +851,3 @@ def _rent_price_given(q):
     return q
 
 
-def _to_usd(ctx: Context, amount: float, currency: str) -> float:
-    if currency == "usd":
-        return amount
-    rate = cny_per_usd(ctx.kb)
-    if currency == "cny" and rate:
-        ctx.assume("cny_rate_used", rate=rate[0], rate_date=rate[1])
-        return amount / rate[0]
-    ctx.warn("currency_not_converted", currency=currency)
-    return amount

@@ -861,14 +861,14 @@ class ExchangeRate(_Strict):
 
     Attributes:
         id: kebab-case id price rows refer to (``fx_rate``).
-        currency: the other currency (``CNY``).
+        currency: the other currency, an ISO 4217 code (``CNY``, ``EUR``).
         per_usd: units of ``currency`` per 1 USD.
         date: the date of the rate.
         derived: the rate is arithmetic on published rates (``derivation`` says which).
     """
 
     id: str
-    currency: Literal["CNY"]
+    currency: Literal["CNY", "EUR"]
     per_usd: PositiveFloat
     date: date
     source: str

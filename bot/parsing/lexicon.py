@@ -26,6 +26,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, field_validator
 
 from bot.errors import KnowledgeError, KnowledgeIssue
+from bot.parsing.query import Currency
 
 __all__ = ["ASKS", "Lexicon", "LexiconFile", "Phrases", "get_lexicon", "load_lexicon", "phrase_key"]
 
@@ -120,7 +121,7 @@ class CurrencyVocab(_Vocab):
 
 
 class MoneyVocab(_Vocab):
-    currencies: dict[Literal["usd", "cny", "eur"], CurrencyVocab] = Field(default_factory=dict)
+    currencies: dict[Currency, CurrencyVocab] = Field(default_factory=dict)
     per_hour: list[str] = Field(default_factory=list)
     per_gpu_hour_marker: list[str] = Field(default_factory=list)
     per_gpu_after: list[str] = Field(default_factory=list)

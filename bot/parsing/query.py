@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot.notes import Note
 
-__all__ = ["Ask", "Diagnosis", "GpuMention", "Intent", "ModelMention", "Money", "Query", "UnknownTerm"]
+__all__ = ["Ask", "Currency", "Diagnosis", "GpuMention", "Intent", "ModelMention", "Money", "Query", "UnknownTerm"]
 
 #: What the user wants answered (routing input; see :func:`bot.advice.route.route`).
 Intent = Literal[
@@ -116,16 +116,22 @@ class ModelMention(_Record):
     alternative_to: str | None = None
 
 
+#: Currencies the parser reads (lexicon ``money.currencies``). Only those with a dated rate in
+#: ``knowledge/prices/common/exchange_rates.yaml`` are converted; an amount in another is said to be unused.
+Currency = Literal["usd", "cny", "eur", "gbp", "jpy", "chf", "cad", "aud", "inr", "krw", "btc", "eth"]
+
+
 class Money(_Record):
     """An amount of money as the user wrote it.
 
     Attributes:
         amount: the amount in ``currency``.
-        currency: ``usd``, ``cny`` or ``eur``; converted for comparisons with the knowledge base's dated rate.
+        currency: a :data:`Currency` code (``usd``, ``cny``, ``eur``, ``gbp``, ...); converted to USD with the
+            knowledge base's dated rate when it has one (:func:`bot.pricing.currency.to_usd`).
     """
 
     amount: float
-    currency: Literal["usd", "cny", "eur"] = "usd"
+    currency: Currency = "usd"
 
 
 class UnknownTerm(_Record):
