@@ -166,7 +166,16 @@ def _hardware(ctx: Context) -> Answer:
     if difference is not None:  # "reserved vs on-demand, monthly difference?": the difference leads
         details.insert(0, headline)
         headline = difference
-    details += _without_idle(headline_groups)
+    whole = _whole_nodes_only(ctx, headline_groups, hours) if headline.code == "quote_one" else None
+    if whole is not None:
+        # the provider named rents only larger nodes: said first, with the cheapest way to rent just the count
+        line, exact = whole
+        headline = line  # (it says the provider's total; the table has the rest)
+        if exact is not None:
+            options.append(exact)
+            shown = _shown(ctx, options)
+    else:
+        details += _without_idle(headline_groups)
     details += _marketplace_lower(headline_groups)
     if headline.code != "quote_terms":  # the terms' totals are in the headline already
         details += _period_totals(ctx, headline_groups, hours)
@@ -346,6 +355,53 @@ def _without_idle(groups) -> list:
                             provider=exact.price.provider_name, instance=_instance_label(exact),
                             price_usd=exact.price.price_per_hour_usd, pricing_model=_pricing_label(exact)))
     return out
+
+
+def _whole_nodes_only(ctx: Context, groups, hours: float):
+    """When the providers named rent the GPU only in instances larger than the count asked (CoreWeave's 8-GPU HGX
+    nodes for "2x H100 on CoreWeave"): the headline saying so, with the total there (every GPU of the node paid for),
+    and the cheapest way anywhere to rent exactly the count in the same pricing model (list prices before
+    marketplace asks, a current dated price before an undated one at the same price), as an option labelled with
+    the provider it changes. ``None`` when a named provider has an instance of the count (or smaller ones adding up
+    to it), or when several GPU types are quoted.
+
+    Returns:
+        ``(note, option or None)``: ``quote_whole_nodes_only`` and the exact-count option.
+    """
+    q = ctx.query
+    if len(groups) != 1 or not q.providers:
+        return None
+    gpu, count, rows, mention = groups[0]
+    asked = [r for r in rows if not r.changes and r.price]
+    if not asked or asked[0].price.idle_gpus <= 0 or mention.instance_type:
+        return None
+    o = asked[0]
+    pricing = o.price.pricing_model
+    group = _group(ctx, count)
+    exclude = excluded_providers(ctx)
+    at_named = [p for p in all_placements(ctx.offers, gpu.id, count, today=ctx.today, group=group,
+                                          pricing_model=pricing)
+                if p.offer.provider in q.providers and p.idle_gpus == 0]
+    if at_named:
+        return None
+    exact = [p for p in all_placements(ctx.offers, gpu.id, count, today=ctx.today, group=group, pricing_model=pricing)
+             if p.idle_gpus == 0 and p.offer.provider not in exclude and p.offer.provider not in q.providers
+             and (p.offer.condition is None or pricing != "on_demand")]
+    best = min(exact, key=lambda p: (p.offer.marketplace, round(p.price_per_hour_usd, 2), p.stale,
+                                     p.offer.as_of is None), default=None)
+    alt = None
+    if best is not None:
+        alt = Option(gpu=gpu.id, gpu_name=gpu.name, gpu_count=count, price=price_of(ctx, best), duration_hours=hours,
+                     total_cost_usd=best.price_per_hour_usd * hours, changes=["provider"])
+    line = note("quote_whole_nodes_only", provider=o.price.provider_name, gpu_name=gpu.name, count=count,
+                gpus_rented=o.price.gpus_rented, instance=_instance_label(o), price_usd=o.price.price_per_hour_usd,
+                hours=hours, total_usd=o.total_cost_usd, idle=o.price.idle_gpus,
+                alt_config=config(alt, with_precision=False) if alt else None,
+                alt_provider=alt.price.provider_name if alt else None, alt_instance=_instance_label(alt) if alt else None,
+                alt_price_usd=alt.price.price_per_hour_usd if alt else None,
+                alt_total_usd=alt.total_cost_usd if alt else None,
+                alt_marketplace=bool(alt and alt.price.marketplace), alt_undated=bool(alt and alt.price.as_of is None))
+    return line, alt
 
 
 def _cheapest_list_price(ctx: Context, groups) -> list:
