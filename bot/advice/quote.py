@@ -166,6 +166,9 @@ def _hardware(ctx: Context) -> Answer:
     if difference is not None:  # "reserved vs on-demand, monthly difference?": the difference leads
         details.insert(0, headline)
         headline = difference
+    dearer = _commitment_dearer(ctx, headline_groups, hours) if headline.code != "pricing_difference_more" else None
+    if dearer is not None:  # a commitment that costs more than on-demand elsewhere is said right under the prices
+        details.insert(0, dearer)
     whole = _whole_nodes_only(ctx, headline_groups, hours) if headline.code == "quote_one" else None
     if whole is not None:
         # the provider named rents only larger nodes: said first, with the cheapest way to rent just the count
@@ -357,6 +360,40 @@ def _without_idle(groups) -> list:
     return out
 
 
+def _commitment_dearer(ctx: Context, groups, hours: float):
+    """When a commitment was asked for one GPU type and its cheapest row renting just the count costs more per hour
+    than renting the same count on-demand (a list price, not a marketplace ask, with no idle GPUs; a current dated price first, at any
+    provider the question allows): a ``commitment_dearer`` note with both prices and the extra cost over the
+    hours priced, and, when the commitment's own provider lists the same instance on-demand for more, that price
+    (what the commitment does save against). ``None`` otherwise: a commitment is not called a saving it is not.
+    """
+    q = ctx.query
+    if len(groups) != 1 or "commitment" not in q.pricing:
+        return None
+    _gpu, _count, rows, _mention = groups[0]
+    priced = [r for r in rows if r.price and (not r.changes or not q.providers)]
+    # (a commitment published only for a larger instance is said by the terms headline, for the count asked)
+    commits = [r for r in priced if r.price.pricing_model == "commitment" and r.price.idle_gpus == 0]
+    on_demand = [r for r in priced if r.price.pricing_model == "on_demand" and not r.price.marketplace
+                 and r.price.idle_gpus == 0]
+    if not commits or not on_demand:
+        return None
+    c = min(commits, key=lambda r: r.price.price_per_hour_usd)
+    od = min(on_demand, key=lambda r: (round(r.price.price_per_hour_usd, 2), r.price.stale, r.price.as_of is None))
+    if c.price.price_per_hour_usd <= od.price.price_per_hour_usd + 1e-9:
+        return None
+    own = next((r for r in rows if r.price and r.price.pricing_model == "on_demand"
+                and r.price.provider == c.price.provider and r.price.instance_type == c.price.instance_type
+                and r.price.price_per_hour_usd > c.price.price_per_hour_usd), None)
+    return note("commitment_dearer", pricing_model=_pricing_label(c), provider=c.price.provider_name,
+                instance=_instance_label(c), price_usd=c.price.price_per_hour_usd,
+                od_provider=od.price.provider_name, od_instance=_instance_label(od),
+                od_price_usd=od.price.price_per_hour_usd, od_undated=od.price.as_of is None,
+                hours=hours if hours > 1 else None,
+                extra_usd=(c.price.price_per_hour_usd - od.price.price_per_hour_usd) * hours if hours > 1 else None,
+                own_od_price_usd=own.price.price_per_hour_usd if own else None)
+
+
 def _whole_nodes_only(ctx: Context, groups, hours: float):
     """When the providers named rent the GPU only in instances larger than the count asked (CoreWeave's 8-GPU HGX
     nodes for "2x H100 on CoreWeave"): the headline saying so, with the total there (every GPU of the node paid for),
@@ -440,7 +477,9 @@ def _pricing_difference(ctx: Context, groups, hours: float):
         m = r.price.pricing_model
         if m not in best or r.total_cost_usd < best[m].total_cost_usd:
             best[m] = r
-    base = best.get("on_demand")
+    listed = [r for r in rows if r.price.pricing_model == "on_demand" and not r.price.marketplace]
+    # on-demand is a list price where one exists (a marketplace host's ask is not what "on-demand" is compared with)
+    base = min(listed, key=lambda r: r.total_cost_usd) if listed else best.get("on_demand")
     others = [best[m] for m in q.pricing if m != "on_demand" and m in best]
     if base is None or not others:
         return None
