@@ -812,7 +812,8 @@ def _break_even(ctx: Context) -> Answer:
         ctx.cite(lp.source)
     util = (q.utilization_pct or (q.percents[0] if q.percents else None) or pol.default_utilization_pct.value) / 100
     workstation = gpu.segment in ("consumer", "workstation")
-    desk = workstation and count <= pol.desk_max_cards.value
+    # at home or in an office: a desktop's few cards, or any machine the user says runs there ("home lab")
+    desk = (workstation and count <= pol.desk_max_cards.value) or q.at_home
     rate = pol.home_electricity_usd_per_kwh if desk else pol.electricity_usd_per_kwh
     electricity = ctx.usd(q.electricity_per_kwh) or rate.value
     pue = 1.0 if desk else pol.pue.value
@@ -837,15 +838,33 @@ def _break_even(ctx: Context) -> Answer:
                    host_kind=note("machine_workstation" if workstation else "machine_server"), kw=kw,
                    pue=pue, electricity_usd=electricity, month_usd=power_month, util_pct=util * 100)
         ctx.cite(host.source)
+    over_desk = None
     if desk:
         hosting_month = 0.0
-        ctx.assume("break_even_desk", count=count, gpu_name=gpu.name, max_cards=int(pol.desk_max_cards.value))
+        if q.at_home:
+            ctx.assume("break_even_at_home", count=count, gpu_name=gpu.name)
+        else:
+            ctx.assume("break_even_desk", count=count, gpu_name=gpu.name, max_cards=int(pol.desk_max_cards.value))
         ctx.cite(rate.source, pol.desk_max_cards.source)
+        if kw * 1000 > pol.home_circuit_w.value and not ctx.zh:
+            # more than one (US, 120 V) household circuit carries continuously: said, with what it takes
+            ctx.warn("home_circuit", draw_w=kw * 1000, circuit_w=pol.home_circuit_w.value)
+            ctx.cite(pol.home_circuit_w.source)
     else:
         hosting_month = kw * pol.hosting_usd_per_kw_month.value
         ctx.assume("break_even_hosting", kw=kw, per_kw_usd=pol.hosting_usd_per_kw_month.value,
                    month_usd=hosting_month)
         ctx.cite(pol.electricity_usd_per_kwh.source, pol.pue.source, pol.hosting_usd_per_kw_month.source)
+        if workstation:
+            # more consumer cards than a desktop holds: priced as a rack server in colocation (said, not assumed
+            # silently), with what running it at home instead would cost
+            home_rate = ctx.usd(q.electricity_per_kwh) or pol.home_electricity_usd_per_kwh.value
+            over_desk = dict(count=count, gpu_name=gpu.name, kw=kw, max_cards=int(pol.desk_max_cards.value),
+                             pue=pue, per_kw_usd=pol.hosting_usd_per_kw_month.value, hosting_month_usd=hosting_month,
+                             home_rate_usd=home_rate, home_power_month_usd=kw * month * util * home_rate,
+                             draw_w=kw * 1000, circuit_w=pol.home_circuit_w.value
+                             if kw * 1000 > pol.home_circuit_w.value and not ctx.zh else None)
+            ctx.cite(pol.desk_max_cards.source, pol.home_electricity_usd_per_kwh.source)
     ctx.assume("break_even_utilization", util_pct=util * 100)
     placements = []
     # what is bought is one machine of them: the market's price for the same machine; a desktop's cards (no fast
@@ -889,7 +908,8 @@ def _break_even(ctx: Context) -> Answer:
                         rent_total_usd=first[2] * horizon, own_running_usd=running,
                         max_price_usd=max(0.0, first[2] * horizon - running), util_pct=util * 100,
                         provider=first[0].price.provider_name if first[0].price else None)
-        return ctx.answer(title=note("title_break_even"), headline=headline, details=[note("ask_break_even")],
+        extra = [note("break_even_over_desk", **over_desk, home_months=None)] if over_desk is not None else []
+        return ctx.answer(title=note("title_break_even"), headline=headline, details=[*extra, note("ask_break_even")],
                           options=[o for o, _, _ in options], recommendation=0,
                           actions=next_actions(ctx, None, precision_switch=False))
     if first[1] is None:
@@ -912,6 +932,10 @@ def _break_even(ctx: Context) -> Answer:
                         util_pct=util * 100)
     details = [note("break_even_other", pricing_model=o.price.pricing_model, provider=o.price.provider_name,
                     months=m, rent_month_usd=r) for o, m, r in options[1:]]
+    if over_desk is not None:
+        saving_home = first[2] - over_desk["home_power_month_usd"]
+        details.insert(0, note("break_even_over_desk", **over_desk,
+                               home_months=purchase / saving_home if purchase and saving_home > 0 else None))
     own_total = purchase + (power_month + hosting_month) * 12 * life
     rent_total = first[2] * 12 * life
     life_line = note("break_even_life", years=life, own_total_usd=own_total, rent_total_usd=rent_total,

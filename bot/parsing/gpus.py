@@ -137,14 +137,16 @@ class _CountPatterns:
 
 
 @lru_cache(maxsize=4)
-def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_counters: str = "(?!)") -> _CountPatterns:
+def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_counters: str = "(?!)",
+                    describers: str = "(?!)") -> _CountPatterns:
     # up to 15 digits, so that a count above MAX_GPU_COUNT is read (and set aside, saying so), never skipped;
     # never the digits of a negative number ("-5 h100": a minus after no letter, digit or dot)
     num = rf"\d{{1,15}}|{words_pattern}"
     cnt = rf"x|×|\*|-|{counters}"
     unsigned = r"(?<![a-z0-9.$])(?<!(?<![a-z0-9_.])[-−])"
     before = re.compile(
-        rf"{unsigned}({num})\s*(?:{cnt}|{name_counters})?\s*(?:of\s+)?(?:(?:nvidia|geforce|tesla|amd)\s+)?$")
+        rf"{unsigned}({num})\s*(?:{cnt}|{name_counters})?\s*(?:of\s+)?(?:(?:{describers})\s+)?"
+        rf"(?:(?:nvidia|geforce|tesla|amd)\s+)?$")
     # after the name: "h100 x8", "h100 8张", and "h200 8x" (not a ratio: "h100 3x faster")
     after = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,15}})(?![\d.])|(\d{{1,15}})\s*(?:{counters}|(?:x|×)(?![a-z0-9])"
                        rf"(?!\s*(?:faster|slower|quicker|more|less|cheaper|dearer|better|worse|bigger|larger|smaller"
@@ -159,7 +161,7 @@ def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_co
 def _counts(lex: Lexicon) -> _CountPatterns:
     counters = lex.quantity_units["gpu_count"].pattern
     base = _count_patterns(lex.number_words.pattern, counters, tuple(lex.number_words.values.items()),
-                           lex.name_counters.pattern)
+                           lex.name_counters.pattern, lex.count_describers.pattern)
     return _CountPatterns(base.before, base.after, base.standalone, base.words,
                           _nodes_pattern(lex.quantity_units["node_count"].pattern), base.unusable)
 

@@ -52,7 +52,8 @@ class NumberVocab(_Vocab):
     """Number words and scales. ``digits``/``multipliers`` spell Chinese numerals, read only before a
     ``counters`` word (so "三天" is 3 days while "统一" stays a word); ``counter_scales`` are scales only
     there too ("1w条" = 10,000 rows, while "700w" stays watts). ``name_counters`` count a GPU only
-    right before its name ("4个80G A100": 个 counts anything, so it is no GPU-count unit elsewhere).
+    right before its name ("4个80G A100": 个 counts anything, so it is no GPU-count unit elsewhere);
+    ``count_describers`` may stand between a count and the name ("4 used 3090s", "two refurbished A100s").
     ``numeral_keys`` are words a quantity follows ("上下文三万二"): a numeral right after one and before no
     further Chinese word (other than one of ``numeral_key_ends``: 的, 左右) is read as a number without a
     counter."""
@@ -65,6 +66,8 @@ class NumberVocab(_Vocab):
     half: list[str] = Field(default_factory=list)
     counters: list[str] = Field(default_factory=list)
     name_counters: list[str] = Field(default_factory=list)
+    #: words between a count and a GPU name that describe the cards, not count them ("4 used 3090s")
+    count_describers: list[str] = Field(default_factory=list)
     numeral_keys: list[str] = Field(default_factory=list)
     numeral_key_ends: list[str] = Field(default_factory=list)
 
@@ -257,6 +260,9 @@ class LexiconFile(_Vocab):
     full_context_words: list[str] = Field(default_factory=list)
     single_user_words: list[str] = Field(default_factory=list)
     same_machine_words: list[str] = Field(default_factory=list)
+    #: the machine runs at home or in an office ("at home", "home lab", "my basement", "workstation"): a purchase is
+    #: costed with home electricity and no colocation, whatever the card count
+    home_words: list[str] = Field(default_factory=list)
     full_precision_words: list[str] = Field(default_factory=list)
     spec_fields: dict[str, list[str]] = Field(default_factory=dict)
     followup: FollowupVocab = Field(default_factory=FollowupVocab)
@@ -498,6 +504,7 @@ class Lexicon:
     full_context_words: Phrases
     single_user_words: Phrases
     same_machine_words: Phrases
+    home_words: Phrases
     full_precision_words: Phrases
     spec_fields: Phrases
     followup_openers: Phrases
@@ -508,6 +515,7 @@ class Lexicon:
     not_name_prefixes: Phrases
     not_model_suffixes: Phrases
     name_counters: Phrases
+    count_describers: Phrases
     number_connectors: Phrases
     approx_words: Phrases
     ignorable_before: Phrases
@@ -674,6 +682,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         full_context_words=Phrases(_flat(lists(lambda f: f.full_context_words))),
         single_user_words=Phrases(_flat(lists(lambda f: f.single_user_words))),
         same_machine_words=Phrases(_flat(lists(lambda f: f.same_machine_words))),
+        home_words=Phrases(_flat(lists(lambda f: f.home_words))),
         full_precision_words=Phrases(_flat(lists(lambda f: f.full_precision_words))),
         spec_fields=Phrases(_inverse(groups(lambda f: f.spec_fields))),
         followup_openers=Phrases(_flat(lists(lambda f: f.followup.openers))),
@@ -684,6 +693,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         not_name_prefixes=Phrases(_flat(lists(lambda f: f.not_name_prefixes))),
         not_model_suffixes=Phrases(_flat(lists(lambda f: f.not_model_suffixes))),
         name_counters=Phrases(_flat(lists(lambda f: f.numbers.name_counters)), left_bound=False),
+        count_describers=Phrases(_flat(lists(lambda f: f.numbers.count_describers))),
         number_connectors=Phrases(_flat(lists(lambda f: f.number_connectors))),
         approx_words=Phrases(_flat(lists(lambda f: f.approx_words))),
         ignorable_before=Phrases(_flat(lists(lambda f: f.ignorable_number_contexts.before))),

@@ -255,6 +255,8 @@ class Query(_Record):
             "how many 8-gpu nodes"): the count is then searched in whole machines of this many GPUs.
         one_machine: the GPUs must share one machine ("in one server", "单机", "with NVLink between them"):
             a quote then prices them as one instance, never as several smaller ones.
+        at_home: the machine bought runs at home or in an office ("home lab", "in my basement", "workstation",
+            "家里"): buy vs rent costs it with home electricity and no colocation, however many cards.
         sharding: ``fsdp``, ``zero1``, ``zero2``, ``zero3``.
         cpu_offload: CPU offload named.
         gradient_checkpointing: gradient checkpointing named.
@@ -344,6 +346,7 @@ class Query(_Record):
     node_count: int | None = None
     gpus_per_node: int | None = None
     one_machine: bool = False
+    at_home: bool = False
     sharding: str | None = None
     cpu_offload: bool = False
     gradient_checkpointing: bool | None = None
