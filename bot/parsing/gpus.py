@@ -602,7 +602,7 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         :class:`FoundGpu` records with ``capacity_only`` set.
     """
     counts = _counts(lex)
-    pattern = _capacity_pattern(lex.card_words.pattern)
+    pattern = _capacity_pattern(lex.card_words.pattern, lex.memory_scaled_units.pattern)
     card_before = _card_before_pattern(lex.card_words.pattern)
     requirement = _ends_with(lex.memory_requirement_words.pattern, lex.approx_words.pattern)
     not_card = _starts_with(lex.not_card_after.pattern)
@@ -613,8 +613,12 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         start, end = m.start(), m.end()
         if start in claimed or (end - 1) in claimed:
             continue
-        memory = int(m.group("mem"))
-        variant = _other_variant(low, start, end, memory, named_gpus or [], tables, lex)
+        unit = m.group("unit")
+        scale = lex.memory_scaled_units.value(unit)
+        if scale is None and ("." in m.group("mem") or len(m.group("mem")) > 3):
+            continue  # "1.5g", "2000gb": a GB size of a card is a whole number of up to 3 digits
+        memory, snapped = _memory_in_gb(float(m.group("mem")), scale, tables)
+        variant = _other_variant(low, start, end, memory, named_gpus or [], tables, lex) if memory >= 1 else None
         if variant is not None:  # "v100 32g or 16g": the same product in its other memory
             out.append(variant)
             continue
@@ -630,7 +634,12 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
             continue  # "RTX 2060 8GB": the number is the named card's (a name, known or not), the memory its too
         lead = _CAPACITY_LEAD.search(low[max(0, start - 12):start]) or near  # "three 24 gb gpus": any count
         card = bool(m.group("card")) or named_card
-        if not (card or lead) or not 4 <= memory <= 512:
+        if not (card or lead):
+            continue
+        # no card has a size outside the knowledge base's range: said by the memory alone (an explicit unit and a card
+        # word needed: "a 2 GB gpu", "12 MB VRAM"), never read as another card
+        beyond = not tables.smallest_memory_gb <= memory <= 512
+        if beyond and (not card or unit == "g"):
             continue
         count = None
         span_start = start
@@ -647,15 +656,22 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         if count is None and not plural:  # (a GPU count said anywhere, "16卡", "2 gpus", is the count instead)
             # "my 24GB card", "24G显存能跑吗": one card, unless the words are plural or a count is asked
             count = 1
+        text = written(span_start, end)
+        unit_note = [note("memory_unit_read", written=written(start, m.end("unit")), memory_gb=memory,
+                          snapped=snapped, converted_gb=float(m.group("mem")) * scale)] if scale is not None else []
+        if beyond:
+            out.append(FoundGpu(None, text, start, end, span_start, end, count, True, memory_gb=memory,
+                                capacity_only=True, notes=unit_note))
+            continue
         # a card named by its memory alone is most often one people own (a GeForce), unless a cloud is meant
         cloud = bool(_CLOUD.search(low))
         gpu_id, exact = tables.capacity_gpu(memory, prefer_consumer=not cloud)
         if gpu_id is None or (not exact and not card):
             continue
-        text = written(span_start, end)
         others = tables.same_memory(memory, exclude=gpu_id)[:3]
-        notes = [note("capacity_gpu", written=text, memory_gb=memory, gpu_name=tables.index.display_name("gpu", gpu_id),
-                      others=[tables.index.display_name("gpu", o) for o in others])]
+        notes = [*unit_note, note("capacity_gpu", written=text, memory_gb=memory,
+                                  gpu_name=tables.index.display_name("gpu", gpu_id),
+                                  others=[tables.index.display_name("gpu", o) for o in others])]
         out.append(FoundGpu(gpu_id, text, start, end, span_start, end, count, True,
                             memory_gb=None if exact else float(memory), capacity_only=True, notes=notes))
     return out
@@ -685,8 +701,8 @@ def _connector_gap(connectors: str) -> re.Pattern[str]:
 
 @lru_cache(maxsize=4)
 def _card_before_pattern(card_words: str) -> re.Pattern[str]:
-    """A card word right before a memory size: "my card has 12GB", "显存48G", "vram: 16gb"."""
-    return re.compile(rf"(?:{card_words})\s*(?:has|with|of|is|:|=|有|为|是)?\s*(?:only\s+|about\s+|~\s*)?$")
+    """A card word right before a memory size: "my card has 12GB", "显存48G", "显存只有 8G", "vram: 16gb"."""
+    return re.compile(rf"(?:{card_words})\s*(?:has|with|of|is|:|=|有|为|是|只有|仅有|才)?\s*(?:only\s+|about\s+|~\s*)?$")
 
 
 @lru_cache(maxsize=16)
@@ -702,10 +718,28 @@ def _starts_with(pattern: str) -> re.Pattern[str]:
     return re.compile(rf"\s*(?:of\s+)?(?:{pattern})")
 
 
+def _memory_in_gb(value: float, scale: float | None, tables: ParserTables) -> tuple[float, bool]:
+    """(GB, snapped) of a memory size written ``value`` in a unit of ``scale`` GB (``None``: GB itself).
+
+    A size converted from MB or MiB within 7% under to 3% over a card size the knowledge base has is that size: a
+    card shows a little less than it is sold as (nvidia-smi: 81,559 MiB on an 80 GB H100, 15,360 MiB on a 16 GB T4
+    with ECC), and people write binary sizes in MB (8,192 MB for 8 GB). Anything else keeps its converted value.
+    """
+    if scale is None:
+        return value, False
+    gb = value * scale
+    near = [m for m in tables.memory_sizes_gb if 0.93 * m <= gb <= 1.03 * m]
+    if near:
+        return float(min(near, key=lambda m: abs(m - gb))), True
+    return (round(gb, 3) if gb < 1 else round(gb, 1)), True
+
+
 @lru_cache(maxsize=4)
-def _capacity_pattern(card_words: str) -> re.Pattern[str]:
-    # "3x24 GB": a memory right after a count's "x" (the count is read by the caller)
-    return re.compile(rf"(?:(?<![\w.$])|(?<=\dx)|(?<=\d\*)|(?<=\d×))(?P<mem>\d{{1,3}})\s*(?:gb|g|gib)(?![a-z0-9])"
+def _capacity_pattern(card_words: str, scaled_units: str) -> re.Pattern[str]:
+    # "3x24 GB": a memory right after a count's "x" (the count is read by the caller); "16000 MB", "81559MiB",
+    # "1.5 TB" in another unit (converted by the caller)
+    return re.compile(rf"(?:(?<![\w.$])|(?<=\dx)|(?<=\d\*)|(?<=\d×))(?P<mem>\d{{1,3}}(?:\.\d{{1,2}})?|\d{{4,6}})\s*"
+                      rf"(?P<unit>gb|g|gib|{scaled_units})(?![a-z0-9])"
                       rf"(?:\s*(?:of\s+)?(?P<card>{card_words}))?")
 
 

@@ -147,6 +147,8 @@ class MemoryVocab(_Vocab):
     "requires 112 GB of VRAM"); ``not_card_after`` after a size say whose size it is ("the 140 gb model")."""
 
     units: list[str] = Field(default_factory=list)
+    #: other units of memory, with GB per unit ("16000 MB", "24576 MiB", "1.5 TB"): converted, never read as GB
+    scaled_units: dict[str, float] = Field(default_factory=dict)
     card_words: list[str] = Field(default_factory=list)
     requirement_words: list[str] = Field(default_factory=list)
     not_card_after: list[str] = Field(default_factory=list)
@@ -459,6 +461,7 @@ class Lexicon:
     purchase_words: Phrases
     answer_currency: Phrases
     memory_units: Phrases
+    memory_scaled_units: Phrases
     card_words: Phrases
     memory_requirement_words: Phrases
     not_card_after: Phrases
@@ -637,6 +640,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         purchase_words=Phrases(_flat(lists(lambda f: f.money.purchase_words))),
         answer_currency=Phrases(_inverse(groups(lambda f: f.money.answer_currency))),
         memory_units=Phrases(_flat(lists(lambda f: f.memory.units)), left_bound=False),
+        memory_scaled_units=Phrases(merged_maps(lambda f: f.memory.scaled_units), left_bound=False),
         card_words=Phrases(_flat(lists(lambda f: f.memory.card_words))),
         memory_requirement_words=Phrases(_flat(lists(lambda f: f.memory.requirement_words))),
         not_card_after=Phrases(_flat(lists(lambda f: f.memory.not_card_after))),

@@ -167,6 +167,10 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     for f in gpu_found:
         if f.id is None and len(unknown) < MAX_UNKNOWN_TERMS and f.as_written.lower() not in {
                 u.as_written.lower() for u in unknown}:
+            if f.capacity_only:  # a memory no card has: answered by that memory alone
+                notes.extend(f.notes)
+                unknown.append(UnknownTerm(as_written=f.as_written, kind="gpu", memory_gb=f.memory_gb))
+                continue
             listed = tables.index.lookup("unlisted", f.as_written, fuzzy=False)
             unknown.append(UnknownTerm(as_written=f.as_written, kind="gpu", suggestions=f.suggestions[:3],
                                        unlisted=listed.id if listed else None))

@@ -412,7 +412,7 @@ class _Scanner:
     def units(self) -> None:
         lex = self.lex
         for name, phrases in (("bandwidth_gb_s", lex.bandwidth_units), ("memory_gb", lex.memory_units),
-                              ("multiplier", lex.multiplier_units),
+                              ("memory_gb", lex.memory_scaled_units), ("multiplier", lex.multiplier_units),
                               ("percent", lex.percent_units), ("power_watts", lex.power_units)):
             for m in _unit_pattern(self.num, phrases.pattern).finditer(self.low):
                 if not self.free(m.start(), m.end()):
@@ -421,7 +421,7 @@ class _Scanner:
                                                               self.low[m.end():m.end() + 6].lstrip()):
                     continue  # "1w条": a scale before a counter ("1w" = 10,000), not a unit
                 value = number_value(m, lex)
-                if name in ("power_watts", "bandwidth_gb_s"):
+                if name in ("power_watts", "bandwidth_gb_s") or phrases is lex.memory_scaled_units:
                     value *= float(phrases.value(m.group("unit")) or 1)
                 self.claim(name, value, m.start(), m.end())
 
@@ -585,7 +585,8 @@ def _k_tokens(m: re.Match[str]) -> int:
 def _any_unit(lex: Lexicon) -> re.Pattern[str]:
     """Any unit phrase of a quantity that is not money, at the start of a text ("gpus", "days", "gb")."""
     phrases = [*(p.pattern for p in lex.quantity_units.values() if p), lex.duration_units.pattern,
-               lex.memory_units.pattern, lex.rates.pattern, lex.percent_units.pattern, lex.multiplier_units.pattern]
+               lex.memory_units.pattern, lex.memory_scaled_units.pattern, lex.rates.pattern, lex.percent_units.pattern,
+               lex.multiplier_units.pattern]
     return _unit_start(tuple(phrases))
 
 

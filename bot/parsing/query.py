@@ -144,12 +144,15 @@ class UnknownTerm(_Record):
             offered to the user, never silently substituted.
         unlisted: the name of an accelerator the knowledge base knows of but has no figures for
             (gpus.yaml ``unlisted``), whose reason the answer gives.
+        memory_gb: for a card named only by a memory no knowledge-base GPU has ("a 2 GB card", "12 MB VRAM",
+            "a 1.5 TB gpu"): that memory, GB (converted from MB, MiB or TB), answered by what fits in it.
     """
 
     as_written: str
     kind: Literal["gpu", "model"] = "gpu"
     suggestions: list[str] = Field(default_factory=list)
     unlisted: str | None = None
+    memory_gb: float | None = None
 
 
 class Diagnosis(_Record):

@@ -174,6 +174,8 @@ class Renderer:
         if kind == "cny":  # an amount published in CNY, shown as published
             return self.money_in(x, "cny")
         if kind == "gb":
+            if 0 < x < 0.1:  # "12 MB" is 0.012 GB, not "0.0"
+                return f"{x:.2g}"
             return f"{x:,.0f}" if x >= 1000 or x == int(x) else f"{x:,.1f}"
         if kind == "tps":
             return f"{x:,.0f}" if x >= 100 else f"{x:,.1f}"
