@@ -841,7 +841,7 @@ def _break_even(ctx: Context) -> Answer:
     over_desk = None
     if desk:
         hosting_month = 0.0
-        if q.at_home:
+        if q.at_home and not (workstation and count <= pol.desk_max_cards.value):  # (a desktop is said as one)
             ctx.assume("break_even_at_home", count=count, gpu_name=gpu.name)
         else:
             ctx.assume("break_even_desk", count=count, gpu_name=gpu.name, max_cards=int(pol.desk_max_cards.value))
