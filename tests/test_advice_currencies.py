@@ -102,3 +102,23 @@ def test_chinese_questions_get_the_same_rules_in_chinese(kb):
     b = ask(kb, "每月预算 2 万英镑，部署 qwen2.5 72b")
     assert b.headline.code == "currency_without_rate"
     assert compose(b).headline.startswith("我的数据里没有 GBP 的带日期汇率")
+
+
+@pytest.mark.parametrize(("text", "usd"), [
+    ("how many H100 hours can $1000 buy", 1000.0),
+    ("how many H100 hours can 1000 euros buy", 1000 * USD_PER_EUR),
+])
+def test_money_that_buys_gpu_time_is_a_budget_not_a_purchase_price(kb, text, usd):
+    # the cheapest H100 SXM GPU-hour: Vast.ai 1x-H100_SXM-32-65536 at $1.80 (undated catalog row);
+    # $1,000 / 1.80 = 555.6 GPU-hours; EUR 1,000 = $1,176.10 / 1.80 = 653.4
+    q = parse_question(text, kb)
+    assert q.purchase_price is None and q.budget is not None
+    a = advise(q, kb, today=TODAY)
+    assert a.headline.code == "budget_gpu_hours"
+    assert a.headline.params["gpu_hours"] == pytest.approx(usd / 1.80, rel=1e-4)
+
+
+def test_a_model_priced_with_no_gpus_is_priced_as_served(kb):
+    # "what does it cost per hour" of a model alone: the serving plan's price, never a list of GPU prices
+    a = ask(kb, "how much does it cost per hour to run llama 3 8b")
+    assert a.intent == "size_inference" and a.options and a.options[0].price is not None

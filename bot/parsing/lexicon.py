@@ -138,6 +138,10 @@ class MoneyVocab(_Vocab):
     quoted_words: list[str] = Field(default_factory=list)
     budget_words: list[str] = Field(default_factory=list)
     purchase_words: list[str] = Field(default_factory=list)
+    #: an amount between one of ``spend_modals`` and one of ``spend_verbs`` is money spent, a budget, never a
+    #: purchase price ("how many H100 hours can $1000 buy", "what will €500 get me")
+    spend_modals: list[str] = Field(default_factory=list)
+    spend_verbs: list[str] = Field(default_factory=list)
     answer_currency: dict[Literal["usd", "cny"], list[str]] = Field(default_factory=dict)
 
 
@@ -459,6 +463,8 @@ class Lexicon:
     per_gpu_after: Phrases
     budget_words: Phrases
     purchase_words: Phrases
+    spend_modals: Phrases
+    spend_verbs: Phrases
     answer_currency: Phrases
     memory_units: Phrases
     memory_scaled_units: Phrases
@@ -638,6 +644,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         per_gpu_after=Phrases(_flat(lists(lambda f: f.money.per_gpu_after)), left_bound=False),
         budget_words=Phrases(_flat(lists(lambda f: f.money.budget_words))),
         purchase_words=Phrases(_flat(lists(lambda f: f.money.purchase_words))),
+        spend_modals=Phrases(_flat(lists(lambda f: f.money.spend_modals))),
+        spend_verbs=Phrases(_flat(lists(lambda f: f.money.spend_verbs))),
         answer_currency=Phrases(_inverse(groups(lambda f: f.money.answer_currency))),
         memory_units=Phrases(_flat(lists(lambda f: f.memory.units)), left_bound=False),
         memory_scaled_units=Phrases(merged_maps(lambda f: f.memory.scaled_units), left_bound=False),

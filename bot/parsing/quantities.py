@@ -206,8 +206,12 @@ class _Scanner:
                     period, per_gpu = prev.value["period"], prev.value["per_gpu"]  # "$0.34/h vs $1.19"
                 window = self.before(start, 36)
                 role = "amount"
+                spent = re.search(r"(?:" + lex.spend_modals.pattern + r")\s*$", self.before(start, 12)) and \
+                    re.match(r"\s*(?:" + lex.spend_verbs.pattern + ")", self.low[end:end + 14])
                 if period == "kwh":
                     role = "electricity"
+                elif spent and period is None:
+                    role = "budget"  # "how many H100 hours can $1000 buy": the money spent, not a machine's price
                 elif lex.purchase_words.search(self.before(start, 48)) or lex.purchase_words.search(
                         self.after(end, 24)):
                     role = "purchase" if period is None else "price"

@@ -152,6 +152,8 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         return "recommend"
     if "cheapest" in asks and not gpus and not has_model:
         return "recommend"
+    if query.budget is not None and gpus and not has_model and query.workload is None:
+        return "quote"  # "how many H100 hours can $1000 buy": what the money rents of the GPUs named
     pair, rel = _compare_patterns(lex.compare_connectors.pattern, lex.compare_relations.pattern)
     choice, _ = _compare_patterns(lex.choice_connectors.pattern, lex.compare_relations.pattern)
     # "A100/A800" lists options: with a workload and no comparison asked they are the options of the workload
