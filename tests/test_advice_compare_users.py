@@ -94,3 +94,21 @@ def test_the_chinese_answer_compares_users_too(kb):
     a = ask(kb, "一张 A100 40G 和一张 A100 80G 跑 llama 3 8b 各能支持多少并发")
     assert a.headline.code == "compare_users"
     assert "各能服务多少用户" in compose(a).headline
+
+
+@pytest.mark.parametrize("text", ["a100 40 vs 80gb for llama 3 8b, 100 users",
+                                  "A100 40/80GB which for 100 users llama 3 8b",
+                                  "compare a100 40 and 80 gb for 100 concurrent users of llama 3 8b"])
+def test_two_sizes_sharing_one_unit_are_both_variants(kb, text):
+    q = parse_question(text, kb)
+    assert {g.id for g in q.gpus} == {"a100-sxm-40gb", "a100-sxm-80gb"}
+    assert not q.not_understood
+    a = advise(q, kb, today=TODAY)
+    assert a.intent == "compare" and a.headline.code == "compare_load"
+
+
+def test_which_serves_more_users_is_a_users_question(kb):
+    a = ask(kb, "which serves more users for llama 3.1 8b: 1 H100 or 2 L40S")
+    assert a.headline.code == "compare_users"
+    counts = {i["config"]["gpu_name"]: i["config"]["gpu_count"] for i in a.headline.params["items"]}
+    assert counts == {"H100 SXM5 80GB": 1, "L40S": 2}

@@ -618,6 +618,10 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         if scale is None and ("." in m.group("mem") or len(m.group("mem")) > 3):
             continue  # "1.5g", "2000gb": a GB size of a card is a whole number of up to 3 digits
         memory, snapped = _memory_in_gb(float(m.group("mem")), scale, tables)
+        shared = _shared_unit_variants(low, start, end, memory, named_gpus or [], tables, lex) if memory >= 1 else []
+        if shared:  # "a100 40 vs 80gb", "A100 40/80GB": both memory variants of the product named
+            out.extend(shared)
+            continue
         variant = _other_variant(low, start, end, memory, named_gpus or [], tables, lex) if memory >= 1 else None
         if variant is not None:  # "v100 32g or 16g": the same product in its other memory
             out.append(variant)
@@ -692,6 +696,32 @@ def _other_variant(low: str, start: int, end: int, memory: int, named: list[Foun
                         notes=[] if variant else [note("stated_memory", gpu_name=tables.index.display_name(
                             "gpu", gpu_id), memory_gb=memory)])
     return None
+
+
+def _shared_unit_variants(low: str, start: int, end: int, memory: float, named: list[FoundGpu], tables: ParserTables,
+                          lex: Lexicon) -> list[FoundGpu]:
+    """Two memory sizes of a named product sharing one unit ("a100 40 vs 80gb", "A100 40/80GB", "a100 40 and 80 gb"):
+    the product's variant of each size (sizes it has no variant of are left out, so nothing is invented)."""
+    first = _shared_first(lex.compare_connectors.pattern)
+    for f in named:
+        if f.id is None or f.span_end > start:
+            continue
+        m = first.fullmatch(low, f.span_end, start)
+        if m is None:
+            continue
+        out = []
+        for size, (a, b) in ((int(m.group(1)), m.span(1)), (memory, (start, end))):
+            variant = tables.memory_variant(f.id, size)
+            if variant is not None:
+                out.append(FoundGpu(variant, low[a:b], a, b, a, b))
+        return out if len(out) == 2 else []
+    return []
+
+
+@lru_cache(maxsize=4)
+def _shared_first(connectors: str) -> re.Pattern[str]:
+    """Between a GPU name and a memory size: another size without a unit and a connector ("a100| 40 vs |80gb")."""
+    return re.compile(rf"\s*(\d{{2,3}})\s*(?:g|gb)?\s*(?:{connectors}|and|,)\s*")
 
 
 @lru_cache(maxsize=4)
