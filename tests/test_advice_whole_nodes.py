@@ -67,3 +67,19 @@ def test_the_chinese_answer_says_it_in_chinese(kb):
     a = ask(kb, "在 coreweave 租 2 张 H100 一天多少钱")
     assert a.headline.code == "quote_whole_nodes_only"
     assert "只按 8 卡整机出租" in compose(a).headline
+
+
+def test_a_served_model_on_a_whole_node_says_it_under_the_headline(kb):
+    # one A100 named at CoreWeave: the only A100 there is the 8-GPU node ($21.60/h); just one rents at RunPod $1.89/h
+    a = ask(kb, "serve llama 3 8b on one A100 at coreweave, cost per month")
+    line = next(d for d in a.details if d.code == "idle_gpus")
+    assert (line.params["idle"], line.params["gpus_rented"]) == (7, 8)
+    assert line.params["alt_provider"] == "RunPod" and line.params["alt_price_usd"] == pytest.approx(1.89)
+    assert a.details.index(line) <= 1  # right under the headline (after the month's cost, when asked)
+    assert not any(w.code == "idle_gpus" for w in a.warnings)
+
+
+def test_a_run_priced_on_a_whole_node_says_it_under_the_headline(kb):
+    a = ask(kb, "fine-tune llama 3 8b with lora on 1 A100 on coreweave, cost")
+    assert a.details and a.details[0].code == "idle_gpus"
+    assert "Just the 1 rent for $1.89/h at RunPod" in compose(a).details[0]

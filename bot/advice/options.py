@@ -14,13 +14,15 @@ from __future__ import annotations
 from bot.advice.answer import Action, Option
 from bot.advice.context import Context
 from bot.advice.models import model_label
-from bot.advice.planner import one_copy_memory
+from bot.advice.planner import excluded_providers, one_copy_memory
 from bot.errors import AdvisorError
 from bot.estimation import efficiency_for
 from bot.kb.schema import Gpu, Model
 from bot.notes import Note, note
+from bot.pricing.offers import Placement
+from bot.pricing.offers import place as all_placements
 
-__all__ = ["caveats", "config", "half_precision_fix", "next_actions", "quality_tier", "variant_notes"]
+__all__ = ["caveats", "config", "exact_rental", "half_precision_fix", "idle_line", "next_actions", "quality_tier", "variant_notes"]
 
 #: 32-bit weight formats: 4 bytes per parameter, twice a 16-bit load.
 _FULL_32 = ("fp32", "tf32")
@@ -55,8 +57,13 @@ def caveats(ctx: Context, opt: Option, gpu: Gpu | None = None, *, idle: bool = T
         elif p.separate_instances and (opt.replicas or 1) > 1:
             ctx.assume("replicas_on_separate_instances", instances=p.instances, instance=p.instance_type)
         if p.idle_gpus > 0 and idle:
+            alt = exact_rental(ctx, opt, gpu)
             ctx.warn("idle_gpus", idle=p.idle_gpus, instance=p.instance_type, gpus_rented=p.gpus_rented,
-                     provider=p.provider_name)
+                     provider=p.provider_name, count=opt.gpu_count,
+                     alt_provider=alt.offer.provider_name if alt else None,
+                     alt_instance=(alt.offer.instance_type if alt.instances == 1 else
+                                   f"{alt.instances} x {alt.offer.instance_type}") if alt else None,
+                     alt_price_usd=alt.price_per_hour_usd if alt else None)
         if p.stale:
             ctx.warn("stale_price" if p.as_of else "undated_price", provider=p.provider_name,
                      instance=p.instance_type, as_of=p.as_of.isoformat() if p.as_of else None)
@@ -80,6 +87,41 @@ def caveats(ctx: Context, opt: Option, gpu: Gpu | None = None, *, idle: bool = T
             ctx.warn("no_p2p", gpu_name=gpu.name)
         elif icls == "pcie":
             ctx.assume("tp_over_pcie", gpu_name=gpu.name)
+
+
+def idle_line(ctx: Context, opt: Option | None) -> list[Note]:
+    """The ``idle_gpus`` caveat of ``opt`` (recorded by :func:`caveats`), taken out of the warnings to stand under the
+    headline: the option answered pays for GPUs it does not use (a provider that rents only larger nodes), which
+    the first lines must say with the way to rent just the count. ``[]`` when ``opt`` pays for none."""
+    p = opt.price if opt is not None else None
+    if p is None or p.idle_gpus <= 0:
+        return []
+    mine = [w for w in ctx.warnings if w.code == "idle_gpus" and w.params.get("provider") == p.provider_name
+            and w.params.get("instance") == p.instance_type]
+    ctx.warnings = [w for w in ctx.warnings if w not in mine]
+    return mine[:1]
+
+
+def exact_rental(ctx: Context, opt: Option, gpu: Gpu | None = None) -> Placement | None:
+    """The cheapest way to rent just ``opt``'s GPUs (no idle GPU paid for) in its pricing model, any provider the
+    question's market allows, each tensor-parallel group (tp x pp GPUs) in one instance: what to say beside an
+    option that pays for a whole larger node ("2x A100 at CoreWeave": 8-GPU nodes only). List prices before a
+    marketplace host's ask; a provider's stale snapshot of a size it also prices currently is left out. ``None`` when
+    the option has no idle GPUs or nothing rents the count exactly."""
+    p = opt.price
+    if p is None or p.idle_gpus <= 0 or not opt.gpu or not opt.gpu_count:
+        return None
+    gpu_id = (gpu.id if gpu is not None else opt.gpu).split("@")[0]
+    group = max(1, min((opt.tensor_parallel or 1) * (opt.pipeline_parallel or 1), 8))
+    exclude = excluded_providers(ctx)
+    found = [x for x in all_placements(ctx.offers, gpu_id, opt.gpu_count, today=ctx.today, group=group,
+                                       pricing_model=p.pricing_model)
+             if x.idle_gpus == 0 and not x.group_split and x.offer.provider not in exclude
+             and (x.offer.condition is None or p.pricing_model != "on_demand")]
+    # a provider's current price for an instance size supersedes its old snapshot of that size
+    fresh = {(x.offer.provider, x.offer.gpu_count) for x in found if not x.stale}
+    found = [x for x in found if not x.stale or (x.offer.provider, x.offer.gpu_count) not in fresh]
+    return min(found, key=lambda x: (x.offer.marketplace, round(x.price_per_hour_usd, 2), x.stale), default=None)
 
 
 def half_precision_fix(ctx: Context, model: Model, gpu: Gpu, count: int, load) -> Note | None:

@@ -19,7 +19,7 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
-from bot.advice.options import caveats, config, next_actions, variant_notes
+from bot.advice.options import caveats, config, idle_line, next_actions, variant_notes
 from bot.advice.planner import (
     candidate_gpus,
     excluded_providers,
@@ -764,6 +764,7 @@ def _run_cost(ctx: Context, model) -> Answer:
         ctx.lack("no_price_for_run", model_name=model_label(model))
         headline = note("run_cost_unpriced", model_name=model_label(model), tokens_tokens=tokens)
     return ctx.answer(title=note("title_run_cost", model_name=model_label(model)), headline=headline, options=options,
+                      details=idle_line(ctx, options[rec] if rec is not None else None),
                       recommendation=rec, table=table, actions=next_actions(ctx, None, precision_switch=False))
 
 

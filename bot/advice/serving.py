@@ -23,7 +23,15 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
-from bot.advice.options import caveats, config, half_precision_fix, next_actions, quality_tier, variant_notes
+from bot.advice.options import (
+    caveats,
+    config,
+    half_precision_fix,
+    idle_line,
+    next_actions,
+    quality_tier,
+    variant_notes,
+)
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
@@ -241,6 +249,11 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         if affordable is not None:
             details.insert(0, headline)
             headline = affordable
+    if rec is not None and shown[rec].price is not None and shown[rec].price.idle_gpus > 0 and not any(
+            d.code == "instance_larger_than_needed" for d in details):
+        # the configuration answered pays for idle GPUs (a provider that rents only larger nodes): said under the
+        # headline with the way to rent just the count, not only in a footnote
+        details[:0] = idle_line(ctx, shown[rec])
     whole_note = next((n for n in shown[rec].notes if n.code == "uses_whole_instance"), None) \
         if rec is not None else None
     if whole_note is not None and headline.code not in ("machines_needed",):
