@@ -96,7 +96,7 @@ def test_the_chinese_answer_compares_users_too(kb):
     assert "各能服务多少用户" in compose(a).headline
 
 
-@pytest.mark.parametrize("text", ["a100 40 vs 80gb for llama 3 8b, 100 users",
+@pytest.mark.parametrize("text", ["a100 40 vs 80gb for llama 3 8b, 100 users", "A100 40 vs 80 for 100 users of llama 3 8b",
                                   "A100 40/80GB which for 100 users llama 3 8b",
                                   "compare a100 40 and 80 gb for 100 concurrent users of llama 3 8b"])
 def test_two_sizes_sharing_one_unit_are_both_variants(kb, text):

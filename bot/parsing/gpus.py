@@ -609,9 +609,10 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
     out: list[FoundGpu] = []
     named = [tables.memory_of(f.id) for f in named_gpus or [] if f.id]
     totals = [tables.memory_of(f.id) * f.count for f in named_gpus or [] if f.id and f.count and f.count > 1]
+    out += _bare_variant_pair(low, named_gpus or [], tables, lex, claimed)
     for m in pattern.finditer(low):
         start, end = m.start(), m.end()
-        if start in claimed or (end - 1) in claimed:
+        if start in claimed or (end - 1) in claimed or any(f.start <= start < f.end for f in out):
             continue
         unit = m.group("unit")
         scale = lex.memory_scaled_units.value(unit)
@@ -716,6 +717,27 @@ def _shared_unit_variants(low: str, start: int, end: int, memory: float, named: 
                 out.append(FoundGpu(variant, low[a:b], a, b, a, b))
         return out if len(out) == 2 else []
     return []
+
+
+def _bare_variant_pair(low: str, named: list[FoundGpu], tables: ParserTables, lex: Lexicon,
+                       claimed: SpanSet) -> list[FoundGpu]:
+    """Two sizes without a unit right after a named product ("A100 40 vs 80", "a100 40/80"): both its memory variants,
+    only when the product has a variant of each size (so "H100 2 vs 4" stays counts)."""
+    pair = _bare_pair(lex.compare_connectors.pattern)
+    out: list[FoundGpu] = []
+    for f in named:
+        m = pair.match(low, f.span_end) if f.id is not None else None
+        if m is None or m.start(1) in claimed:
+            continue
+        found = [(v, m.span(i)) for i in (1, 2) if (v := tables.memory_variant(f.id, int(m.group(i)))) is not None]
+        if len(found) == 2:
+            out += [FoundGpu(v, low[a:b], a, b, a, b) for v, (a, b) in found]
+    return out
+
+
+@lru_cache(maxsize=4)
+def _bare_pair(connectors: str) -> re.Pattern[str]:
+    return re.compile(rf"\s*(\d{{2,3}})\s*(?:{connectors}|and|,)\s*(\d{{2,3}})(?![\w.])")
 
 
 @lru_cache(maxsize=4)
