@@ -172,7 +172,9 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
                                 b_count=slow.gpu_count, bw_ratio_x=ga.memory_bandwidth_gb_s / gb.memory_bandwidth_gb_s))
         timed = sorted((o for o in fits if o.ttft_s), key=lambda o: o.ttft_s)
         if len(timed) >= 2 and timed[-1].ttft_s / timed[0].ttft_s >= _SAME:
-            details.append(note("compare_prefill", fast=timed[0].gpu_name, slow=timed[-1].gpu_name,
+            same_count = timed[0].gpu_count == timed[-1].gpu_count  # else the counts, not the cards, differ
+            details.append(note("compare_prefill", fast=timed[0].gpu_name if same_count else config(timed[0]),
+                                slow=timed[-1].gpu_name if same_count else config(timed[-1]),
                                 ratio_x=timed[-1].ttft_s / timed[0].ttft_s,
                                 a_ttft_s=timed[0].ttft_s, b_ttft_s=timed[-1].ttft_s))
         if not {"cheapest", "cost"} & set(q.asks) or len(priced) < 2:
@@ -192,7 +194,14 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         if mentioned is not None:  # "哪个划算" without list prices: the cost per token at the figures that exist
             details.insert(0, headline)
             headline = mentioned
-    if load.users and len(fits) >= 2:
+    counted = any(c.count for c in choices)
+    if len(choices) >= 2 and ("users_served" in q.asks or (load.users and counted)):
+        # "how many users can each serve", or a load on GPUs whose count is given: the users each count serves
+        # (and, short of the load, the count it would take) lead; single-stream speed follows
+        if headline is not None:
+            details.insert(0, headline)
+        headline = _users_line(ctx, model, choices, speeds, load)
+    elif load.users and len(fits) >= 2:
         # a load was given: the comparison is what each GPU type needs to carry it, not single-stream speed
         if headline is not None:
             details.insert(0, headline)
@@ -227,7 +236,7 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         headline = note("compare_fits", fits=[config(s) for s in fits], fails=[config(s) for s in failing],
                         model_name=model_label(model))
     for s in speeds:
-        if not s.fits:
+        if not s.fits and headline.code != "compare_users":  # (the users line says what each count serves)
             details.append(note("compare_does_not_fit", config=config(s), reason=s.rejection))
     options = speeds + [c for _, c in rows if c is not None and c.price is not None]
     for o in options[:4]:
@@ -275,12 +284,45 @@ def _cost_at_mentions(ctx: Context, full: list[Option]):
                 ratio_x=items[-1]["cost_usd"] / items[0]["cost_usd"])
 
 
+def _users_line(ctx: Context, model: Model, choices: list[GpuChoice], speeds: list[Option], load: ServingLoad):
+    """The users each GPU type serves at the per-user floor, on the count the user gave (else the fewest GPUs that
+    hold the model, as in its speed row), in the precision of its speed row (the one asked, else the model's own):
+    the capacity plan of :func:`bot.advice.planner.plan_serving` (KV cache of every user within the engine's
+    memory budget, each user at the floor with prefill counted). With a load asked that a side's count cannot
+    carry, the fewest GPUs of that type that do are said beside it. The ratio compares the two capacities."""
+    capacity_load = ServingLoad(**{**load.__dict__, "users": None, "total_tps": None,
+                                   "per_user_tps": load.capacity_tps})
+    items = []
+    for choice, speed in zip(choices, speeds, strict=False):
+        precision = speed.precision or precisions_for(ctx, model, choice.gpu)[0][0]
+        count = choice.count or speed.gpu_count or 1
+        plan = plan_serving(ctx, model, choice.gpu, precision, capacity_load, count=count, objective="capacity",
+                            whole_instance=False)
+        served = plan.capacity if plan.capacity > 0 else 0
+        label = {"gpu_count": count, "gpu_name": choice.gpu.name, "precision": precision}
+        item = {"config": label, "max_users": served or None, "users": load.users, "none": served == 0,
+                "enough": bool(load.users and served >= load.users), "short": bool(load.users and served < load.users),
+                "needed": None, "price_usd": plan.placement.price_per_hour_usd if plan.placement else None,
+                "rented": plan.placement.gpus_rented if plan.placement and plan.placement.idle_gpus > 0 else None}
+        if load.users and served < load.users:
+            need = plan_serving(ctx, model, choice.gpu, precision, load, whole_instance=False, objective="fewest")
+            if need.meets:
+                item["needed"] = {"gpu_count": need.count, "gpu_name": choice.gpu.name, "precision": precision}
+        items.append(item)
+    served = sorted((i for i in items if i["max_users"]), key=lambda i: -i["max_users"])
+    ratio = served[0]["max_users"] / served[-1]["max_users"] if len(served) >= 2 else None
+    return note("compare_users", model_name=model_label(model), per_user_tps=load.capacity_tps, items=items,
+                more=served[0]["config"] if ratio and ratio >= _SAME else None, ratio_x=ratio if ratio and ratio >= _SAME
+                else None, equal=bool(ratio and ratio < _SAME))
+
+
 def _load_line(ctx: Context, model: Model, speeds: list[Option], load: ServingLoad):
     """What each GPU type needs to serve the users asked; the pick is the lowest price per hour when every
     side is priced, else the fewest GPUs."""
     meets = [s for s in speeds if s.meets]
     hours = ctx.query.duration_hours  # "which is cheaper per month": each side's cost for that period
     items = [{"config": config(s), "per_user_tps": s.tps_per_user, "price_usd": s.price_per_hour_usd,
+              "rented": s.price.gpus_rented if s.price and s.price.idle_gpus > 0 else None,
               "period_usd": s.price_per_hour_usd * hours if hours and s.price_per_hour_usd else None,
               "period_hours": hours if hours and s.price_per_hour_usd else None, "meets": s.meets} for s in speeds]
     pick, by = None, None

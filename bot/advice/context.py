@@ -16,13 +16,14 @@ from bot.kb.loader import KnowledgeBase
 from bot.kb.schema import Policy
 from bot.notes import Note, note
 from bot.parsing.query import Query
+from bot.pricing.currency import to_usd
 from bot.pricing.offers import OfferTable, offer_table
 
 __all__ = ["Context"]
 
 
 #: Limits notes that lead an answer: a stated quantity was not used.
-_LEADING_LIMITS = frozenset({"quantity_over_limit", "quantity_unusable", "closed_model"})
+_LEADING_LIMITS = frozenset({"quantity_over_limit", "quantity_unusable", "closed_model", "currency_without_rate"})
 #: Headlines that already state the bound they hit (a quote of more GPUs than the sizing bound, priced at list).
 _SAYS_ITS_LIMIT = frozenset({"quote_count_over_limit"})
 #: Parser notes that say a model name the knowledge base lacks was sized by the parameter count it carries.
@@ -133,20 +134,29 @@ class Context:
         return self.query.language == "zh"
 
     def usd(self, money) -> float | None:
-        """A :class:`~bot.parsing.query.Money` in USD (CNY converted at the knowledge base's dated rate, stated
-        as an assumption); ``None`` for none or a currency without a rate."""
+        """A :class:`~bot.parsing.query.Money` in USD (see :meth:`to_usd`); ``None`` for none."""
         if money is None:
             return None
-        if money.currency == "usd":
-            return money.amount
-        if money.currency == "cny":
-            from bot.pricing.currency import cny_per_usd
+        return self.to_usd(money.amount, money.currency)
 
-            rate = cny_per_usd(self.kb)
-            if rate:
-                self.assume("cny_rate_used", rate=rate[0], rate_date=rate[1])
-                return money.amount / rate[0]
-        return None
+    def to_usd(self, amount: float, currency: str) -> float | None:
+        """``amount`` of ``currency`` in USD at the knowledge base's dated rate (:func:`bot.pricing.currency.to_usd`).
+
+        A CNY conversion is stated as an assumption (``cny_rate_used``, as for every Chinese question); any other
+        currency's as a warning the reader sees (``fx_rate_used``: the amount, the rate, its date), since every
+        figure after it is in dollars. ``None`` when no rate covers the currency (the parser sets such amounts
+        aside and the answer says so: :func:`bot.parsing.parser.parse_question`).
+        """
+        conv = to_usd(self.kb, amount, currency)
+        if conv is None:
+            return None
+        if currency == "cny":
+            self.assume("cny_rate_used", rate=conv.per_usd, rate_date=conv.rate_date)
+        elif currency != "usd":
+            self.warn("fx_rate_used", money={"amount": amount, "currency": currency}, converted_usd=conv.usd,
+                      currency=currency.upper(), usd_per_unit=1 / conv.per_usd, rate_date=conv.rate_date)
+            self.cite(conv.source)
+        return conv.usd
 
     def hourly_limit_usd(self) -> tuple[float, bool, str] | None:
         """The most the user will pay per hour: ``(USD, per GPU-hour?, "limit" | "budget")``. A stated hourly

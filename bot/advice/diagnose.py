@@ -10,7 +10,7 @@ from __future__ import annotations
 from bot.advice.answer import Answer
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
-from bot.advice.options import next_actions
+from bot.advice.options import half_precision_fix, next_actions
 from bot.advice.planner import plan_serving, precisions_for, resolve_gpu, serving_load, serving_option
 from bot.estimation.common import kv_shape
 from bot.notes import note
@@ -69,8 +69,15 @@ def answer(ctx: Context) -> Answer:
             details.insert(0, note("oom_context_over_max", context_tokens=q.context_tokens,
                                    max_tokens=model.max_position_embeddings, model_name=model_label(model)))
     fixes = [note(f"oom_fix_{'training' if training else 'serving'}_{i}") for i in (1, 2, 3)]
-    return ctx.answer(title=note("title_oom"), headline=note("oom_training" if training else "oom_serving"),
-                      details=details + fixes, actions=next_actions(ctx, None))
+    headline = note("oom_training" if training else "oom_serving")
+    if models and gpu is not None and not training:
+        # loaded in 32-bit: the 16-bit memory on the same GPUs is the fix, said first
+        half = half_precision_fix(ctx, models[0], gpu, q.gpus[0].count or 1, serving_load(ctx))
+        if half is not None:
+            details.insert(0, headline)
+            headline = half
+    return ctx.answer(title=note("title_oom"), headline=headline, details=details + fixes,
+                      actions=next_actions(ctx, None))
 
 
 def _kv_capacity(ctx: Context) -> Answer:

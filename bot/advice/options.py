@@ -4,19 +4,28 @@
 * :func:`caveats` records, once per answer, what a user must know before renting an option: a tensor-parallel
   group split over instances, idle GPUs in a larger instance, a stale or undated price, a tight fit, no
   NVLink/P2P between consumer cards, a checkpoint run as an engine's weight-only fallback;
-* :func:`next_actions` proposes the buttons (show all, assumptions, switch precision, quote this).
+* :func:`next_actions` proposes the buttons (show all, assumptions, switch precision, quote this);
+* :func:`half_precision_fix` answers an out-of-memory error met loading a model in 32-bit with the memory it needs in
+  16, 8 and 4 bits on the same GPUs.
 """
 
 from __future__ import annotations
 
 from bot.advice.answer import Action, Option
 from bot.advice.context import Context
+from bot.advice.models import model_label
+from bot.advice.planner import excluded_providers, one_copy_memory
 from bot.errors import AdvisorError
 from bot.estimation import efficiency_for
-from bot.kb.schema import Gpu
-from bot.notes import note
+from bot.kb.schema import Gpu, Model
+from bot.notes import Note, note
+from bot.pricing.offers import Placement
+from bot.pricing.offers import place as all_placements
 
-__all__ = ["caveats", "config", "next_actions", "quality_tier", "variant_notes"]
+__all__ = ["caveats", "config", "exact_rental", "half_precision_fix", "idle_line", "next_actions", "quality_tier", "variant_notes"]
+
+#: 32-bit weight formats: 4 bytes per parameter, twice a 16-bit load.
+_FULL_32 = ("fp32", "tf32")
 
 
 def config(opt: Option, *, with_model: bool = False, with_precision: bool = True) -> dict:
@@ -48,8 +57,13 @@ def caveats(ctx: Context, opt: Option, gpu: Gpu | None = None, *, idle: bool = T
         elif p.separate_instances and (opt.replicas or 1) > 1:
             ctx.assume("replicas_on_separate_instances", instances=p.instances, instance=p.instance_type)
         if p.idle_gpus > 0 and idle:
+            alt = exact_rental(ctx, opt, gpu)
             ctx.warn("idle_gpus", idle=p.idle_gpus, instance=p.instance_type, gpus_rented=p.gpus_rented,
-                     provider=p.provider_name)
+                     provider=p.provider_name, count=opt.gpu_count,
+                     alt_provider=alt.offer.provider_name if alt else None,
+                     alt_instance=(alt.offer.instance_type if alt.instances == 1 else
+                                   f"{alt.instances} x {alt.offer.instance_type}") if alt else None,
+                     alt_price_usd=alt.price_per_hour_usd if alt else None)
         if p.stale:
             ctx.warn("stale_price" if p.as_of else "undated_price", provider=p.provider_name,
                      instance=p.instance_type, as_of=p.as_of.isoformat() if p.as_of else None)
@@ -77,6 +91,87 @@ def caveats(ctx: Context, opt: Option, gpu: Gpu | None = None, *, idle: bool = T
             ctx.warn("no_p2p", gpu_name=gpu.name)
         elif icls == "pcie":
             ctx.assume("tp_over_pcie", gpu_name=gpu.name)
+
+
+def idle_line(ctx: Context, opt: Option | None) -> list[Note]:
+    """The ``idle_gpus`` caveat of ``opt`` (recorded by :func:`caveats`), taken out of the warnings to stand under the
+    headline: the option answered pays for GPUs it does not use (a provider that rents only larger nodes), which
+    the first lines must say with the way to rent just the count. ``[]`` when ``opt`` pays for none."""
+    p = opt.price if opt is not None else None
+    if p is None or p.idle_gpus <= 0:
+        return []
+    mine = [w for w in ctx.warnings if w.code == "idle_gpus" and w.params.get("provider") == p.provider_name
+            and w.params.get("instance") == p.instance_type]
+    ctx.warnings = [w for w in ctx.warnings if w not in mine]
+    return mine[:1]
+
+
+def exact_rental(ctx: Context, opt: Option, gpu: Gpu | None = None) -> Placement | None:
+    """The cheapest way to rent just ``opt``'s GPUs (no idle GPU paid for) in its pricing model, any provider the
+    question's market allows, each tensor-parallel group (tp x pp GPUs) in one instance: what to say beside an
+    option that pays for a whole larger node ("2x A100 at CoreWeave": 8-GPU nodes only). List prices before a
+    marketplace host's ask; a provider's stale snapshot of a size it also prices currently is left out. ``None`` when
+    the option has no idle GPUs or nothing rents the count exactly."""
+    p = opt.price
+    if p is None or p.idle_gpus <= 0 or not opt.gpu or not opt.gpu_count:
+        return None
+    gpu_id = (gpu.id if gpu is not None else opt.gpu).split("@")[0]
+    group = max(1, min((opt.tensor_parallel or 1) * (opt.pipeline_parallel or 1), 8))
+    exclude = excluded_providers(ctx)
+    found = [x for x in all_placements(ctx.offers, gpu_id, opt.gpu_count, today=ctx.today, group=group,
+                                       pricing_model=p.pricing_model)
+             if x.idle_gpus == 0 and not x.group_split and x.offer.provider not in exclude
+             and (x.offer.condition is None or p.pricing_model != "on_demand")]
+    # a provider's current price for an instance size supersedes its old snapshot of that size
+    fresh = {(x.offer.provider, x.offer.gpu_count) for x in found if not x.stale}
+    found = [x for x in found if not x.stale or (x.offer.provider, x.offer.gpu_count) not in fresh]
+    return min(found, key=lambda x: (x.offer.marketplace, round(x.price_per_hour_usd, 2), x.stale), default=None)
+
+
+def half_precision_fix(ctx: Context, model: Model, gpu: Gpu, count: int, load) -> Note | None:
+    """The fix for an out-of-memory error met loading ``model`` in 32-bit: the memory per GPU in fp32, in 16-bit
+    and in int8 / int4 on the same ``count`` x ``gpu``, and whether each fits.
+
+    It applies when the request reports an out-of-memory error (``diagnosis.kind == "oom"``) and loads the model
+    in 32-bit: fp32 named ("float32", "full precision" read as 32-bit when the model was released in 16-bit). The
+    16-bit format is bf16 where the GPU runs it (compute capability 8.0 and later), else fp16. Each figure is the
+    planner's memory for that format: weights (fp32 4, 16-bit 2, int8 1, int4 about 0.5 bytes per parameter, plus
+    the layers kept in 16-bit) + KV cache for the load + runtime overhead, for one copy spread over the ``count``
+    GPUs, per GPU over the usable memory (:func:`bot.advice.planner.one_copy_memory`, ``knowledge/efficiency.yaml``).
+
+    Args:
+        ctx: the answer being built (its request's diagnosis and precisions decide whether this applies).
+        model: the model loaded.
+        gpu: the GPU it was loaded on. count: how many of them (1 when not said).
+        load: the :class:`~bot.advice.planner.ServingLoad` (users, context) the memory is computed for.
+
+    Returns:
+        An ``oom_half_precision`` note (GB per GPU per format, usable GB, the 16-bit format and its torch dtype), or
+        ``None`` when the request is not an out-of-memory error in 32-bit or a format cannot be estimated.
+    """
+    q = ctx.query
+    if q.diagnosis is None or q.diagnosis.kind != "oom":
+        return None
+    native = model.native_precision or "bf16"
+    asked_32 = any(p in _FULL_32 for p in q.precisions)
+    read_32 = not q.precisions and q.full_precision and native not in _FULL_32
+    if not (asked_32 or read_32):
+        return None
+    half = "bf16" if gpu.supports("bf16") else "fp16"
+    need: dict[str, tuple[float, float, bool]] = {}
+    for precision in ("fp32", half, "int8", "int4"):
+        est = one_copy_memory(ctx, model, gpu, precision, count, load)
+        if est is None:
+            return None
+        need[precision] = (est.memory.per_gpu_gb, est.memory.usable_memory_gb, est.memory.per_gpu_gb <=
+                           est.memory.usable_memory_gb)
+    fp32_gb, usable, fp32_fits = need["fp32"]
+    return note("oom_half_precision", model_name=model_label(model), config={"gpu_count": count, "gpu_name": gpu.name},
+                fp32_gb=fp32_gb, usable_gb=usable, fp32_fits=fp32_fits, fp32_over=not fp32_fits,
+                read_as_fp32=read_32, half=half, torch_dtype=f"torch.{'bfloat16' if half == 'bf16' else 'float16'}",
+                half_gb=need[half][0], half_fits=need[half][2], half_over=not need[half][2],
+                int8_gb=need["int8"][0], int8_fits=need["int8"][2], int4_gb=need["int4"][0],
+                int4_fits=need["int4"][2])
 
 
 def _weight_format(ctx: Context, precision: str | None):

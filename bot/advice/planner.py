@@ -59,6 +59,7 @@ __all__ = [
     "candidate_gpus",
     "cost_per_million_tokens",
     "engine_for",
+    "one_copy_memory",
     "finetune_option",
     "plan_finetune",
     "plan_serving",
@@ -539,6 +540,18 @@ def _estimate(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str,
         except (EstimationError, AdvisorError):
             memo[key] = None
     return memo[key]
+
+
+def one_copy_memory(ctx: Context, model: Model, gpu: Gpu, precision: str, count: int,
+                    load: ServingLoad) -> InferenceEstimate | None:
+    """One copy of ``model`` in ``precision`` spread over ``count`` x ``gpu`` (tensor parallel, else pipeline stages
+    when the heads do not split ``count`` ways), at the load's users (at least one): what loading it there takes,
+    the same layout for every precision so their memory per GPU compares. ``None`` when neither layout estimates.
+    """
+    batch = max(1, load.users or 1)
+    engine = engine_for(ctx, gpu, precision)
+    return _estimate(ctx, model, gpu, precision, engine, count, 1, batch, load) or (
+        _estimate(ctx, model, gpu, precision, engine, 1, count, batch, load) if count > 1 else None)
 
 
 def _meets(est: InferenceEstimate, batch: int, load: ServingLoad) -> Note | None:

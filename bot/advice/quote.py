@@ -19,7 +19,7 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
-from bot.advice.options import caveats, config, next_actions, variant_notes
+from bot.advice.options import caveats, config, idle_line, next_actions, variant_notes
 from bot.advice.planner import (
     candidate_gpus,
     excluded_providers,
@@ -40,7 +40,6 @@ from bot.kb.schema import Gpu
 from bot.notes import note
 from bot.parsing.gpus import MAX_GPU_COUNT
 from bot.parsing.query import GpuMention
-from bot.pricing.currency import cny_per_usd
 from bot.pricing.mentions import mention_prices
 from bot.pricing.offers import Placement
 from bot.pricing.offers import place as all_placements
@@ -167,7 +166,19 @@ def _hardware(ctx: Context) -> Answer:
     if difference is not None:  # "reserved vs on-demand, monthly difference?": the difference leads
         details.insert(0, headline)
         headline = difference
-    details += _without_idle(headline_groups)
+    dearer = _commitment_dearer(ctx, headline_groups, hours) if headline.code != "pricing_difference_more" else None
+    if dearer is not None:  # a commitment that costs more than on-demand elsewhere is said right under the prices
+        details.insert(0, dearer)
+    whole = _whole_nodes_only(ctx, headline_groups, hours) if headline.code == "quote_one" else None
+    if whole is not None:
+        # the provider named rents only larger nodes: said first, with the cheapest way to rent just the count
+        line, exact = whole
+        headline = line  # (it says the provider's total; the table has the rest)
+        if exact is not None:
+            options.append(exact)
+            shown = _shown(ctx, options)
+    else:
+        details += _without_idle(headline_groups)
     details += _marketplace_lower(headline_groups)
     if headline.code != "quote_terms":  # the terms' totals are in the headline already
         details += _period_totals(ctx, headline_groups, hours)
@@ -349,6 +360,87 @@ def _without_idle(groups) -> list:
     return out
 
 
+def _commitment_dearer(ctx: Context, groups, hours: float):
+    """When a commitment was asked for one GPU type and its cheapest row renting just the count costs more per hour
+    than renting the same count on-demand (a list price, not a marketplace ask, with no idle GPUs; a current dated price first, at any
+    provider the question allows): a ``commitment_dearer`` note with both prices and the extra cost over the
+    hours priced, and, when the commitment's own provider lists the same instance on-demand for more, that price
+    (what the commitment does save against). ``None`` otherwise: a commitment is not called a saving it is not.
+    """
+    q = ctx.query
+    if len(groups) != 1 or "commitment" not in q.pricing:
+        return None
+    _gpu, _count, rows, _mention = groups[0]
+    priced = [r for r in rows if r.price and (not r.changes or not q.providers)]
+    # (a commitment published only for a larger instance is said by the terms headline, for the count asked)
+    commits = [r for r in priced if r.price.pricing_model == "commitment" and r.price.idle_gpus == 0]
+    on_demand = [r for r in priced if r.price.pricing_model == "on_demand" and not r.price.marketplace
+                 and r.price.idle_gpus == 0]
+    if not commits or not on_demand:
+        return None
+    c = min(commits, key=lambda r: r.price.price_per_hour_usd)
+    od = min(on_demand, key=lambda r: (round(r.price.price_per_hour_usd, 2), r.price.stale, r.price.as_of is None))
+    if c.price.price_per_hour_usd <= od.price.price_per_hour_usd + 1e-9:
+        return None
+    own = next((r for r in rows if r.price and r.price.pricing_model == "on_demand"
+                and r.price.provider == c.price.provider and r.price.instance_type == c.price.instance_type
+                and r.price.price_per_hour_usd > c.price.price_per_hour_usd), None)
+    return note("commitment_dearer", pricing_model=_pricing_label(c), provider=c.price.provider_name,
+                instance=_instance_label(c), price_usd=c.price.price_per_hour_usd,
+                od_provider=od.price.provider_name, od_instance=_instance_label(od),
+                od_price_usd=od.price.price_per_hour_usd, od_undated=od.price.as_of is None,
+                hours=hours if hours > 1 else None,
+                extra_usd=(c.price.price_per_hour_usd - od.price.price_per_hour_usd) * hours if hours > 1 else None,
+                own_od_price_usd=own.price.price_per_hour_usd if own else None)
+
+
+def _whole_nodes_only(ctx: Context, groups, hours: float):
+    """When the providers named rent the GPU only in instances larger than the count asked (CoreWeave's 8-GPU HGX
+    nodes for "2x H100 on CoreWeave"): the headline saying so, with the total there (every GPU of the node paid for),
+    and the cheapest way anywhere to rent exactly the count in the same pricing model (list prices before
+    marketplace asks, a current dated price before an undated one at the same price), as an option labelled with
+    the provider it changes. ``None`` when a named provider has an instance of the count (or smaller ones adding up
+    to it), or when several GPU types are quoted.
+
+    Returns:
+        ``(note, option or None)``: ``quote_whole_nodes_only`` and the exact-count option.
+    """
+    q = ctx.query
+    if len(groups) != 1 or not q.providers:
+        return None
+    gpu, count, rows, mention = groups[0]
+    asked = [r for r in rows if not r.changes and r.price]
+    if not asked or asked[0].price.idle_gpus <= 0 or mention.instance_type:
+        return None
+    o = asked[0]
+    pricing = o.price.pricing_model
+    group = _group(ctx, count)
+    exclude = excluded_providers(ctx)
+    at_named = [p for p in all_placements(ctx.offers, gpu.id, count, today=ctx.today, group=group,
+                                          pricing_model=pricing)
+                if p.offer.provider in q.providers and p.idle_gpus == 0]
+    if at_named:
+        return None
+    exact = [p for p in all_placements(ctx.offers, gpu.id, count, today=ctx.today, group=group, pricing_model=pricing)
+             if p.idle_gpus == 0 and p.offer.provider not in exclude and p.offer.provider not in q.providers
+             and (p.offer.condition is None or pricing != "on_demand")]
+    best = min(exact, key=lambda p: (p.offer.marketplace, round(p.price_per_hour_usd, 2), p.stale,
+                                     p.offer.as_of is None), default=None)
+    alt = None
+    if best is not None:
+        alt = Option(gpu=gpu.id, gpu_name=gpu.name, gpu_count=count, price=price_of(ctx, best), duration_hours=hours,
+                     total_cost_usd=best.price_per_hour_usd * hours, changes=["provider"])
+    line = note("quote_whole_nodes_only", provider=o.price.provider_name, gpu_name=gpu.name, count=count,
+                gpus_rented=o.price.gpus_rented, instance=_instance_label(o), price_usd=o.price.price_per_hour_usd,
+                hours=hours, total_usd=o.total_cost_usd, idle=o.price.idle_gpus,
+                alt_config=config(alt, with_precision=False) if alt else None,
+                alt_provider=alt.price.provider_name if alt else None, alt_instance=_instance_label(alt) if alt else None,
+                alt_price_usd=alt.price.price_per_hour_usd if alt else None,
+                alt_total_usd=alt.total_cost_usd if alt else None,
+                alt_marketplace=bool(alt and alt.price.marketplace), alt_undated=bool(alt and alt.price.as_of is None))
+    return line, alt
+
+
 def _cheapest_list_price(ctx: Context, groups) -> list:
     """When the cheapest row is an undated or stale price: the cheapest current dated price too."""
     out = []
@@ -385,7 +477,9 @@ def _pricing_difference(ctx: Context, groups, hours: float):
         m = r.price.pricing_model
         if m not in best or r.total_cost_usd < best[m].total_cost_usd:
             best[m] = r
-    base = best.get("on_demand")
+    listed = [r for r in rows if r.price.pricing_model == "on_demand" and not r.price.marketplace]
+    # on-demand is a list price where one exists (a marketplace host's ask is not what "on-demand" is compared with)
+    base = min(listed, key=lambda r: r.total_cost_usd) if listed else best.get("on_demand")
     others = [best[m] for m in q.pricing if m != "on_demand" and m in best]
     if base is None or not others:
         return None
@@ -672,6 +766,7 @@ def _run_cost(ctx: Context, model) -> Answer:
         ctx.lack("no_price_for_run", model_name=model_label(model))
         headline = note("run_cost_unpriced", model_name=model_label(model), tokens_tokens=tokens)
     return ctx.answer(title=note("title_run_cost", model_name=model_label(model)), headline=headline, options=options,
+                      details=idle_line(ctx, options[rec] if rec is not None else None),
                       recommendation=rec, table=table, actions=next_actions(ctx, None, precision_switch=False))
 
 
@@ -704,22 +799,26 @@ def _break_even(ctx: Context) -> Answer:
     count = mention.count or q.gpu_count or 1
     purchase: float | None = None  # no price given and none published: the price buying must beat is the answer
     if q.purchase_price is not None:
-        purchase = _to_usd(ctx, q.purchase_price.amount, q.purchase_price.currency)
+        purchase = ctx.usd(q.purchase_price)  # a currency without a rate never reaches here (the parser sets it aside)
         if q.purchase_price_per_gpu:
             purchase *= count  # "$1,800 each"
     elif gpu.list_price is not None:
         lp = gpu.list_price
-        each = _to_usd(ctx, lp.amount, lp.currency)
+        each = ctx.to_usd(lp.amount, lp.currency)
+        if each is None:
+            from bot.errors import AdvisorError
+
+            raise AdvisorError(f"gpus.yaml {gpu.id}: list_price in {lp.currency} has no exchange rate")
         purchase = each * count
         ctx.assume("purchase_list_price", count=count, gpu_name=gpu.name, each_usd=each, purchase_usd=purchase,
                    kind=note(f"price_kind_{lp.kind}"), as_of=lp.as_of.isoformat())
         ctx.cite(lp.source)
     util = (q.utilization_pct or (q.percents[0] if q.percents else None) or pol.default_utilization_pct.value) / 100
     workstation = gpu.segment in ("consumer", "workstation")
-    desk = workstation and count <= pol.desk_max_cards.value
+    # at home or in an office: a desktop's few cards, or any machine the user says runs there ("home lab")
+    desk = (workstation and count <= pol.desk_max_cards.value) or q.at_home
     rate = pol.home_electricity_usd_per_kwh if desk else pol.electricity_usd_per_kwh
-    electricity = _to_usd(ctx, q.electricity_per_kwh.amount, q.electricity_per_kwh.currency) \
-        if q.electricity_per_kwh else rate.value
+    electricity = ctx.usd(q.electricity_per_kwh) or rate.value
     pue = 1.0 if desk else pol.pue.value
     if q.power_watts:
         kw = q.power_watts / 1000
@@ -742,15 +841,33 @@ def _break_even(ctx: Context) -> Answer:
                    host_kind=note("machine_workstation" if workstation else "machine_server"), kw=kw,
                    pue=pue, electricity_usd=electricity, month_usd=power_month, util_pct=util * 100)
         ctx.cite(host.source)
+    over_desk = None
     if desk:
         hosting_month = 0.0
-        ctx.assume("break_even_desk", count=count, gpu_name=gpu.name, max_cards=int(pol.desk_max_cards.value))
+        if q.at_home and not (workstation and count <= pol.desk_max_cards.value):  # (a desktop is said as one)
+            ctx.assume("break_even_at_home", count=count, gpu_name=gpu.name)
+        else:
+            ctx.assume("break_even_desk", count=count, gpu_name=gpu.name, max_cards=int(pol.desk_max_cards.value))
         ctx.cite(rate.source, pol.desk_max_cards.source)
+        if kw * 1000 > pol.home_circuit_w.value and not ctx.zh:
+            # more than one (US, 120 V) household circuit carries continuously: said, with what it takes
+            ctx.warn("home_circuit", draw_w=kw * 1000, circuit_w=pol.home_circuit_w.value)
+            ctx.cite(pol.home_circuit_w.source)
     else:
         hosting_month = kw * pol.hosting_usd_per_kw_month.value
         ctx.assume("break_even_hosting", kw=kw, per_kw_usd=pol.hosting_usd_per_kw_month.value,
                    month_usd=hosting_month)
         ctx.cite(pol.electricity_usd_per_kwh.source, pol.pue.source, pol.hosting_usd_per_kw_month.source)
+        if workstation:
+            # more consumer cards than a desktop holds: priced as a rack server in colocation (said, not assumed
+            # silently), with what running it at home instead would cost
+            home_rate = ctx.usd(q.electricity_per_kwh) or pol.home_electricity_usd_per_kwh.value
+            over_desk = dict(count=count, gpu_name=gpu.name, kw=kw, max_cards=int(pol.desk_max_cards.value),
+                             pue=pue, per_kw_usd=pol.hosting_usd_per_kw_month.value, hosting_month_usd=hosting_month,
+                             home_rate_usd=home_rate, home_power_month_usd=kw * month * util * home_rate,
+                             draw_w=kw * 1000, circuit_w=pol.home_circuit_w.value
+                             if kw * 1000 > pol.home_circuit_w.value and not ctx.zh else None)
+            ctx.cite(pol.desk_max_cards.source, pol.home_electricity_usd_per_kwh.source)
     ctx.assume("break_even_utilization", util_pct=util * 100)
     placements = []
     # what is bought is one machine of them: the market's price for the same machine; a desktop's cards (no fast
@@ -794,7 +911,8 @@ def _break_even(ctx: Context) -> Answer:
                         rent_total_usd=first[2] * horizon, own_running_usd=running,
                         max_price_usd=max(0.0, first[2] * horizon - running), util_pct=util * 100,
                         provider=first[0].price.provider_name if first[0].price else None)
-        return ctx.answer(title=note("title_break_even"), headline=headline, details=[note("ask_break_even")],
+        extra = [note("break_even_over_desk", **over_desk, home_months=None)] if over_desk is not None else []
+        return ctx.answer(title=note("title_break_even"), headline=headline, details=[*extra, note("ask_break_even")],
                           options=[o for o, _, _ in options], recommendation=0,
                           actions=next_actions(ctx, None, precision_switch=False))
     if first[1] is None:
@@ -817,6 +935,10 @@ def _break_even(ctx: Context) -> Answer:
                         util_pct=util * 100)
     details = [note("break_even_other", pricing_model=o.price.pricing_model, provider=o.price.provider_name,
                     months=m, rent_month_usd=r) for o, m, r in options[1:]]
+    if over_desk is not None:
+        saving_home = first[2] - over_desk["home_power_month_usd"]
+        details.insert(0, note("break_even_over_desk", **over_desk,
+                               home_months=purchase / saving_home if purchase and saving_home > 0 else None))
     own_total = purchase + (power_month + hosting_month) * 12 * life
     rent_total = first[2] * 12 * life
     life_line = note("break_even_life", years=life, own_total_usd=own_total, rent_total_usd=rent_total,
@@ -851,12 +973,3 @@ def _rent_price_given(q):
     return q
 
 
-def _to_usd(ctx: Context, amount: float, currency: str) -> float:
-    if currency == "usd":
-        return amount
-    rate = cny_per_usd(ctx.kb)
-    if currency == "cny" and rate:
-        ctx.assume("cny_rate_used", rate=rate[0], rate_date=rate[1])
-        return amount / rate[0]
-    ctx.warn("currency_not_converted", currency=currency)
-    return amount

@@ -139,7 +139,7 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
 
 def _run_in_budget(ctx: Context, model: Model) -> Answer:
     q = ctx.query
-    budget = ctx.usd(q.budget) or q.budget.amount
+    budget = ctx.usd(q.budget)  # every budget the parser keeps converts (bot.pricing.currency.to_usd)
     finetune = q.workload == "finetune" or q.method
     tokens = finetune_tokens(ctx) if finetune else training_tokens(ctx, model)
     # a money budget with no deadline: the run is sized to finish in the policy's time when the budget pays for it

@@ -23,7 +23,15 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
-from bot.advice.options import caveats, config, next_actions, quality_tier, variant_notes
+from bot.advice.options import (
+    caveats,
+    config,
+    half_precision_fix,
+    idle_line,
+    next_actions,
+    quality_tier,
+    variant_notes,
+)
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
@@ -72,10 +80,17 @@ def answer(ctx: Context) -> Answer:
         return _token_cost(ctx, models[0], choices, load)
     if any(c.fixed for c in choices) and ("users_served" in q.asks or (
             {"throughput", "request_rate"} & set(q.asks) and not load.users and load.total_tps is None)):
-        return _users_served(ctx, models[0], choices, load)
-    if len(models) > 1 or ((len(q.precisions) > 1 or len(q.kv_precisions) > 1) and any(c.fixed for c in choices)):
-        return _items(ctx, models, choices, load)
-    return _size(ctx, models[0], choices, load)
+        out = _users_served(ctx, models[0], choices, load)
+    elif len(models) > 1 or ((len(q.precisions) > 1 or len(q.kv_precisions) > 1) and any(c.fixed for c in choices)):
+        out = _items(ctx, models, choices, load)
+    else:
+        out = _size(ctx, models[0], choices, load)
+    fixed = next((c for c in choices if c.fixed), None)
+    oom_fix = half_precision_fix(ctx, models[0], fixed.gpu, fixed.count or 1, load) if fixed else None
+    if oom_fix is not None:
+        # "OOM loading it in fp32": the 16-bit (and 8/4-bit) memory on the same GPUs is the fix, said first
+        out = out.model_copy(update={"headline": oom_fix, "details": [out.headline, *out.details]})
+    return out
 
 
 # --------------------------------------------------------------------------- sizing a load
@@ -239,6 +254,11 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         if affordable is not None:
             details.insert(0, headline)
             headline = affordable
+    if rec is not None and shown[rec].price is not None and shown[rec].price.idle_gpus > 0 and not any(
+            d.code == "instance_larger_than_needed" for d in details):
+        # the configuration answered pays for idle GPUs (a provider that rents only larger nodes): said under the
+        # headline with the way to rent just the count, not only in a footnote
+        details[:0] = idle_line(ctx, shown[rec])
     whole_note = next((n for n in shown[rec].notes if n.code == "uses_whole_instance"), None) \
         if rec is not None else None
     if whole_note is not None and headline.code not in ("machines_needed",):

@@ -68,7 +68,8 @@ def _need_gb(ctx: Context, model: Model, precision: str) -> tuple[str, float] | 
 
 
 def answer(ctx: Context) -> Answer:
-    """Answer for the unknown GPU the user named (see the module docstring).
+    """Answer for the unknown GPU the user named (see the module docstring), or for a card named only by a memory
+    no knowledge-base GPU has ("a 2 GB card", "12 MB VRAM"): what fits in that memory.
 
     Returns:
         :class:`Answer`: headline ``unknown_gpu_fit`` (what fits in the stated memory) or ``unknown_gpu``
@@ -76,8 +77,8 @@ def answer(ctx: Context) -> Answer:
     """
     q = ctx.query
     term = next(t for t in q.unknown_terms if t.kind == "gpu")
-    memory = q.memory_stated_gb[0] if q.memory_stated_gb else None
-    inside = _MEMORY_IN_NAME.search(term.as_written)
+    memory = term.memory_gb or (q.memory_stated_gb[0] if q.memory_stated_gb else None)
+    inside = _MEMORY_IN_NAME.search(term.as_written) if term.memory_gb is None else None
     if memory is None and inside:  # "arc b580 12gb": the memory written as part of the name
         memory = float(inside.group(1))
     listed = next((u for u in ctx.kb.unlisted if u.name == term.unlisted), None) if term.unlisted else None
@@ -110,6 +111,8 @@ def answer(ctx: Context) -> Answer:
     ctx.lack("unknown_gpu_speed", written=term.as_written)
     return ctx.answer(title=note("title_unknown_gpu", written=term.as_written),
                       headline=note("unknown_gpu_fit", written=term.as_written, memory_gb=memory, usable_gb=usable,
-                                    fits=fits, too_big=too_big, listed=from_list, stated=not from_list),
+                                    fits=fits, too_big=too_big, listed=from_list,
+                                    stated=not from_list and term.memory_gb is None,
+                                    memory_only=term.memory_gb is not None, named=term.memory_gb is None),
                       table=Table(columns=["model_precision", "need_gb", "usable_gb", "fits"], rows=rows),
                       examples=[])

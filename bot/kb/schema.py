@@ -525,11 +525,13 @@ class BreakEvenPolicy(_Strict):
     """Buy-vs-rent defaults: electricity price, PUE, host power per machine (CPUs, memory, NICs, fans: W for a
     server of data-centre GPUs, W for a workstation of consumer or workstation cards), colocation price,
     utilisation, lifetime; for a desktop or workstation (up to ``desk_max_cards`` consumer or workstation cards,
-    run at home or in an office): the home electricity price and no colocation or facility cooling."""
+    run at home or in an office): the home electricity price and no colocation or facility cooling; the continuous
+    load one household circuit carries (``home_circuit_w``), said when a machine at home draws more."""
 
     electricity_usd_per_kwh: Sourced
     home_electricity_usd_per_kwh: Sourced
     desk_max_cards: Sourced
+    home_circuit_w: Sourced
     pue: Sourced
     server_host_power_w: Sourced
     workstation_host_power_w: Sourced
@@ -865,14 +867,14 @@ class ExchangeRate(_Strict):
 
     Attributes:
         id: kebab-case id price rows refer to (``fx_rate``).
-        currency: the other currency (``CNY``).
+        currency: the other currency, an ISO 4217 code (``CNY``, ``EUR``).
         per_usd: units of ``currency`` per 1 USD.
         date: the date of the rate.
         derived: the rate is arithmetic on published rates (``derivation`` says which).
     """
 
     id: str
-    currency: Literal["CNY"]
+    currency: Literal["CNY", "EUR"]
     per_usd: PositiveFloat
     date: date
     source: str

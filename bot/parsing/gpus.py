@@ -138,7 +138,8 @@ class _CountPatterns:
 
 
 @lru_cache(maxsize=4)
-def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_counters: str = "(?!)") -> _CountPatterns:
+def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_counters: str = "(?!)",
+                    describers: str = "(?!)") -> _CountPatterns:
     # up to 15 digits, so that a count above MAX_GPU_COUNT is read (and set aside, saying so), never skipped;
     # never the digits of a negative number ("-5 h100": a minus after no letter, digit or dot)
     # thousands written with commas ("1,024 H100s") are one number, never the "024" after a comma
@@ -146,7 +147,8 @@ def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_co
     cnt = rf"x|×|\*|-|{counters}"
     unsigned = r"(?<![a-z0-9.$])(?<!\d,)(?<!(?<![a-z0-9_.])[-−])"
     before = re.compile(
-        rf"{unsigned}({num})\s*(?:(?:{cnt}|{name_counters})\s*[(（]?)?\s*(?:of\s+)?(?:(?:nvidia|geforce|tesla|amd)\s+)?$")
+        rf"{unsigned}({num})\s*(?:(?:{cnt}|{name_counters})\s*[(（]?)?\s*(?:of\s+)?(?:(?:{describers})\s+)?"
+        rf"(?:(?:nvidia|geforce|tesla|amd)\s+)?$")
     # a parenthesis may open after the multiplier: "8*(V100 32G)", "8x (A100 80GB)"
     # after the name: "h100 x8", "h100 8张", and "h200 8x" (not a ratio: "h100 3x faster")
     after = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,15}})(?![\d.])|(\d{{1,15}})\s*(?:{counters}|(?:x|×)(?![a-z0-9])"
@@ -162,7 +164,7 @@ def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_co
 def _counts(lex: Lexicon) -> _CountPatterns:
     counters = lex.quantity_units["gpu_count"].pattern
     base = _count_patterns(lex.number_words.pattern, counters, tuple(lex.number_words.values.items()),
-                           lex.name_counters.pattern)
+                           lex.name_counters.pattern, lex.count_describers.pattern)
     return _CountPatterns(base.before, base.after, base.standalone, base.words,
                           _nodes_pattern(lex.quantity_units["node_count"].pattern), base.unusable)
 
@@ -690,19 +692,28 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
     counts = _counts(lex)
     # a notebook platform is said where a card word is ("15 GB colab", "kaggle 16GB")
     cards = f"{lex.card_words.pattern}|{lex.platform_words.pattern}"
-    pattern = _capacity_pattern(cards)
+    pattern = _capacity_pattern(cards, lex.memory_scaled_units.pattern)
     card_before = _card_before_pattern(cards)
     requirement = _ends_with(lex.memory_requirement_words.pattern, lex.approx_words.pattern)
     not_card = _starts_with(lex.not_card_after.pattern)
     out: list[FoundGpu] = []
     named = [tables.memory_of(f.id) for f in named_gpus or [] if f.id]
     totals = [tables.memory_of(f.id) * f.count for f in named_gpus or [] if f.id and f.count and f.count > 1]
+    out += _bare_variant_pair(low, named_gpus or [], tables, lex, claimed)
     for m in pattern.finditer(low):
         start, end = m.start(), m.end()
-        if start in claimed or (end - 1) in claimed:
+        if start in claimed or (end - 1) in claimed or any(f.start <= start < f.end for f in out):
             continue
-        memory = int(m.group("mem"))
-        variant = _other_variant(low, start, end, memory, named_gpus or [], tables, lex)
+        unit = m.group("unit")
+        scale = lex.memory_scaled_units.value(unit)
+        if scale is None and ("." in m.group("mem") or len(m.group("mem")) > 3):
+            continue  # "1.5g", "2000gb": a GB size of a card is a whole number of up to 3 digits
+        memory, snapped = _memory_in_gb(float(m.group("mem")), scale, tables)
+        shared = _shared_unit_variants(low, start, end, memory, named_gpus or [], tables, lex) if memory >= 1 else []
+        if shared:  # "a100 40 vs 80gb", "A100 40/80GB": both memory variants of the product named
+            out.extend(shared)
+            continue
+        variant = _other_variant(low, start, end, memory, named_gpus or [], tables, lex) if memory >= 1 else None
         if variant is not None:  # "v100 32g or 16g": the same product in its other memory
             out.append(variant)
             continue
@@ -718,7 +729,12 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
             continue  # "RTX 2060 8GB": the number is the named card's (a name, known or not), the memory its too
         lead = _CAPACITY_LEAD.search(low[max(0, start - 12):start]) or near  # "three 24 gb gpus": any count
         card = bool(m.group("card")) or named_card
-        if not (card or lead) or not 4 <= memory <= 512:
+        if not (card or lead):
+            continue
+        # no card has a size outside the knowledge base's range: said by the memory alone (an explicit unit and a card
+        # word needed: "a 2 GB gpu", "12 MB VRAM"), never read as another card
+        beyond = not tables.smallest_memory_gb <= memory <= 512
+        if beyond and (not card or unit == "g"):
             continue
         count = None
         span_start = start
@@ -735,15 +751,22 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         if count is None and not plural:  # (a GPU count said anywhere, "16卡", "2 gpus", is the count instead)
             # "my 24GB card", "24G显存能跑吗": one card, unless the words are plural or a count is asked
             count = 1
+        text = written(span_start, end)
+        unit_note = [note("memory_unit_read", written=written(start, m.end("unit")), memory_gb=memory,
+                          snapped=snapped, converted_gb=float(m.group("mem")) * scale)] if scale is not None else []
+        if beyond:
+            out.append(FoundGpu(None, text, start, end, span_start, end, count, True, memory_gb=memory,
+                                capacity_only=True, notes=unit_note))
+            continue
         # a card named by its memory alone is most often one people own (a GeForce), unless a cloud is meant
         cloud = bool(lex.cloud_words.search(low) or lex.platform_words.search(low))
         gpu_id, exact = tables.capacity_gpu(memory, prefer_consumer=not cloud)
         if gpu_id is None or (not exact and not card):
             continue
-        text = written(span_start, end)
         others = tables.same_memory(memory, exclude=gpu_id)[:3]
-        notes = [note("capacity_gpu", written=text, memory_gb=memory, gpu_name=tables.index.display_name("gpu", gpu_id),
-                      others=[tables.index.display_name("gpu", o) for o in others])]
+        notes = [*unit_note, note("capacity_gpu", written=text, memory_gb=memory,
+                                  gpu_name=tables.index.display_name("gpu", gpu_id),
+                                  others=[tables.index.display_name("gpu", o) for o in others])]
         out.append(FoundGpu(gpu_id, text, start, end, span_start, end, count, True,
                             memory_gb=None if exact else float(memory), capacity_only=True, notes=notes))
     return out
@@ -764,6 +787,53 @@ def _other_variant(low: str, start: int, end: int, memory: int, named: list[Foun
                         notes=[] if variant else [note("stated_memory", gpu_name=tables.index.display_name(
                             "gpu", gpu_id), memory_gb=memory)])
     return None
+
+
+def _shared_unit_variants(low: str, start: int, end: int, memory: float, named: list[FoundGpu], tables: ParserTables,
+                          lex: Lexicon) -> list[FoundGpu]:
+    """Two memory sizes of a named product sharing one unit ("a100 40 vs 80gb", "A100 40/80GB", "a100 40 and 80 gb"):
+    the product's variant of each size (sizes it has no variant of are left out, so nothing is invented)."""
+    first = _shared_first(lex.compare_connectors.pattern)
+    for f in named:
+        if f.id is None or f.span_end > start:
+            continue
+        m = first.fullmatch(low, f.span_end, start)
+        if m is None:
+            continue
+        out = []
+        for size, (a, b) in ((int(m.group(1)), m.span(1)), (memory, (start, end))):
+            variant = tables.memory_variant(f.id, size)
+            if variant is not None:
+                out.append(FoundGpu(variant, low[a:b], a, b, a, b))
+        return out if len(out) == 2 else []
+    return []
+
+
+def _bare_variant_pair(low: str, named: list[FoundGpu], tables: ParserTables, lex: Lexicon,
+                       claimed: SpanSet) -> list[FoundGpu]:
+    """Two sizes without a unit right after a named product ("A100 40 vs 80", "a100 40/80"): both its memory variants,
+    only when the product has a variant of each size (so "H100 2 vs 4" stays counts)."""
+    pair = _bare_pair(lex.compare_connectors.pattern)
+    out: list[FoundGpu] = []
+    for f in named:
+        m = pair.match(low, f.span_end) if f.id is not None else None
+        if m is None or m.start(1) in claimed:
+            continue
+        found = [(v, m.span(i)) for i in (1, 2) if (v := tables.memory_variant(f.id, int(m.group(i)))) is not None]
+        if len(found) == 2:
+            out += [FoundGpu(v, low[a:b], a, b, a, b) for v, (a, b) in found]
+    return out
+
+
+@lru_cache(maxsize=4)
+def _bare_pair(connectors: str) -> re.Pattern[str]:
+    return re.compile(rf"\s*(\d{{2,3}})\s*(?:{connectors}|and|,)\s*(\d{{2,3}})(?![\w.])")
+
+
+@lru_cache(maxsize=4)
+def _shared_first(connectors: str) -> re.Pattern[str]:
+    """Between a GPU name and a memory size: another size without a unit and a connector ("a100| 40 vs |80gb")."""
+    return re.compile(rf"\s*(\d{{2,3}})\s*(?:g|gb)?\s*(?:{connectors}|and|,)\s*")
 
 
 @lru_cache(maxsize=4)
@@ -792,8 +862,8 @@ def _connector_gap(connectors: str) -> re.Pattern[str]:
 
 @lru_cache(maxsize=4)
 def _card_before_pattern(card_words: str) -> re.Pattern[str]:
-    """A card word right before a memory size: "my card has 12GB", "显存48G", "vram: 16gb"."""
-    return re.compile(rf"(?:{card_words})\s*(?:has|with|of|is|:|=|有|为|是)?\s*(?:only\s+|about\s+|~\s*)?$")
+    """A card word right before a memory size: "my card has 12GB", "显存48G", "显存只有 8G", "vram: 16gb"."""
+    return re.compile(rf"(?:{card_words})\s*(?:has|with|of|is|:|=|有|为|是|只有|仅有|才)?\s*(?:only\s+|about\s+|~\s*)?$")
 
 
 @lru_cache(maxsize=16)
@@ -809,10 +879,28 @@ def _starts_with(pattern: str) -> re.Pattern[str]:
     return re.compile(rf"\s*(?:of\s+)?(?:{pattern})")
 
 
+def _memory_in_gb(value: float, scale: float | None, tables: ParserTables) -> tuple[float, bool]:
+    """(GB, snapped) of a memory size written ``value`` in a unit of ``scale`` GB (``None``: GB itself).
+
+    A size converted from MB or MiB within 7% under to 3% over a card size the knowledge base has is that size: a
+    card shows a little less than it is sold as (nvidia-smi: 81,559 MiB on an 80 GB H100, 15,360 MiB on a 16 GB T4
+    with ECC), and people write binary sizes in MB (8,192 MB for 8 GB). Anything else keeps its converted value.
+    """
+    if scale is None:
+        return value, False
+    gb = value * scale
+    near = [m for m in tables.memory_sizes_gb if 0.93 * m <= gb <= 1.03 * m]
+    if near:
+        return float(min(near, key=lambda m: abs(m - gb))), True
+    return (round(gb, 3) if gb < 1 else round(gb, 1)), True
+
+
 @lru_cache(maxsize=4)
-def _capacity_pattern(card_words: str) -> re.Pattern[str]:
-    # "3x24 GB": a memory right after a count's "x" (the count is read by the caller)
-    return re.compile(rf"(?:(?<![\w.$])|(?<=\dx)|(?<=\d\*)|(?<=\d×))(?P<mem>\d{{1,3}})\s*(?:gb|g|gib)(?![a-z0-9])"
+def _capacity_pattern(card_words: str, scaled_units: str) -> re.Pattern[str]:
+    # "3x24 GB": a memory right after a count's "x" (the count is read by the caller); "16000 MB", "81559MiB",
+    # "1.5 TB" in another unit (converted by the caller)
+    return re.compile(rf"(?:(?<![\w.$])|(?<=\dx)|(?<=\d\*)|(?<=\d×))(?P<mem>\d{{1,3}}(?:\.\d{{1,2}})?|\d{{4,6}})\s*"
+                      rf"(?P<unit>gb|g|gib|{scaled_units})(?![a-z0-9])"
                       rf"(?:\s*(?:of\s+)?(?P<card>{card_words}))?")
 
 

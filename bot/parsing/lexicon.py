@@ -26,6 +26,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, field_validator
 
 from bot.errors import KnowledgeError, KnowledgeIssue
+from bot.parsing.query import Currency
 
 __all__ = ["ASKS", "Lexicon", "LexiconFile", "Phrases", "get_lexicon", "load_lexicon", "phrase_key"]
 
@@ -51,7 +52,8 @@ class NumberVocab(_Vocab):
     """Number words and scales. ``digits``/``multipliers`` spell Chinese numerals, read only before a
     ``counters`` word (so "三天" is 3 days while "统一" stays a word); ``counter_scales`` are scales only
     there too ("1w条" = 10,000 rows, while "700w" stays watts). ``name_counters`` count a GPU only
-    right before its name ("4个80G A100": 个 counts anything, so it is no GPU-count unit elsewhere).
+    right before its name ("4个80G A100": 个 counts anything, so it is no GPU-count unit elsewhere);
+    ``count_describers`` may stand between a count and the name ("4 used 3090s", "two refurbished A100s").
     ``numeral_keys`` are words a quantity follows ("上下文三万二"): a numeral right after one and before no
     further Chinese word (other than one of ``numeral_key_ends``: 的, 左右) is read as a number without a
     counter."""
@@ -64,6 +66,8 @@ class NumberVocab(_Vocab):
     half: list[str] = Field(default_factory=list)
     counters: list[str] = Field(default_factory=list)
     name_counters: list[str] = Field(default_factory=list)
+    #: words between a count and a GPU name that describe the cards, not count them ("4 used 3090s")
+    count_describers: list[str] = Field(default_factory=list)
     numeral_keys: list[str] = Field(default_factory=list)
     numeral_key_ends: list[str] = Field(default_factory=list)
 
@@ -120,7 +124,7 @@ class CurrencyVocab(_Vocab):
 
 
 class MoneyVocab(_Vocab):
-    currencies: dict[Literal["usd", "cny", "eur"], CurrencyVocab] = Field(default_factory=dict)
+    currencies: dict[Currency, CurrencyVocab] = Field(default_factory=dict)
     per_hour: list[str] = Field(default_factory=list)
     per_gpu_hour_marker: list[str] = Field(default_factory=list)
     per_gpu_after: list[str] = Field(default_factory=list)
@@ -134,6 +138,10 @@ class MoneyVocab(_Vocab):
     quoted_words: list[str] = Field(default_factory=list)
     budget_words: list[str] = Field(default_factory=list)
     purchase_words: list[str] = Field(default_factory=list)
+    #: an amount between one of ``spend_modals`` and one of ``spend_verbs`` is money spent, a budget, never a
+    #: purchase price ("how many H100 hours can $1000 buy", "what will €500 get me")
+    spend_modals: list[str] = Field(default_factory=list)
+    spend_verbs: list[str] = Field(default_factory=list)
     answer_currency: dict[Literal["usd", "cny"], list[str]] = Field(default_factory=dict)
 
 
@@ -144,6 +152,8 @@ class MemoryVocab(_Vocab):
     ``platform_words`` ("colab", "kaggle") act as card words and, with ``cloud_words``, say the card is rented."""
 
     units: list[str] = Field(default_factory=list)
+    #: other units of memory, with GB per unit ("16000 MB", "24576 MiB", "1.5 TB"): converted, never read as GB
+    scaled_units: dict[str, float] = Field(default_factory=dict)
     card_words: list[str] = Field(default_factory=list)
     requirement_words: list[str] = Field(default_factory=list)
     not_card_after: list[str] = Field(default_factory=list)
@@ -283,6 +293,9 @@ class LexiconFile(_Vocab):
     full_context_words: list[str] = Field(default_factory=list)
     single_user_words: list[str] = Field(default_factory=list)
     same_machine_words: list[str] = Field(default_factory=list)
+    #: the machine runs at home or in an office ("at home", "home lab", "my basement", "workstation"): a purchase is
+    #: costed with home electricity and no colocation, whatever the card count
+    home_words: list[str] = Field(default_factory=list)
     full_precision_words: list[str] = Field(default_factory=list)
     spec_fields: dict[str, list[str]] = Field(default_factory=dict)
     followup: FollowupVocab = Field(default_factory=FollowupVocab)
@@ -479,8 +492,11 @@ class Lexicon:
     per_gpu_after: Phrases
     budget_words: Phrases
     purchase_words: Phrases
+    spend_modals: Phrases
+    spend_verbs: Phrases
     answer_currency: Phrases
     memory_units: Phrases
+    memory_scaled_units: Phrases
     card_words: Phrases
     memory_requirement_words: Phrases
     not_card_after: Phrases
@@ -539,6 +555,7 @@ class Lexicon:
     full_context_words: Phrases
     single_user_words: Phrases
     same_machine_words: Phrases
+    home_words: Phrases
     full_precision_words: Phrases
     spec_fields: Phrases
     followup_openers: Phrases
@@ -549,6 +566,7 @@ class Lexicon:
     not_name_prefixes: Phrases
     not_model_suffixes: Phrases
     name_counters: Phrases
+    count_describers: Phrases
     number_connectors: Phrases
     approx_words: Phrases
     ignorable_before: Phrases
@@ -672,8 +690,11 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         per_gpu_after=Phrases(_flat(lists(lambda f: f.money.per_gpu_after)), left_bound=False),
         budget_words=Phrases(_flat(lists(lambda f: f.money.budget_words))),
         purchase_words=Phrases(_flat(lists(lambda f: f.money.purchase_words))),
+        spend_modals=Phrases(_flat(lists(lambda f: f.money.spend_modals))),
+        spend_verbs=Phrases(_flat(lists(lambda f: f.money.spend_verbs))),
         answer_currency=Phrases(_inverse(groups(lambda f: f.money.answer_currency))),
         memory_units=Phrases(_flat(lists(lambda f: f.memory.units)), left_bound=False),
+        memory_scaled_units=Phrases(merged_maps(lambda f: f.memory.scaled_units), left_bound=False),
         card_words=Phrases(_flat(lists(lambda f: f.memory.card_words))),
         memory_requirement_words=Phrases(_flat(lists(lambda f: f.memory.requirement_words))),
         not_card_after=Phrases(_flat(lists(lambda f: f.memory.not_card_after))),
@@ -730,6 +751,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         full_context_words=Phrases(_flat(lists(lambda f: f.full_context_words))),
         single_user_words=Phrases(_flat(lists(lambda f: f.single_user_words))),
         same_machine_words=Phrases(_flat(lists(lambda f: f.same_machine_words))),
+        home_words=Phrases(_flat(lists(lambda f: f.home_words))),
         full_precision_words=Phrases(_flat(lists(lambda f: f.full_precision_words))),
         spec_fields=Phrases(_inverse(groups(lambda f: f.spec_fields))),
         followup_openers=Phrases(_flat(lists(lambda f: f.followup.openers))),
@@ -740,6 +762,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         not_name_prefixes=Phrases(_flat(lists(lambda f: f.not_name_prefixes))),
         not_model_suffixes=Phrases(_flat(lists(lambda f: f.not_model_suffixes))),
         name_counters=Phrases(_flat(lists(lambda f: f.numbers.name_counters)), left_bound=False),
+        count_describers=Phrases(_flat(lists(lambda f: f.numbers.count_describers))),
         number_connectors=Phrases(_flat(lists(lambda f: f.number_connectors))),
         approx_words=Phrases(_flat(lists(lambda f: f.approx_words))),
         ignorable_before=Phrases(_flat(lists(lambda f: f.ignorable_number_contexts.before))),

@@ -86,7 +86,7 @@ _LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 #: Hours in a commitment term (365 x 24 a year).
 _TERM_HOURS = {"1y": 8760.0, "3y": 26280.0}
 _LIMIT_CODES = frozenset({"message_truncated", "quantity_over_limit", "long_number_ignored", "quantity_unusable",
-                          "closed_model", "closed_model_beside"})
+                          "closed_model", "closed_model_beside", "currency_without_rate"})
 #: One unit of time in hours (an hour, a day, a week, a month of 730 h, a year): lengths that read as periods.
 _ONE_UNIT_HOURS = frozenset({1.0, 24.0, 168.0, 730.0, 8760.0})
 
@@ -171,6 +171,10 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     for f in gpu_found:
         if f.id is None and len(unknown) < MAX_UNKNOWN_TERMS and f.as_written.lower() not in {
                 u.as_written.lower() for u in unknown}:
+            if f.capacity_only:  # a memory no card has: answered by that memory alone
+                notes.extend(f.notes)
+                unknown.append(UnknownTerm(as_written=f.as_written, kind="gpu", memory_gb=f.memory_gb))
+                continue
             listed = tables.index.lookup("unlisted", f.as_written, fuzzy=False)
             unknown.append(UnknownTerm(as_written=f.as_written, kind="gpu", suggestions=f.suggestions[:3],
                                        unlisted=listed.id if listed else None))
@@ -188,6 +192,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     default_currency = "cny" if detect_language(cleaned) == "zh" else "usd"
     for f in scan.all("money"):
         f.value["currency"] = f.value["currency"] or default_currency
+    _set_aside_unrated_money(scan, kb, notes)
     for m in lex.commitment_terms.finditer(low):
         vocab_spans.add(m.span())  # read above as a length of time or not: the term itself is understood
     fields = _quantity_fields(scan, notes, lex)
@@ -322,6 +327,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         engine=engine,
         full_context_prompts=bool(lex.full_context_words.search(low)),
         one_machine=bool(lex.same_machine_words.search(low)),
+        at_home=bool(lex.home_words.search(low)),
         providers=providers,
         pricing=lex.pricing.found(low),
         commitment_term=term,
@@ -400,6 +406,27 @@ def _language(cleaned: str, low: str, lex: Lexicon) -> str:
         if marker and lex.language_markers.value(marker.group(0)) not in ("en", "zh"):
             return "other"
     return language
+
+
+def _set_aside_unrated_money(scan: QuantityScan, kb: KnowledgeBase, notes: list[Note]) -> None:
+    """Take out of ``scan`` every amount in a currency the knowledge base has no dated rate for (GBP, JPY, BTC...).
+
+    Every price is in USD, so such an amount can be neither a budget nor a limit; it is never read as dollars. Its
+    span stays claimed (the number is not read as anything else), and one ``currency_without_rate`` note (a limit,
+    which leads the answer) names each amount as written, with the currencies that are converted
+    (``knowledge/prices/common/exchange_rates.yaml``).
+    """
+    rated = {"usd"} | {r.currency.lower() for r in kb.exchange_rates.values()}
+    unrated = [f for f in scan.all("money") if f.value["currency"] not in rated]
+    if not unrated:
+        return
+    scan.found = [f for f in scan.found if f not in unrated]
+    items = [{"money": {"amount": f.value["amount"], "currency": f.value["currency"]},
+              "per_hour": f.value["period"] == "hour", "per_month": f.value["period"] == "month",
+              "per_kwh": f.value["period"] == "kwh"} for f in unrated]
+    notes.append(note("currency_without_rate", items=items,
+                      currencies=list(dict.fromkeys(f.value["currency"].upper() for f in unrated)),
+                      rated=sorted(c.upper() for c in rated - {"usd"})))
 
 
 def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dict:

@@ -266,8 +266,12 @@ class _Scanner:
                     period, per_gpu = prev.value["period"], prev.value["per_gpu"]  # "$0.34/h vs $1.19"
                 window = self.before(start, 36)
                 role = "amount"
+                spent = re.search(r"(?:" + lex.spend_modals.pattern + r")\s*$", self.before(start, 12)) and \
+                    re.match(r"\s*(?:" + lex.spend_verbs.pattern + ")", self.low[end:end + 14])
                 if period == "kwh":
                     role = "electricity"
+                elif spent and period is None:
+                    role = "budget"  # "how many H100 hours can $1000 buy": the money spent, not a machine's price
                 elif lex.purchase_words.search(self.before(start, 48)) or lex.purchase_words.search(
                         self.after(end, 24)):
                     role = "purchase" if period is None else "price"
@@ -492,7 +496,7 @@ class _Scanner:
     def units(self) -> None:
         lex = self.lex
         for name, phrases in (("bandwidth_gb_s", lex.bandwidth_units), ("memory_gb", lex.memory_units),
-                              ("multiplier", lex.multiplier_units),
+                              ("memory_gb", lex.memory_scaled_units), ("multiplier", lex.multiplier_units),
                               ("percent", lex.percent_units), ("power_watts", lex.power_units)):
             for m in _unit_pattern(self.num, phrases.pattern).finditer(self.low):
                 if not self.free(m.start(), m.end()):
@@ -504,7 +508,7 @@ class _Scanner:
                     self.ratio(m)
                     continue
                 value = number_value(m, lex)
-                if name in ("power_watts", "bandwidth_gb_s"):
+                if name in ("power_watts", "bandwidth_gb_s") or phrases is lex.memory_scaled_units:
                     value *= float(phrases.value(m.group("unit")) or 1)
                 self.claim(name, value, m.start(), m.end())
 
@@ -670,7 +674,8 @@ def _k_tokens(m: re.Match[str]) -> int:
 def _any_unit(lex: Lexicon) -> re.Pattern[str]:
     """Any unit phrase of a quantity that is not money, at the start of a text ("gpus", "days", "gb")."""
     phrases = [*(p.pattern for p in lex.quantity_units.values() if p), lex.duration_units.pattern,
-               lex.memory_units.pattern, lex.rates.pattern, lex.percent_units.pattern, lex.multiplier_units.pattern]
+               lex.memory_units.pattern, lex.memory_scaled_units.pattern, lex.rates.pattern, lex.percent_units.pattern,
+               lex.multiplier_units.pattern]
     return _unit_start(tuple(phrases))
 
 

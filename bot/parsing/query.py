@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot.notes import Note
 
-__all__ = ["Ask", "Diagnosis", "GpuMention", "Intent", "ModelMention", "Money", "Observation", "Query", "UnknownTerm"]
+__all__ = ["Ask", "Currency", "Diagnosis", "GpuMention", "Intent", "ModelMention", "Money", "Observation", "Query",
+           "UnknownTerm"]
 
 #: What the user wants answered (routing input; see :func:`bot.advice.route.route`).
 Intent = Literal[
@@ -120,16 +121,22 @@ class ModelMention(_Record):
     name_unknown: bool = False
 
 
+#: Currencies the parser reads (lexicon ``money.currencies``). Only those with a dated rate in
+#: ``knowledge/prices/common/exchange_rates.yaml`` are converted; an amount in another is said to be unused.
+Currency = Literal["usd", "cny", "eur", "gbp", "jpy", "chf", "cad", "aud", "inr", "krw", "btc", "eth"]
+
+
 class Money(_Record):
     """An amount of money as the user wrote it.
 
     Attributes:
         amount: the amount in ``currency``.
-        currency: ``usd``, ``cny`` or ``eur``; converted for comparisons with the knowledge base's dated rate.
+        currency: a :data:`Currency` code (``usd``, ``cny``, ``eur``, ``gbp``, ...); converted to USD with the
+            knowledge base's dated rate when it has one (:func:`bot.pricing.currency.to_usd`).
     """
 
     amount: float
-    currency: Literal["usd", "cny", "eur"] = "usd"
+    currency: Currency = "usd"
 
 
 class Observation(_Record):
@@ -167,6 +174,8 @@ class UnknownTerm(_Record):
             (gpus.yaml ``unlisted``), whose reason the answer gives.
         sized: a model name sized as a generic model of the parameter count it carries ("pythia-2.8b" ->
             2.8B; ``ModelMention.name_unknown``): the answer says so instead of leaving the model out.
+        memory_gb: for a card named only by a memory no knowledge-base GPU has ("a 2 GB card", "12 MB VRAM",
+            "a 1.5 TB gpu"): that memory, GB (converted from MB, MiB or TB), answered by what fits in it.
     """
 
     as_written: str
@@ -174,6 +183,7 @@ class UnknownTerm(_Record):
     suggestions: list[str] = Field(default_factory=list)
     unlisted: str | None = None
     sized: bool = False
+    memory_gb: float | None = None
 
 
 class Diagnosis(_Record):
@@ -283,6 +293,8 @@ class Query(_Record):
             "how many 8-gpu nodes"): the count is then searched in whole machines of this many GPUs.
         one_machine: the GPUs must share one machine ("in one server", "单机", "with NVLink between them"):
             a quote then prices them as one instance, never as several smaller ones.
+        at_home: the machine bought runs at home or in an office ("home lab", "in my basement", "workstation",
+            "家里"): buy vs rent costs it with home electricity and no colocation, however many cards.
         sharding: ``fsdp``, ``zero1``, ``zero2``, ``zero3``.
         cpu_offload: CPU offload named.
         gradient_checkpointing: gradient checkpointing named.
@@ -377,6 +389,7 @@ class Query(_Record):
     node_count: int | None = None
     gpus_per_node: int | None = None
     one_machine: bool = False
+    at_home: bool = False
     sharding: str | None = None
     cpu_offload: bool = False
     gradient_checkpointing: bool | None = None

@@ -158,6 +158,8 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         return "recommend"
     if "cheapest" in asks and not gpus and not has_model:
         return "recommend"
+    if query.budget is not None and gpus and not has_model and query.workload is None:
+        return "quote"  # "how many H100 hours can $1000 buy": what the money rents of the GPUs named
     pair, rel = _compare_patterns(lex.compare_connectors.pattern, lex.compare_relations.pattern)
     choice, _ = _compare_patterns(lex.choice_connectors.pattern, lex.compare_relations.pattern)
     # "A100/A800" lists options: with a workload and no comparison asked they are the options of the workload
@@ -173,8 +175,10 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     # "what does 1M output tokens cost for llama 3.1 8b": a cost per token is a serving cost
     # "run 2M documents through llama 3.1 8b: how long and what does it cost": items through a model are a batch
     # inference job, whose cost the serving answer gives
+    # "what does llama 70b cost per hour": a model priced with no GPUs and no run named is priced as served
     serving_cost = has_model and (query.workload == "inference" or (
-        ("token_cost" in asks or bool(query.documents)) and query.workload is None and not query.method))
+        ("token_cost" in asks or bool(query.documents) or (not gpus and not query.training_tokens))
+        and query.workload is None and not query.method))
     if joined and has_model and gpus >= 2 and not query.claims and "break_even" not in asks:
         # GPUs compared for a model, whatever figure is asked of them (speed, cost per token, cost of a run)
         return "compare"

@@ -161,6 +161,16 @@ class ParserTables:
         """Marketed memory of a GPU, GB."""
         return self.kb.gpus[gpu_id].memory_gb
 
+    @property
+    def memory_sizes_gb(self) -> list[float]:
+        """Every marketed memory size of the knowledge base's GPUs, GB, ascending (without duplicates)."""
+        return sorted({float(g.memory_gb) for g in self.kb.gpus.values()})
+
+    @property
+    def smallest_memory_gb(self) -> float:
+        """The smallest marketed memory of any GPU in the knowledge base, GB (a smaller card has no stand-in)."""
+        return min(g.memory_gb for g in self.kb.gpus.values())
+
     def memory_variant(self, gpu_id: str, memory_gb: float) -> str | None:
         """The variant of ``gpu_id``'s product with ``memory_gb`` GB ("a100" + 40 -> the A100 40GB of the same
         form factor when there is one), or ``None`` when the product has no such variant."""

@@ -174,6 +174,8 @@ class Renderer:
         if kind == "cny":  # an amount published in CNY, shown as published
             return self.money_in(x, "cny")
         if kind == "gb":
+            if 0 < x < 0.1:  # "12 MB" is 0.012 GB, not "0.0"
+                return f"{x:.2g}"
             return f"{x:,.0f}" if x >= 1000 or x == int(x) else f"{x:,.1f}"
         if kind == "tps":
             return f"{x:,.0f}" if x >= 100 else f"{x:,.1f}"
@@ -218,8 +220,12 @@ class Renderer:
         return self.money_in(x, "usd")
 
     def money_in(self, x: float, currency: str) -> str:
-        """An amount in ``currency`` (``usd``, ``cny``, ``eur``) with its sign."""
-        sign = {"usd": "$", "cny": "¥", "eur": "€"}.get(currency, "$")
+        """An amount in ``currency`` (``usd``, ``cny``, ``eur``, ``gbp``, ...) with its sign; a currency without one
+        of its own is written with its code after the amount (``5,000 JPY``, ``0.1 BTC``)."""
+        sign = _CURRENCY_SIGNS.get(currency)
+        if sign is None:
+            digits = f"{x:,.0f}" if abs(x) >= 1000 else f"{x:,.2f}" if abs(x) >= 1 else f"{x:.4g}"
+            return f"{digits} {currency.upper()}"
         if self.zh and abs(x) >= 1e5:
             return f"{sign}{x / 1e4:,.1f} 万" if abs(x) < 1e8 else f"{sign}{x / 1e8:,.2f} 亿"
         if abs(x) >= 1000:
@@ -261,6 +267,9 @@ class Renderer:
             return self.number(kind, value)
         return self.value(column, value)
 
+
+#: Signs written before an amount; other currencies are written with their code after it.
+_CURRENCY_SIGNS = {"usd": "$", "cny": "¥", "eur": "€", "gbp": "£", "inr": "₹", "krw": "₩"}
 
 _OPTIONAL = re.compile(r"\[\[(.*?)\]\]", re.S)
 _FIELD = re.compile(r"\{([a-z_0-9]+)[^}]*\}")
