@@ -120,3 +120,25 @@ def test_cost_per_token_asked_in_a_comparison_at_a_load_leads(kb):
         o = next(o for o in a.options if o.gpu_name == i["config"]["gpu_name"] and o.users == 40)
         # USD per 1M output tokens = price per hour / (40 users x tokens/s each x 3,600 s) x 10^6
         assert i["cost_usd"] == pytest.approx(o.price_per_hour_usd / (o.throughput_tps * 3600) * 1e6, rel=1e-6)
+
+
+# --------------------------------------------------------------------------- one stream on GPUs the user fixed
+
+def test_one_stream_on_a_fixed_count_uses_one_group_across_them(kb):
+    a = ask(kb, "single-user decode speed of qwen2.5 72b in fp8 on 4x H100?")
+    o = a.options[a.recommendation]
+    # one user on 4 GPUs: tensor parallel over all 4 (each reads a quarter of the weights per token) decodes
+    # faster than 4 replicas of which 3 would sit idle; 72.7 GB of fp8 weights / 4 = 18.2 GB per GPU per step
+    assert (o.tensor_parallel or 1) * (o.pipeline_parallel or 1) == 4 and (o.replicas or 1) == 1
+    # per-step time at least the weights read at the H100's 3,350 GB/s (knowledge/gpus.yaml): <= 184 tok/s
+    assert o.decode_tps <= 3350 / (72.7 / 4)
+    assert o.decode_tps > 3350 / 72.7  # and faster than one GPU reading all of them
+
+
+@pytest.mark.parametrize("text", ["mistral 7b on 2x L4 speed", "llama 3 8b on a single A10G performance"])
+def test_a_gpu_then_speed_is_not_a_comparison(kb, text):
+    assert parse_question(text, kb).intent == "size_inference"
+
+
+def test_a_card_at_another_cards_speed_is_a_comparison(kb):
+    assert parse_question("can two 3090s get llama 3 70b int4 to A100 speed?", kb).intent == "compare"

@@ -751,6 +751,10 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
             p.placement = place(ctx, gpu, p.count, p.tp * p.pp)
         if objective == "capacity":
             return max(plans, key=lambda p: (p.capacity, p.per_user_tps or 0))
+        if count is not None and (users or 1) == 1 and load.total_tps is None:
+            # one stream on GPUs the user fixed: latency is the objective, so the layout that decodes it fastest
+            # (one TP group spanning the GPUs when that lowers TPOT; replicas would leave all but one GPU idle)
+            return max(plans, key=lambda p: (round(p.per_user_tps or 0, 1), [-x for x in _plan_cost(p)[:1]]))
         best = min(plans, key=(lambda p: (p.count, *_plan_cost(p))) if objective == "fewest" else _plan_cost)
         per_node = ctx.query.gpus_per_node
         if count is None and per_node and best.count % per_node:
