@@ -142,3 +142,13 @@ def test_a_gpu_then_speed_is_not_a_comparison(kb, text):
 
 def test_a_card_at_another_cards_speed_is_a_comparison(kb):
     assert parse_question("can two 3090s get llama 3 70b int4 to A100 speed?", kb).intent == "compare"
+
+
+def test_a_count_no_tp_degree_divides_is_split_in_pipeline_stages(kb):
+    a = ask(kb, "can I run llama 3 70b in fp16 on 3x A100 80GB?")
+    o = a.options[0]
+    # 70.6e9 params x 2 bytes = 141.1 GB (knowledge/models.yaml): more than one or two 85 GB A100s hold, and TP 3
+    # does not divide 64 attention heads, so 3 pipeline stages of 47 GB of weights each
+    assert (o.tensor_parallel, o.pipeline_parallel) == (1, 3)
+    assert o.fits and o.gpu_count == 3
+    assert o.memory_per_gpu_gb == pytest.approx(o.memory_total_gb / 3, rel=0.05)

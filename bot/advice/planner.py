@@ -660,6 +660,13 @@ def _layout_shapes(model: Model, gpu: Gpu, precision: str, engine: str, kb, coun
         if model.is_moe and 16 in valid_tp_degrees(model, max_tp=16) and weights_gb / 16 < usable * 0.98 and (
                 count is None or count % 16 == 0):
             out.append((16, 1))
+    if not out and count is not None and count <= 8 * _MAX_PIPELINE:
+        # a count the user fixed that no TP degree divides into a fit ("3x RTX 4090"): pipeline stages over the
+        # rest of them (vLLM --pipeline-parallel-size, llama.cpp's layer split), the largest TP that divides it first
+        for tp in sorted((t for t in valid_tp_degrees(model) if count % t == 0 and count // t > 1), reverse=True):
+            if weights_gb / count < usable * 0.98 and count // tp <= _MAX_PIPELINE:
+                out.append((tp, count // tp))
+                break
     if out:
         return out
     if count is not None:  # nothing fits the count given: answer at that count (the memory says why)
