@@ -18,7 +18,7 @@ from typing import Literal
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label
-from bot.advice.options import caveats, config, next_actions
+from bot.advice.options import caveats, config, machines_first, next_actions
 from bot.advice.planner import GpuChoice, candidate_gpus, place, price_of
 from bot.errors import AdvisorError
 from bot.estimation import (
@@ -316,6 +316,9 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
         else []
     if headline.code.startswith("non_llm_compare_"):
         details = compare_details + details
+    if rec is not None and not memory_asked:  # machines asked: they lead
+        headline, details = machines_first(ctx, headline, details,
+                                           config(ordered[rec].option, with_precision=False), model_label(model))
     return ctx.answer(title=note("title_non_llm", model_name=model_label(model)), headline=headline, details=details,
                       options=[r.option for r in ordered], recommendation=rec,
                       table=Table(columns=columns, rows=table_rows),

@@ -9,14 +9,17 @@
 
 from __future__ import annotations
 
+import math
+
 from bot.advice.answer import Action, Option
 from bot.advice.context import Context
+from bot.advice.planner import machine_size
 from bot.errors import AdvisorError
 from bot.estimation import efficiency_for
 from bot.kb.schema import Gpu
-from bot.notes import note
+from bot.notes import Note, note
 
-__all__ = ["caveats", "config", "next_actions", "quality_tier", "variant_notes"]
+__all__ = ["caveats", "config", "machines_first", "next_actions", "quality_tier", "variant_notes"]
 
 
 def config(opt: Option, *, with_model: bool = False, with_precision: bool = True) -> dict:
@@ -29,6 +32,31 @@ def config(opt: Option, *, with_model: bool = False, with_precision: bool = True
     if with_model and opt.model_name:
         out["model_name"] = opt.model_name
     return out
+
+
+def machines_first(ctx: Context, headline: Note, details: list, label: dict | None, model_name: str | None
+                   ) -> tuple[Note, list]:
+    """When the question asks for machines ("几台机器", "how many servers"): the machines lead the answer.
+
+    Args:
+        ctx: the answer being built; :func:`bot.advice.planner.machine_size` gives the GPUs per machine (the
+            count stated per machine, else the policy's server size, stated as an assumption).
+        headline, details: the answer's headline and details so far.
+        label: the recommended configuration (:func:`config`), ``None`` when there is none.
+        model_name: the model's label.
+
+    Returns:
+        ``(headline, details)``: ``machines_needed`` (ceil(GPUs / GPUs per machine) machines) first and the old
+        headline as the first detail, or both unchanged when machines are not asked or nothing was recommended.
+    """
+    count = (label or {}).get("gpu_count")
+    if not count or headline.code == "machines_needed":
+        return headline, details
+    per_node = machine_size(ctx)
+    if not per_node:
+        return headline, details
+    return (note("machines_needed", machines=math.ceil(count / per_node), per_node=per_node, config=label,
+                 model_name=model_name), [headline, *details])
 
 
 def caveats(ctx: Context, opt: Option, gpu: Gpu | None = None, *, idle: bool = True) -> None:

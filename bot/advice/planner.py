@@ -54,6 +54,7 @@ __all__ = [
     "canonical_precision",
     "given_placement",
     "group_cap",
+    "machine_size",
     "workload_of",
     "ServingPlan",
     "candidate_gpus",
@@ -217,6 +218,23 @@ def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None
         if found is not None and (best is None or found.price_per_hour_usd < best.price_per_hour_usd):
             best = found
     return best
+
+
+def machine_size(ctx: Context) -> int | None:
+    """GPUs per machine for an answer that gives machines ("几台机器", "how many servers").
+
+    The count the question states per machine ("每台8卡", "8-GPU nodes"); else, when machines are asked without
+    one, the policy's machine size (``knowledge/policy.yaml`` ``limits.gpus_per_machine``: 8-GPU servers), stated
+    as an assumption; ``None`` when machines are not asked.
+    """
+    q = ctx.query
+    if q.gpus_per_node:
+        return q.gpus_per_node
+    if "node_count" not in q.asks:
+        return None
+    per_node = int(ctx.policy.limits.gpus_per_machine.value)
+    ctx.assume("machine_size_assumed", per_node=per_node)
+    return per_node
 
 
 def group_cap(ctx: Context, gpu: Gpu) -> int:

@@ -23,7 +23,7 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
-from bot.advice.options import caveats, config, next_actions, quality_tier, variant_notes
+from bot.advice.options import caveats, config, machines_first, next_actions, quality_tier, variant_notes
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
@@ -31,6 +31,7 @@ from bot.advice.planner import (
     candidate_gpus,
     canonical_precision,
     cost_per_million_tokens,
+    machine_size,
     place,
     plan_serving,
     precisions_for,
@@ -163,7 +164,7 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
             if alt_plan.meets and alt_plan.count < (o.gpu_count or 0):
                 alt = serving_option(ctx, alt_plan, changes=["precision"])
                 shown.append(alt)
-                per_node = ctx.query.gpus_per_node
+                per_node = machine_size(ctx)
                 details.append(note("upcast_quantized_alternative", config=config(alt), precision=eight,
                                     machines=math.ceil(alt.gpu_count / per_node) if per_node else None,
                                     per_node=per_node))
@@ -181,13 +182,8 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         if line:  # the line says the instance size and the idle GPUs: the generic warning would repeat it
             ctx.warnings[:] = [w for w in ctx.warnings if w.code != "idle_gpus"]
         details += line
-    per_node = ctx.query.gpus_per_node
-    if rec is not None and per_node and shown[rec].gpu_count:
-        # machines were asked: they lead, the sizing line follows
-        o = shown[rec]
-        details.insert(0, headline)
-        headline = note("machines_needed", machines=math.ceil(o.gpu_count / per_node), per_node=per_node,
-                        config=config(o), model_name=model_label(model))
+    if rec is not None:  # machines asked: they lead, the sizing line follows
+        headline, details = machines_first(ctx, headline, details, config(shown[rec]), model_label(model))
     if limit is not None and fixed and shown and shown[0].price is not None and not shown[0].changes:
         mine = shown[0].price.price_per_hour_usd / ((shown[0].gpu_count or 1) if limit[1] else 1)
         if mine > limit[0] + 1e-9:  # the user's own setup is also over their price limit: say so too

@@ -12,7 +12,7 @@ import math
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
-from bot.advice.options import caveats, config, next_actions, variant_notes
+from bot.advice.options import caveats, config, machines_first, next_actions, variant_notes
 from bot.advice.planner import candidate_gpus, place, plan_training, price_of, training_option
 from bot.advice.runs import training_runs, training_table, training_tokens
 from bot.estimation import efficiency_for
@@ -125,12 +125,8 @@ def _answer(ctx: Context, model: Model, tokens: float, options: list[Option]) ->
                         price_usd=o.price.price_per_gpu_hour_usd if o.price else None,
                         provider=o.price.provider_name if o.price else None)
     details = _comparison(ctx, options)
-    per_node = ctx.query.gpus_per_node
-    if o is not None and per_node and o.gpu_count and o.fits:
-        # machines were asked ("how many 8xA100 nodes"): they lead, the run follows
-        details.insert(0, headline)
-        headline = note("machines_needed", machines=math.ceil(o.gpu_count / per_node), per_node=per_node,
-                        config=config(o), model_name=model_label(model))
+    if o is not None and o.fits:  # machines asked ("how many 8xA100 nodes"): they lead, the run follows
+        headline, details = machines_first(ctx, headline, details, config(o), model_label(model))
     if o is not None and o.mfu:
         ctx.assume("training_mfu", mfu_pct=o.mfu * 100, sharding=o.sharding)
         for n in o.notes:

@@ -381,6 +381,22 @@ class Phrases:
                 out.append(v)
         return out
 
+    def found_overlapping(self, text: str) -> list[Any]:
+        """Like :meth:`found`, but a phrase that starts inside an earlier one and runs past its end is found
+        too ("需要几台机器": 需要几 and 几台机器), so a short phrase never hides a longer one it overlaps. At each
+        position the longest phrase is taken; one lying wholly inside an earlier match is not."""
+        out: list[Any] = []
+        covered = 0
+        for i in range(len(text)):
+            m = self.regex.match(text, i)
+            if m is None or m.end() <= max(covered, i):
+                continue
+            covered = m.end()
+            v = self.value(m.group(0))
+            if v not in out:
+                out.append(v)
+        return out
+
     def fullmatch(self, text: str) -> bool:
         """Whether all of ``text`` is one phrase."""
         return phrase_key(text) in self.values

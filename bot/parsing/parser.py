@@ -220,7 +220,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     # no ask is read from inside a model's name ("70亿参数的模型": 参数 is its size, not a spec question) or from
     # an error message's memory details
     ask_text = _masked(low, SpanSet([*model_spans.spans(), *(error_detail_spans(low) if diagnosis else [])]))
-    asks = [a for group in lex.asks.found(ask_text) for a in (group if isinstance(group, list) else [group])]
+    asks = [a for group in lex.asks.found_overlapping(ask_text) for a in (group if isinstance(group, list) else [group])]
     if "gpu_count" not in asks and any(_HOW_MANY_BEFORE.search(low[:f.span_start]) for f in gpu_found):
         asks.append("gpu_count")  # "how many MI300X ...", "how many of the L40S": a count of the GPU named
     asks = list(dict.fromkeys(asks))
