@@ -90,3 +90,75 @@ def test_machines_for_fine_tuning_and_batch_jobs(kb):
     assert (job.query.input_tokens, job.query.output_tokens) == (600, 30)  # "输入 600 token 输出 30 token"
     assert job.headline.code == "machines_needed"
     assert job.headline.params["machines"] == math.ceil(job.headline.params["config"]["gpu_count"] / GPUS_PER_MACHINE)
+
+
+# --------------------------------------------------------------------------- GPUs and models that do not exist
+
+def _first_lines(answer, n: int = 3) -> str:
+    return "\n".join(render_text(answer).splitlines()[:n])
+
+
+def test_a_memory_no_variant_has_is_said_first_with_the_real_ones(kb):
+    # gpus.yaml: the H200 comes as SXM 141GB and NVL 141GB only; no 48 GB H200 exists in the knowledge base
+    a = ask(kb, "H200 48G 跑 qwen2.5 32b 要几张")
+    assert a.headline.code == "unknown_variant"
+    p = a.headline.params
+    assert p["written"] == "H200 48G" and p["memory_gb"] == 48
+    assert {v["gpu_name"] for v in p["variants"]} == {"H200 SXM 141GB", "H200 NVL 141GB"}
+    # nearest other NVIDIA cards by memory: 48 GB cards (L40S, L20, RTX 6000 Ada...) differ by 0 GB
+    assert all(kb.gpus[g].memory_gb == 48 for g in kb.gpus if kb.gpus[g].name in {n["gpu_name"] for n in p["nearest"]})
+    head = _first_lines(a)
+    assert "我没有“H200 48G”的数据" in head and "H200 SXM 141GB" in head
+    # the sizing that follows is labelled with the memory written, never as the stock 141 GB card
+    o = a.options[a.recommendation]
+    assert o.gpu_name == "H200 SXM 48GB" and o.gpu_memory_gb == 48
+
+
+def test_a_variant_word_the_product_lacks_is_not_dropped(kb):
+    # gpus.yaml has the RTX 5080 (16 GB) and no RTX 5080 Ti: the "Ti" is reported, not silently read as a 5080
+    a = ask(kb, "RTX 5080 Ti 能不能跑 qwen2.5 14b")
+    assert a.headline.code == "unknown_variant"
+    assert a.headline.params["written"] == "RTX 5080 Ti" and a.headline.params["suffix"] == "ti"
+    assert [v["gpu_name"] for v in a.headline.params["variants"]] == ["RTX 5080"]
+    assert "我没有“RTX 5080 Ti”的数据" in compose(a).headline
+
+
+def test_a_variant_with_a_memory_is_reported_with_the_memory(kb):
+    # no 96 GB RTX 5090 and no 5090 Ti: both said; the nearest NVIDIA cards with 96 GB (RTX PRO 6000 Blackwell,
+    # GH200 96GB; gpus.yaml memory_gb 96) are offered
+    a = ask(kb, "RTX 5090 Ti 96G 单卡能不能放下 llama 3 70b")
+    p = a.headline.params
+    assert a.headline.code == "unknown_variant" and p["memory_gb"] == 96 and p["suffix"] == "ti"
+    assert {n["gpu_name"] for n in p["nearest"]} == {"RTX PRO 6000 Blackwell", "GH200"}
+    assert a.query.gpus[0].memory_gb == 96
+
+
+def test_real_variants_and_totals_are_not_unknown(kb):
+    # a real memory variant, a real suffix, and a total over the cards (3 x 24 GB = 72 GB) are no unknown variant
+    for question in ("A100 40G 跑 qwen2.5 14b 行吗", "RTX 4070 Ti SUPER 能跑 qwen2.5 7b 吗",
+                     "3 张 RTX 3090（72GB）能跑 qwen2.5 72b int4 吗"):
+        q = parse_question(question, kb)
+        assert not [n for n in q.limits if n.code == "unknown_variant"], question
+        assert all(g.memory_gb is None for g in q.gpus), question
+
+
+def test_an_unknown_model_with_a_size_is_sized_and_said(kb):
+    # Qwen has no version 6 in models.yaml: sized as a generic 110B model (weights 110e9 x 1 byte in fp8 = 110 GB),
+    # said right under the headline with the Qwen models nearest in size (by parameter ratio: Qwen3-235B-A22B 235B,
+    # then the 72B ones)
+    a = ask(kb, "Qwen6-110B 用 A800 部署，fp8，要几张")
+    o = a.options[a.recommendation]
+    assert o.weights_gb == pytest.approx(110.0, rel=1e-6)
+    line = compose(a).details[0]
+    assert a.details[0].code == "unknown_model_generic"
+    assert line.startswith("我没有“Qwen6-110B”的数据：这里按一个通用的 110B 模型估算。")
+    assert a.details[0].params["suggestions"][0] == "Qwen2.5 72B"  # |ln(72/110)| = 0.42 < |ln(235/110)| = 0.76
+    assert not any(w.code == "unknown_term" for w in a.warnings)  # never "left it out": it was sized
+
+
+def test_an_unknown_version_without_a_size_asks_with_the_family(kb):
+    a = ask(kb, "Llama 7 在 L20 上部署要几张")
+    assert a.headline.code == "family_without_size"
+    assert a.headline.params["unknown_version"] is True
+    text = compose(a).headline
+    assert text.startswith("我没有“Llama 7”的数据") and "Llama 3.3 70B" in text

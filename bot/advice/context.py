@@ -21,8 +21,10 @@ from bot.pricing.offers import OfferTable, offer_table
 __all__ = ["Context"]
 
 
-#: Limits notes that lead an answer: a stated quantity was not used.
-_LEADING_LIMITS = frozenset({"quantity_over_limit", "quantity_unusable", "closed_model"})
+#: Limits notes that lead an answer: a stated quantity was not used, a GPU variant named does not exist.
+_LEADING_LIMITS = frozenset({"quantity_over_limit", "quantity_unusable", "closed_model", "unknown_variant"})
+#: Limits notes said right under the headline: a model the knowledge base lacks, sized by the size written with it.
+_FIRST_DETAIL_LIMITS = frozenset({"unknown_model_generic"})
 #: Headlines that already state the bound they hit (a quote of more GPUs than the sizing bound, priced at list).
 _SAYS_ITS_LIMIT = frozenset({"quote_count_over_limit"})
 
@@ -56,7 +58,11 @@ class Context:
             self.offers = offer_table(self.kb)
         self.assumptions.extend(self.query.notes)
         unlisted = {u.name: u for u in self.kb.unlisted}
+        # an unknown model sized by the size written with it ("Qwen5-200B") is said by its own note (a limit)
+        sized = {n.params.get("written") for n in self.query.limits if n.code == "unknown_model_generic"}
         for term in self.query.unknown_terms:
+            if term.kind == "model" and term.as_written in sized:
+                continue
             entry = unlisted.get(term.unlisted or "")
             if entry is not None:
                 self.warnings.append(note("unlisted_gpu", written=term.as_written, name=entry.name,
@@ -189,6 +195,10 @@ class Context:
             details = [headline, *(details or [])]
             headline = dropped[0]
             self.warnings = [w for w in self.warnings if w != headline]
+        first = [n for n in self.query.limits if n.code in _FIRST_DETAIL_LIMITS and n != headline]
+        if first:
+            details = [*first, *(details or [])]
+            self.warnings = [w for w in self.warnings if w not in first]
         dates = sorted({d for d in self.price_dates if d} | {o.price.as_of for o in options
                                                              if o.price is not None and o.price.as_of})
         return Answer(query=self.query, intent=intent or self.query.intent, title=title, headline=headline,

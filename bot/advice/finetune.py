@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bot.advice.answer import Answer, Option
 from bot.advice.context import Context
-from bot.advice.models import model_label, resolve_models
+from bot.advice.models import model_label, model_question, resolve_models
 from bot.advice.options import caveats, config, machines_first, next_actions, variant_notes
 from bot.advice.planner import candidate_gpus, finetune_option, group_cap, plan_finetune
 from bot.advice.runs import finetune_alternatives, finetune_setups, finetune_table, finetune_tokens
@@ -30,7 +30,8 @@ def answer(ctx: Context) -> Answer:
     q = ctx.query
     models = resolve_models(ctx)
     if not models:
-        return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_model_finetune"),
+        headline, details = model_question(ctx, "ask_model_finetune")
+        return ctx.answer(title=note("title_one_more_thing"), headline=headline, details=details,
                           examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
     model = models[0]
     variant_notes(ctx)

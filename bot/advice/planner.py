@@ -20,6 +20,7 @@ estimate is computed once per answer (memoised).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -111,8 +112,9 @@ def resolve_gpu(ctx: Context, mention: GpuMention) -> Gpu:
                                       "name": f"{gpu.memory_gb:g}GB GPU ({stated_bw[0]:,.0f} GB/s)"})
     if mention.memory_gb and abs(mention.memory_gb - gpu.memory_gb) >= 1:
         ctx.assume("stated_memory_used", gpu_name=gpu.name, memory_gb=mention.memory_gb)
+        stock = gpu.name.rsplit(" ", 1)[0] if re.search(r"\d+GB$", gpu.name) else gpu.name  # "A100 SXM4 80GB"
         return gpu.model_copy(update={"id": f"{gpu.id}@{mention.memory_gb:g}gb", "memory_gb": mention.memory_gb,
-                                      "name": f"{gpu.name.rsplit(' ', 1)[0]} {mention.memory_gb:g}GB"})
+                                      "name": f"{stock} {mention.memory_gb:g}GB"})
     return gpu
 
 

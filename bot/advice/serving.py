@@ -21,7 +21,7 @@ from dataclasses import replace
 from bot.advice import batch_job
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
-from bot.advice.models import model_label, resolve_models
+from bot.advice.models import model_label, model_question, resolve_models
 from bot.advice.non_llm import answer_non_llm
 from bot.advice.options import caveats, config, machines_first, next_actions, quality_tier, variant_notes
 from bot.advice.planner import (
@@ -771,6 +771,7 @@ def _memory(ctx: Context, models: list[Model]) -> Answer:
     rows, items, kv = [], [], []
     for model in models:
         shape, _ = kv_shape(model)
+        name = model_label(model)
         for precision in precisions:
             for kv_format in kv_formats:
                 try:
@@ -785,17 +786,17 @@ def _memory(ctx: Context, models: list[Model]) -> Answer:
                     element_bytes = m.kv_cache_bytes_per_token / shape.bytes_per_token(1.0)
                     kv_gb = shape.bytes_per_sequence(context, element_bytes) * users / 1e9
                     if m.kv_cache_gb and m.kv_cache_gb > kv_gb * 1.01:
-                        ctx.assume("kv_replicated_tp", model_name=model.name, kv_gb=kv_gb, tp=est.tensor_parallel,
+                        ctx.assume("kv_replicated_tp", model_name=name, kv_gb=kv_gb, tp=est.tensor_parallel,
                                    group_kv_gb=m.kv_cache_gb)
                 total = m.weights_gb + (kv_gb or 0) + eff.c("cuda_context_gb")
-                label = {"model_name": model.name, "precision": est.precision if len(kv_formats) == 1
+                label = {"model_name": name, "precision": est.precision if len(kv_formats) == 1
                          else f"{est.precision} + {est.kv_precision} KV"}
                 rows.append([label, m.weights_gb, kv_gb, total, est.gpu_count])
-                if not any((i["model_name"], i["precision"]) == (model.name, est.precision) for i in items):
-                    items.append({"model_name": model.name, "precision": est.precision, "weights_gb": m.weights_gb,
+                if not any((i["model_name"], i["precision"]) == (name, est.precision) for i in items):
+                    items.append({"model_name": name, "precision": est.precision, "weights_gb": m.weights_gb,
                                   "total_gb": total})
-                kv_item = {"model_name": model.name, "kv_gb": kv_gb or 0.0, "kv_precision": est.kv_precision}
-                if not any(k["model_name"] == model.name and abs(k["kv_gb"] - kv_item["kv_gb"]) < 1e-6 for k in kv):
+                kv_item = {"model_name": name, "kv_gb": kv_gb or 0.0, "kv_precision": est.kv_precision}
+                if not any(k["model_name"] == name and abs(k["kv_gb"] - kv_item["kv_gb"]) < 1e-6 for k in kv):
                     kv.append(kv_item)  # 16-bit KV is the same size whether it is called bf16 or fp16
     ctx.assume("memory_method", context_tokens=context, users=users)
     ctx.cite("estimation-notes.md: weights = parameters x bytes per weight; KV = 2 x layers x KV heads x head_dim x bytes")
@@ -807,5 +808,6 @@ def _memory(ctx: Context, models: list[Model]) -> Answer:
 
 
 def _ask_for_model(ctx: Context) -> Answer:
-    return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_model"),
+    headline, details = model_question(ctx, "ask_model")
+    return ctx.answer(title=note("title_one_more_thing"), headline=headline, details=details,
                       examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)

@@ -11,7 +11,7 @@ import math
 
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
-from bot.advice.models import model_label, resolve_models
+from bot.advice.models import model_label, model_question, resolve_models
 from bot.advice.options import caveats, config, machines_first, next_actions, variant_notes
 from bot.advice.planner import candidate_gpus, place, plan_training, price_of, training_option
 from bot.advice.runs import training_runs, training_table, training_tokens
@@ -31,7 +31,8 @@ def answer(ctx: Context) -> Answer:
     q = ctx.query
     models = resolve_models(ctx)
     if not models:
-        return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_model_or_size"),
+        headline, details = model_question(ctx, "ask_model_or_size")
+        return ctx.answer(title=note("title_one_more_thing"), headline=headline, details=details,
                           examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
     model = models[0]
     variant_notes(ctx)
