@@ -20,7 +20,7 @@ import math
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label
-from bot.advice.options import caveats, config, machines_first, next_actions, quality_tier
+from bot.advice.options import caveats, config, machines_first, mention_cost, next_actions, quality_tier
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
@@ -142,6 +142,8 @@ def answer(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
                             price_usd=price.price_per_hour_usd if price else None)
         elif deadline and o.wall_clock_hours:
             details.append(note("batch_job_in_time", deadline_hours=deadline, hours=o.wall_clock_hours))
+        if o.price is None and (mentioned := mention_cost(ctx, config(o), o.gpu, o.gpu_count, o.wall_clock_hours)):
+            details.insert(0, mentioned)  # no list price: the secondary-source figure for the job, labelled as such
         headline, details = machines_first(ctx, headline, details, total, name)  # machines asked: they lead
     rows = [[config(o), o.max_users, o.throughput_tps, o.wall_clock_hours, o.price_per_hour_usd, o.total_cost_usd]
             for o in options]

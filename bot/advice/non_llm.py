@@ -18,7 +18,7 @@ from typing import Literal
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label
-from bot.advice.options import caveats, config, machines_first, next_actions
+from bot.advice.options import caveats, config, machines_first, mention_cost, next_actions
 from bot.advice.planner import GpuChoice, candidate_gpus, place, price_of
 from bot.errors import AdvisorError
 from bot.estimation import (
@@ -316,6 +316,10 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
         else []
     if headline.code.startswith("non_llm_compare_"):
         details = compare_details + details
+    if rec is not None and ordered[rec].option.price is None and (mentioned := mention_cost(
+            ctx, config(ordered[rec].option, with_precision=False), ordered[rec].option.gpu,
+            ordered[rec].option.gpu_count, ordered[rec].est.hours if ordered[rec].est else None)):
+        details.insert(0, mentioned)  # no list price: the secondary-source figure, labelled as such
     if rec is not None and not memory_asked:  # machines asked: they lead
         headline, details = machines_first(ctx, headline, details,
                                            config(ordered[rec].option, with_precision=False), model_label(model))

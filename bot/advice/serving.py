@@ -23,7 +23,15 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, model_question, resolve_models
 from bot.advice.non_llm import answer_non_llm
-from bot.advice.options import caveats, config, machines_first, next_actions, quality_tier, variant_notes
+from bot.advice.options import (
+    caveats,
+    config,
+    machines_first,
+    mention_cost,
+    next_actions,
+    quality_tier,
+    variant_notes,
+)
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
@@ -203,7 +211,8 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
     q = ctx.query
     if rec is not None and "cost" in q.asks and q.duration_hours and not shown[rec].changes:
         # the cost for the stated length was asked: it leads (the sizing line follows)
-        cost = next((d for d in details if d.code in ("cost_for_duration", "cost_for_duration_unpriced")), None)
+        cost = next((d for d in details if d.code in ("cost_for_duration", "cost_for_duration_unpriced")
+                     or (d.code == "mention_cost" and d.params.get("hours"))), None)
         if cost is not None:
             details = [headline] + [d for d in details if d is not cost]
             headline = cost
@@ -512,6 +521,12 @@ def _details(ctx: Context, model: Model, load: ServingLoad, shown: list[Option],
         o.total_cost_usd = o.price.price_per_hour_usd * ctx.query.duration_hours
         out.append(note("cost_for_duration", config=config(o), hours=ctx.query.duration_hours,
                         total_usd=o.total_cost_usd))
+    elif o is not None and o.price is None and (mentioned := mention_cost(
+            ctx, config(o), o.gpu, o.gpu_count, ctx.query.duration_hours)):
+        # no list price, but a secondary-source figure for this GPU (at the cloud named, when it has one): the same
+        # figure every kind of answer uses, labelled as such, said first (a priced option says its price in the
+        # headline)
+        out.insert(0, mentioned)
     elif ctx.query.duration_hours and "cost" in ctx.query.asks and o is not None and o.meets:
         # the cost for a length was asked but no tracked provider lists this GPU: say so, with the count to price
         out.append(note("cost_for_duration_unpriced", config=config(o), hours=ctx.query.duration_hours,
@@ -654,9 +669,16 @@ def _token_cost(ctx: Context, model: Model, choices: list[GpuChoice], load: Serv
                         total_tps=o.throughput_tps, price_usd=o.price_per_hour_usd,
                         provider=o.price.provider_name if o.price else None,
                         volume_tokens=volume if per_m and volume and abs(volume - 1e6) > 1 else None,
-                        volume_usd=per_m * volume / 1e6 if per_m and volume else None)
+                        volume_usd=per_m * volume / 1e6 if per_m and volume else None, no_price=True)
         ctx.assume("token_cost_method", per_user_tps=load.capacity_tps)
     details = _details(ctx, model, load, options, rec)
+    if headline.code == "token_cost_unpriced" and (mentioned := mention_cost(
+            ctx, config(options[rec]), options[rec].gpu, options[rec].gpu_count,
+            tokens_per_s=options[rec].throughput_tps)):
+        # no list price: the secondary-source figure gives the cost per token at this full-load throughput (it
+        # leads, the throughput follows)
+        throughput = note("token_cost_unpriced", **{**headline.params, "no_price": False})
+        headline, details = mentioned, [throughput, *(d for d in details if d.code != "mention_cost")]
     return ctx.answer(title=note("title_serving", model_name=model_label(model), users=None, total_tps=None),
                       headline=headline, details=details, options=options, recommendation=rec, table=_table(options),
                       actions=next_actions(ctx, options[rec] if rec is not None else None))

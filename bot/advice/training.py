@@ -12,7 +12,7 @@ import math
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, model_question, resolve_models
-from bot.advice.options import caveats, config, machines_first, next_actions, variant_notes
+from bot.advice.options import caveats, config, machines_first, mention_cost, next_actions, variant_notes
 from bot.advice.planner import candidate_gpus, place, plan_training, price_of, training_option
 from bot.advice.runs import training_runs, training_table, training_tokens
 from bot.estimation import efficiency_for
@@ -126,6 +126,9 @@ def _answer(ctx: Context, model: Model, tokens: float, options: list[Option]) ->
                         price_usd=o.price.price_per_gpu_hour_usd if o.price else None,
                         provider=o.price.provider_name if o.price else None)
     details = _comparison(ctx, options)
+    if o is not None and o.fits and o.price is None and (mentioned := mention_cost(
+            ctx, config(o), o.gpu, o.gpu_count, o.wall_clock_hours)):
+        details.insert(0, mentioned)  # no list price: the secondary-source figure for the run, labelled as such
     if o is not None and o.fits:  # machines asked ("how many 8xA100 nodes"): they lead, the run follows
         headline, details = machines_first(ctx, headline, details, config(o), model_label(model))
     if o is not None and o.mfu:
