@@ -8,6 +8,7 @@ numbers, cited beside each assertion.
 from __future__ import annotations
 
 import math
+import re
 from datetime import date
 
 import pytest
@@ -162,3 +163,122 @@ def test_an_unknown_version_without_a_size_asks_with_the_family(kb):
     assert a.headline.params["unknown_version"] is True
     text = compose(a).headline
     assert text.startswith("我没有“Llama 7”的数据") and "Llama 3.3 70B" in text
+
+
+# --------------------------------------------------------------------------- one figure per card and cloud, everywhere
+
+# prices/common/price_mentions.yaml: AutoDL's table (github-file:63146838246, 2026-05-01), CNY per card-hour
+AUTODL_A800_CNY = 4.98
+AUTODL_L20_CNY = 3.68
+AUTODL_4090_CNY = 1.98
+# prices/common/exchange_rates.yaml cny-usd-2026-05-08 (ECB cross rate)
+CNY_PER_USD = 6.8012
+MONTH_H = 730  # 一个月 = 730 h (durations lexicon)
+
+
+def _mention(answer):
+    """The mention_cost note of an answer (headline or detail)."""
+    return next(n for n in [answer.headline, *answer.details] if n.code == "mention_cost")
+
+
+@pytest.mark.parametrize("question", [
+    "AutoDL 上租 A800 多少钱一小时",                                  # quote
+    "在 AutoDL 上用一张 A800 部署 qwen2.5 14b，给 10 个人用",            # serving
+    "在 AutoDL 上用 A800 lora 微调 qwen2.5 7b，5000 万 token，要花多少",  # fine-tune cost
+    "AutoDL 上 A800 和 L20 跑 qwen2.5 32b 哪个更省钱",                 # compare
+])
+def test_the_same_card_on_the_same_cloud_has_one_price_in_every_kind_of_answer(kb, question):
+    a = ask(kb, question)
+    if a.headline.code == "compare_cost_mentions":
+        item = next(i for i in a.headline.params["items"] if "A800" in i["config"]["gpu_name"])
+        assert item["where"] == "AutoDL" and item["per_gpu_usd"] == pytest.approx(AUTODL_A800_CNY / CNY_PER_USD)
+        return
+    m = _mention(a)
+    assert m.params["where"]["en"] == "AutoDL" and m.params["named"] is True
+    assert m.params["per_gpu"] == {"amount": pytest.approx(AUTODL_A800_CNY), "currency": "cny"}
+    assert m.params["approx_per_gpu_usd"] == pytest.approx(AUTODL_A800_CNY / CNY_PER_USD)  # $0.732
+    line = compose(a).headline if a.headline is m else compose(a).details[a.details.index(m)]
+    # labelled as a secondary figure, never as a live offer
+    assert "AutoDL 没有公开列表价" in line and "二手数字，不是实时报价" in line and "2026-05-01" in line
+
+
+def test_rmb_asked_gives_the_published_cny_and_the_rate_date(kb):
+    # 2 x L20 on AutoDL for a month: ¥3.68 x 2 x 730 h = ¥5,372.80, said in CNY only, with the rate's date
+    a = ask(kb, "AutoDL 上租两张 L20 一个月多少钱，按人民币算")
+    m = a.headline
+    assert m.code == "mention_cost" and m.params["hours"] == MONTH_H
+    assert m.params["total"]["amount"] == pytest.approx(AUTODL_L20_CNY * 2 * MONTH_H)
+    assert m.params["approx_total_usd"] is None  # asked in RMB: no dollar figure beside it
+    text = render_text(a)
+    assert "¥5,373" in text and "$" not in text.splitlines()[1]
+    assert "2026-05-08 的汇率" in text
+
+
+def test_a_card_with_list_prices_uses_the_cloud_figure_only_when_that_cloud_is_asked(kb):
+    # RTX 4090 has list prices (RunPod, Vast.ai): AutoDL's ¥1.98 is used only when AutoDL is named
+    named = ask(kb, "AutoDL 上 4090 跑 qwen2.5 7b 一个月多少钱")
+    m = _mention(named)
+    assert m.params["per_gpu"]["amount"] == pytest.approx(AUTODL_4090_CNY)
+    assert m.params["total"]["amount"] == pytest.approx(AUTODL_4090_CNY * MONTH_H)  # ¥1,445.40 for one card
+    plain = ask(kb, "4090 跑 qwen2.5 7b 一个月多少钱")
+    assert not any(n.code == "mention_cost" for n in [plain.headline, *plain.details])
+    assert plain.options[plain.recommendation].price is not None
+
+
+def test_the_quote_says_no_list_price_was_found_only_when_none_exists(kb):
+    # the 4090 has list prices elsewhere: "no tracked cloud publishes one" would be false
+    a = ask(kb, "AutoDL 上 4090 一小时多少钱")
+    assert "price_not_published_next" not in [d.code for d in a.details]
+    b = ask(kb, "AutoDL 上 L20 一小时多少钱")
+    assert "price_not_published_next" in [d.code for d in b.details]
+
+
+# --------------------------------------------------------------------------- follow-ups in chat keep pricing
+
+def _chat(kb, *messages):
+
+    previous, turns = None, []
+    for text in messages:
+        turn = respond_to(text, previous, kb=kb)
+        turns.append(turn)
+        previous = turn.query
+    return turns
+
+
+def test_a_new_gpu_after_a_cost_question_keeps_the_price(kb):
+    # turn 1: 4 x H100 for a week (168 h) is priced from list prices; turn 2 changes the GPU: L20 has no list price,
+    # so the week is priced at AutoDL's ¥3.68 per card-hour: 4 x 168 x 3.68 = ¥2,472.96, labelled as such
+    first, second = _chat(kb, "租 4 张 H100 一周大概多少钱", "那换成 L20 呢")
+    assert first.answer.options[first.answer.recommendation].price is not None
+    assert second.query.duration_hours == 168 and [g.id for g in second.query.gpus] == ["l20-48gb"]
+    m = second.answer.headline
+    assert m.code == "mention_cost" and m.params["config"]["gpu_count"] == 4
+    assert m.params["total"]["amount"] == pytest.approx(4 * 168 * AUTODL_L20_CNY)
+
+
+def test_a_new_gpu_without_any_price_says_so(kb):
+    # Ascend 910B: no price row and no figure for it anywhere: the answer says there is no price, never drops it
+    turns = _chat(kb, "用 A800 跑 qwen2.5 14b 给 20 个人用，一个月多少钱", "换成 910B 呢")
+    a = turns[-1].answer
+    assert a.query.duration_hours == MONTH_H and "cost" in a.query.asks
+    assert a.headline.code == "cost_for_duration_unpriced"
+    assert "没有" in compose(a).headline and "公开价格" in compose(a).headline
+
+
+def test_a_reset_in_a_chinese_conversation_is_chinese(kb):
+    from bot.advice.conversation import help_turn
+
+    turns = _chat(kb, "H100 一小时多少钱")
+    c = compose(help_turn(kb, reset=True, language=turns[-1].query.language).answer)
+    assert c.language == "zh" and c.headline.startswith("已重新开始")
+    assert c.examples and all(re.search(r"[\u4e00-\u9fff]", e) for e in c.examples)  # Chinese examples only
+
+
+def test_users_of_a_model_with_a_cost_asked_are_a_load_to_serve(kb):
+    # "给 200 人用" with a model and a cost: the serving plan is priced (users kept), not the bare hardware
+    a = ask(kb, "拿 8 张 A800 跑 qwen2.5 72b 给 150 人用，一个月要多少钱")
+    assert a.query.intent == "size_inference" and a.query.concurrent_users == 150
+    o = a.options[a.recommendation]
+    assert o.gpu == "a800-sxm-80gb" and o.gpu_count == 8
+    # 8 x ¥4.98 x 730 h = ¥29,083.20 at AutoDL's figure, the only one there is for the A800
+    assert _mention(a).params["total"]["amount"] == pytest.approx(8 * AUTODL_A800_CNY * MONTH_H)

@@ -30,6 +30,7 @@ from bot.kb.loader import KnowledgeBase
 from bot.notes import note
 from bot.parsing.query import GpuMention, ModelMention, Money, Query
 from bot.parsing.slack_text import clean_slack_text
+from bot.parsing.text import detect_language
 from bot.pricing.offers import (
     CATALOG_STALE_AFTER_DAYS,
     STALE_AFTER_DAYS,
@@ -177,7 +178,9 @@ def answer_message(request: AnswerRequest, kb: KnowledgeBase) -> Reply:
                      verdict=_verdict(turn.answer), visible=True)
     question = ""
     if request.mode in ("help", "reset"):
-        turn = help_turn(kb, reset=request.mode == "reset", usage=request.usage)
+        # in the conversation's language: a Chinese reset word or a Chinese conversation gets the Chinese help
+        chinese = detect_language(request.text or "") == "zh" or (previous is not None and previous.language == "zh")
+        turn = help_turn(kb, reset=request.mode == "reset", usage=request.usage, language="zh" if chinese else "en")
     elif request.mode == "form":
         if request.form is None:
             raise ValueError("a form request needs its form")

@@ -360,8 +360,10 @@ def build_app(
             try:
                 action_context = uuid.uuid4().hex[:16]
                 if text.strip().lower() in RESET_WORDS:
+                    stored = store.load_context(key)  # its language is the reply's
                     store.clear_context(key)
-                    request = AnswerRequest(mode="reset")
+                    request = AnswerRequest(mode="reset", text=text,
+                                            previous_query_json=stored.query_json if stored else None)
                 else:
                     stored = store.load_context(key)
                     request = AnswerRequest(text=text, previous_query_json=stored.query_json if stored else None,
