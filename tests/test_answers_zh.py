@@ -282,3 +282,13 @@ def test_users_of_a_model_with_a_cost_asked_are_a_load_to_serve(kb):
     assert o.gpu == "a800-sxm-80gb" and o.gpu_count == 8
     # 8 x ¥4.98 x 730 h = ¥29,083.20 at AutoDL's figure, the only one there is for the A800
     assert _mention(a).params["total"]["amount"] == pytest.approx(8 * AUTODL_A800_CNY * MONTH_H)
+
+
+def test_buy_versus_renting_on_a_cloud_that_lists_no_price_uses_its_figure(kb):
+    # 4 x RTX 4090 bought for ¥60,000 vs renting them on AutoDL: the rent is AutoDL's ¥1.98 per card-hour (secondary,
+    # labelled), 4 x 1.98 x 730 h = ¥5,781.60 a month at the policy's 100% use
+    a = ask(kb, "打算买 4 张 4090 花 6 万块，还是去 AutoDL 租，算两年")
+    rent = a.options[a.recommendation]
+    assert rent.price.provider_name == "AutoDL"
+    assert rent.total_cost_usd * CNY_PER_USD == pytest.approx(4 * AUTODL_4090_CNY * MONTH_H, rel=1e-6)
+    assert _mention(a).params["total"]["amount"] == pytest.approx(4 * AUTODL_4090_CNY * MONTH_H)

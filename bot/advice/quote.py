@@ -41,8 +41,8 @@ from bot.notes import note
 from bot.parsing.gpus import MAX_GPU_COUNT
 from bot.parsing.query import GpuMention
 from bot.pricing.currency import cny_per_usd
-from bot.pricing.mentions import mention_prices
-from bot.pricing.offers import Placement
+from bot.pricing.mentions import mention_for, mention_prices
+from bot.pricing.offers import Offer, Placement
 from bot.pricing.offers import place as all_placements
 
 __all__ = ["answer"]
@@ -801,6 +801,20 @@ def _break_even(ctx: Context) -> Answer:
                                      (o.offer.provider, o.offer.instance_type, o.offer.pricing_model)
                                      for o in placements):
             placements.append(p)
+    figure = None
+    if not any(p.offer.provider != "user" for p in placements):
+        # no list price to rent at (a China-market card, or only the cloud named, AutoDL, which publishes none): the
+        # secondary-source figure every kind of answer uses for this card is the rent compared with, labelled as such
+        mp = mention_for(ctx.kb, gpu.id, q.providers)
+        if mp is not None and mp.low_usd:
+            m = mp.mention
+            offer = Offer(provider=m.provider or "mention", provider_name=m.where, instance_type=f"{count}x {gpu.name}",
+                          gpu=gpu.id, gpu_count=count, price_per_hour_usd=mp.low_usd * count, pricing_model="on_demand",
+                          marketplace=True,
+                          as_of=m.as_of, source=m.source)
+            placements.append(Placement(offer=offer, instances=1, gpus_needed=count, group=max(1, group),
+                                        group_split=False, price_per_hour_usd=mp.low_usd * count, stale=False))
+            figure = mention_cost(ctx, {"gpu_count": count, "gpu_name": gpu.name}, gpu.id, count, month)
     options = []
     for p in placements:
         # a commitment is billed for every hour of its term, used or not; on-demand and spot only when used
@@ -827,7 +841,8 @@ def _break_even(ctx: Context) -> Answer:
                         rent_total_usd=first[2] * horizon, own_running_usd=running,
                         max_price_usd=max(0.0, first[2] * horizon - running), util_pct=util * 100,
                         provider=first[0].price.provider_name if first[0].price else None)
-        return ctx.answer(title=note("title_break_even"), headline=headline, details=[note("ask_break_even")],
+        return ctx.answer(title=note("title_break_even"), headline=headline,
+                          details=[*([figure] if figure is not None else []), note("ask_break_even")],
                           options=[o for o, _, _ in options], recommendation=0,
                           actions=next_actions(ctx, None, precision_switch=False))
     if first[1] is None:
@@ -860,6 +875,8 @@ def _break_even(ctx: Context) -> Answer:
         headline = life_line
     else:
         details.append(life_line)
+    if figure is not None:
+        details.insert(0, figure)  # the rent is a secondary figure: said right under the headline
     table = Table(columns=["config", "provider", "pricing", "usd_per_hour", "rent_per_month", "break_even_months"],
                   rows=[[config(o, with_precision=False), o.price.provider_name, _pricing_label(o),
                          o.price.price_per_hour_usd, r, m if m is None else math.ceil(m * 10) / 10]
