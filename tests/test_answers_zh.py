@@ -292,3 +292,14 @@ def test_buy_versus_renting_on_a_cloud_that_lists_no_price_uses_its_figure(kb):
     assert rent.price.provider_name == "AutoDL"
     assert rent.total_cost_usd * CNY_PER_USD == pytest.approx(4 * AUTODL_4090_CNY * MONTH_H, rel=1e-6)
     assert _mention(a).params["total"]["amount"] == pytest.approx(4 * AUTODL_4090_CNY * MONTH_H)
+
+
+def test_slack_apologies_and_button_notes_follow_the_question_language():
+    from bot.slack.app import EXPIRED_TEXT, _apology, _say
+    from bot.slack.workers import AnswerFailure
+
+    zh = _apology(AnswerFailure("ref1", "timeout"), "H100 租一周多少钱")
+    assert zh.startswith("抱歉") and "ref1" in zh
+    assert _apology(AnswerFailure("ref2", "error"), "price of 8x H100").startswith("Sorry")
+    assert _say("slack_expired", "int4 呢").startswith("这条回答太久了")
+    assert "too old" in EXPIRED_TEXT and "太久" in EXPIRED_TEXT  # language unknown: both
