@@ -295,7 +295,8 @@ def test_buy_versus_renting_on_a_cloud_that_lists_no_price_uses_its_figure(kb):
 
 
 def test_slack_apologies_and_button_notes_follow_the_question_language():
-    from bot.slack.app import EXPIRED_TEXT, _apology, _say
+    from bot.slack.answering import layer_message as _say
+    from bot.slack.app import EXPIRED_TEXT, _apology
     from bot.slack.workers import AnswerFailure
 
     zh = _apology(AnswerFailure("ref1", "timeout"), "H100 租一周多少钱")

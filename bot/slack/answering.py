@@ -44,7 +44,7 @@ from bot.render.compose import compose
 from bot.render.i18n import renderer_for
 from bot.slack.forms import FORM_PRECISIONS, PRICING_CHOICES, QuoteForm, SizingForm
 
-__all__ = ["CATALOG_STALE_AFTER_DAYS", "EXAMPLE_QUESTIONS", "STALE_AFTER_DAYS", "AnswerFunction", "AnswerRequest", "ProviderPriceStatus", "Reply", "answer_message",
+__all__ = ["CATALOG_STALE_AFTER_DAYS", "EXAMPLE_QUESTIONS", "STALE_AFTER_DAYS", "AnswerFunction", "AnswerRequest", "ProviderPriceStatus", "Reply", "answer_message", "layer_message",
            "catalog_generation", "form_for", "price_status", "use_stored_catalog", "warm_up_charts"]
 
 log = logging.getLogger("gpu_advisor.answering")
@@ -146,6 +146,21 @@ def _unicode_text(text: str) -> str:
         return text
     except UnicodeEncodeError:
         return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+
+
+def layer_message(code: str, text: str | None = None, **params) -> str:
+    """A message of the Slack layer itself (an apology, an expired or unreadable button, a full queue), from the
+    render catalogs, in the language of ``text`` (the user's question or follow-up); in English and Chinese both
+    when the language is not known (``text`` is ``None``).
+
+    Args:
+        code: the catalog message code (``slack_apology_timeout``, ``slack_expired``...).
+        text: what the user wrote, or ``None``.
+        params: the message's parameters (``ref``).
+    """
+    if text is None:
+        return "\n".join(renderer_for(lang).say(note(code, **params)) for lang in ("en", "zh"))
+    return renderer_for("zh" if detect_language(text) == "zh" else "en").say(note(code, **params))
 
 
 def answer_message(request: AnswerRequest, kb: KnowledgeBase) -> Reply:

@@ -44,13 +44,18 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
 
 from bot.kb.loader import KnowledgeBase, get_knowledge
-from bot.notes import note
 from bot.ops.logs import describe_exception
 from bot.ops.metrics import Metrics, RequestRecord, get_metrics, report_request
-from bot.parsing.text import detect_language
-from bot.render.i18n import renderer_for
 from bot.settings import Settings
-from bot.slack.answering import AnswerFunction, AnswerRequest, Reply, answer_message, form_for, price_status
+from bot.slack.answering import (
+    AnswerFunction,
+    AnswerRequest,
+    Reply,
+    answer_message,
+    form_for,
+    price_status,
+)
+from bot.slack.answering import layer_message as _say
 from bot.slack.forms import (
     GPU_ACTION,
     MODEL_ACTION,
@@ -83,15 +88,6 @@ MAX_BUTTON_VALUE_CHARS = 2_000
 _USER_ID = re.compile(r"^[UW][A-Z0-9]{2,30}$")
 #: Slack's limit on a message's text, held by the renderer (bot.render.blockkit.MAX_TOTAL_TEXT, measured as JSON).
 MAX_MESSAGE_CHARS = 12_000
-
-def _say(code: str, text: str | None = None, **params) -> str:
-    """A message of the Slack layer (apologies, an expired or unreadable button, a full queue) in the language of
-    ``text`` (the user's question or follow-up), from the render catalogs; in English and Chinese both when the
-    language is not known (``text`` is ``None``)."""
-    if text is None:
-        return "\n".join(renderer_for(lang).say(note(code, **params)) for lang in ("en", "zh"))
-    return renderer_for("zh" if detect_language(text) == "zh" else "en").say(note(code, **params))
-
 
 TAMPERED_TEXT = _say("slack_tampered")
 EXPIRED_TEXT = _say("slack_expired")
