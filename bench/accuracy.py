@@ -248,7 +248,9 @@ def _training_row(kb, b, model, gpu, prec) -> Row:
             r = estimate_finetune_for(kb, model, gpu, count=b.gpu_count or 1, method="qlora" if qlora else "lora",
                                       seq_len=int(seq) if seq else None, micro_batch=mb, tokens=tokens,
                                       lora_rank=8, lora_targets=("q_proj", "v_proj"), pipeline_parallel=pp,
-                                      gradient_accumulation=accum)
+                                      gradient_accumulation=accum,
+                                      # the rows do not state activation checkpointing: estimated without it
+                                      gradient_checkpointing=False)
             est = r.tokens_per_s
             del tp
         else:
@@ -294,8 +296,8 @@ def _memory_row(kb, b, model, prec) -> Row:
     seq = int(m.group(1)) if m else None
     fw = b.framework.lower()
     kwargs: dict = {}
-    if "litgpt" in fw:
-        kwargs = dict(lora_rank=8, lora_targets=("q_proj", "v_proj"))
+    if "litgpt" in fw:  # finetune/lora.py: no activation checkpointing, QLoRA included
+        kwargs = dict(lora_rank=8, lora_targets=("q_proj", "v_proj"), gradient_checkpointing=False)
     elif "qlora" in fw or "bitsandbytes" in fw:
         kwargs = dict(lora_rank=64, lora_targets=("all-linear",), gradient_checkpointing=True)
     elif "peft" in fw:

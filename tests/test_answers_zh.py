@@ -145,15 +145,16 @@ def test_real_variants_and_totals_are_not_unknown(kb):
 
 def test_an_unknown_model_with_a_size_is_sized_and_said(kb):
     # Qwen has no version 6 in models.yaml: sized as a generic 110B model (weights 110e9 x 1 byte in fp8 = 110 GB),
-    # said right under the headline with the Qwen models nearest in size (by parameter ratio: Qwen3-235B-A22B 235B,
-    # then the 72B ones)
+    # said first among the warnings with the Qwen models nearest in size (by parameter ratio: the 72B ones, then
+    # Qwen3-235B-A22B)
     a = ask(kb, "Qwen6-110B 用 A800 部署，fp8，要几张")
     o = a.options[a.recommendation]
     assert o.weights_gb == pytest.approx(110.0, rel=1e-6)
-    line = compose(a).details[0]
-    assert a.details[0].code == "unknown_model_generic"
-    assert line.startswith("我没有“Qwen6-110B”的数据：这里按一个通用的 110B 模型估算。")
-    assert a.details[0].params["suggestions"][0] == "Qwen2.5 72B"  # |ln(72/110)| = 0.42 < |ln(235/110)| = 0.76
+    said = a.warnings[0]
+    assert said.code == "unknown_model_generic"
+    assert compose(a).warnings[0].startswith("我没有“Qwen6-110B”的数据：这里按一个通用的 110B 模型估算。")
+    assert said.params["suggestions"][0] == "Qwen2.5 72B"  # |ln(72/110)| = 0.42 < |ln(235/110)| = 0.76
+    assert "! 我没有“Qwen6-110B”的数据" in render_text(a)  # shown without --verbose
     assert not any(w.code == "unknown_term" for w in a.warnings)  # never "left it out": it was sized
 
 

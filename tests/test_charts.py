@@ -83,9 +83,11 @@ def test_serving_chart_plots_each_options_speed_and_cost(kb):
     assert plotted == expected and len(plotted) >= 2
     assert [m.option for m in chart.marks() if m.recommended] == [a.recommendation]
     assert (chart.x_label, chart.y_label) == ("tokens/s per user", "cost per 1M output tokens ($)")
-    # Okabe-Ito colours, one per GPU type
+    # Okabe-Ito colours, one per GPU type (past eight types, colour and shape together tell them apart)
     assert {s.colour for s in chart.series} <= set(PALETTE)
-    assert len({s.colour for s in chart.series}) == len({a.options[i].gpu for i in plotted})
+    gpus = len({a.options[i].gpu for i in plotted})
+    assert len({s.colour for s in chart.series}) == min(gpus, len(PALETTE))
+    assert len({(s.colour, s.marker) for s in chart.series}) == gpus
     best = _config(a, a.recommendation)
     assert f"Recommended: {best}." in chart.alt_text
     cheapest = min(expected, key=lambda i: expected[i][1])

@@ -81,6 +81,9 @@ def test_numbers(kb, text, field, expected):
     ("2k in / 256 out on mistral 7b", "output_tokens", 256),
     ("full finetune qwen2.5 7b on 50M tokens", "training_tokens", 5e7),
     ("llama 3 8b at 4096 tokens", "context_tokens", 4096),      # tokens_plain: below a million, the context
+    ("pretrain a 1b model with 800 gpu hrs", "gpu_hours", 800),   # gpu_hours.units
+    ("2,400 card-hours of l40s for mistral 7b training", "gpu_hours", 2400),
+    ("a 7b model on 300 h100 hours", "gpu_hours", 300),         # a GPU's name, then an hour unit
 ])
 def test_quantities(kb, text, field, expected):
     assert _field(parse_question(text, kb), field) == expected
@@ -175,6 +178,20 @@ def test_capacity_cards(kb, text, expected):
     assert (gpu.capacity_only, memory, gpu.count) == expected
 
 
+@pytest.mark.parametrize(("text", "gpu_id", "memory_gb"), [
+    # memory.platform_words: a notebook platform is said where a card word is, and the card is a rented one
+    ("qlora on a kaggle notebook with 16gb, gemma 2 9b", "t4-16gb", None),
+    ("colab pro 40GB for llama 3 8b full finetune?", "a100-sxm-40gb", None),
+    # a size just under a card's (tools report 15 GiB for a 16 GB card) is that card, keeping the stated size
+    ("phi-3 mini runs out of memory on a 15gb sagemaker studio lab", "t4-16gb", 15),
+    # memory.cloud_words: a rented card, not a GeForce of that size
+    ("a 24gb cloud instance for mistral 7b", "l4-24gb", None),
+])
+def test_platform_and_cloud_words(kb, text, gpu_id, memory_gb):
+    gpu = parse_question(text, kb).gpus[0]
+    assert (gpu.capacity_only, gpu.id, gpu.memory_gb) == (True, gpu_id, memory_gb)
+
+
 @pytest.mark.parametrize("text", [
     # memory.requirement_words and not_card_after: a size that is no card
     "llama 3 8b uses 18gb in bf16",
@@ -222,6 +239,15 @@ def test_units(kb, text, field, expected):
 ])
 def test_asks(kb, text, ask):
     assert ask in parse_question(text, kb).asks
+
+
+@pytest.mark.parametrize("text", [
+    "how many tokens per second would gemma 2 9b get on a single L4",
+    "how many tok/s can I expect from phi-3 mini on a T4 at batch 16",
+])
+def test_tokens_per_second_is_a_speed_not_a_token_count(kb, text):
+    asks = parse_question(text, kb).asks
+    assert "speed" in asks and "tokens_in_time" not in asks
 
 
 @pytest.mark.parametrize(("text", "workload"), [
@@ -460,3 +486,26 @@ def test_simultaneous_and_own_card_words(kb, text, expected_users, expected_coun
 def test_full_fine_tuning_phrasings(text, kb):
     from bot.parsing.parser import parse_question
     assert parse_question(text, kb).method == "full"
+
+
+@pytest.mark.parametrize(("text", "kind", "value", "target"), [
+    # observations.before: the user saw it
+    ("we measured 18 tok/s on an a10g with llama 3 8b", "tokens_per_s", 18, None),
+    ("vllm tops out at 2400 tokens/s on the l40s for qwen2.5 7b", "tokens_per_s", 2400, None),
+    # observations.after: asked whether it is normal
+    ("phi-3 mini at 70 tokens/s on a 3060, is that normal?", "tokens_per_s", 70, None),
+    # observations.quoted: someone else's figure, kept as an observation marked quoted
+    ("the blog says 90 tok/s for llama 3 8b on a 4090", "tokens_per_s", 90, None),
+    # observations.targets, nearer than an observation word: a target
+    ("our bot gets slow, we want 40 tok/s per user on mistral 7b", None, None, 40),
+    # observations.slower / faster after a multiplier
+    ("in my tests the a10g was 1.5x slower than the l4 on llama 3 8b", "ratio", 1.5, None),
+    # observations.per_item
+    ("flux schnell takes 3 s per image on an l4", "seconds_per_item", 3, None),
+])
+def test_observations(kb, text, kind, value, target):
+    q = parse_question(text, kb)
+    assert [(o.kind, o.value) for o in q.observations] == ([(kind, value)] if kind else [])
+    assert q.target_tokens_per_s == target
+    if "blog says" in text:
+        assert q.observations[0].quoted

@@ -98,6 +98,9 @@ def test_numbers_in_questions(kb, text, field, expected):
     ("输入长度 2000 输出长度 500 qwen2.5 14b", "input_tokens", 2000),
     ("输入长度 2000 输出长度 500 qwen2.5 14b", "output_tokens", 500),
     ("用 1T token 预训练一个 7b", "training_tokens", 1e12),
+    ("3000卡时 能训练多大的模型", "gpu_hours", 3000),               # gpu_hours.units
+    ("预训练 1b 模型 有 800 个卡时", "gpu_hours", 800),
+    ("给 7b 模型 2万 gpu小时", "gpu_hours", 20_000),
 ])
 def test_quantities(kb, text, field, expected):
     assert _field(parse_question(text, kb), field) == expected
@@ -163,6 +166,18 @@ def test_capacity_cards(kb, text, expected):
     gpu = parse_question(text, kb).gpus[0]
     memory = gpu.memory_gb if gpu.memory_gb is not None else kb.gpus[gpu.id].memory_gb
     assert (gpu.capacity_only, memory, gpu.count) == expected
+
+
+@pytest.mark.parametrize(("text", "gpu_id", "memory_gb"), [
+    # memory.platform_words: 在线笔记本平台的显存就是一张租来的卡
+    ("魔搭 24G 能跑 qwen2.5 14b 吗", "l4-24gb", None),
+    ("ai studio 32G 显存微调 chatglm3 6b", "v100-sxm-32gb", None),
+    # memory.cloud_words: 租的云上的卡，不是游戏卡
+    ("云上 16G 的卡 跑 qwen2.5 7b", "t4-16gb", None),
+])
+def test_platform_and_cloud_words(kb, text, gpu_id, memory_gb):
+    gpu = parse_question(text, kb).gpus[0]
+    assert (gpu.capacity_only, gpu.id, gpu.memory_gb) == (True, gpu_id, memory_gb)
 
 
 @pytest.mark.parametrize("text", ["qwen2.5 7b 占用 18G", "模型需要 140G 显存", "70G的模型文件", "内存 256G 的服务器"])
@@ -328,3 +343,27 @@ def test_broken_chinese_file_is_reported_with_file_line_and_field(tmp_path):
 ])
 def test_simultaneous_and_own_card_words(kb, text, field, expected):
     assert _field(parse_question(text, kb), field) == expected
+
+
+def test_memory_name_joiners(kb):
+    # memory.name_joiners: "32G的V100" is the 32 GB V100 (knowledge/gpus.yaml v100-sxm-32gb), not a second card
+    q = parse_question("两张32G的V100 跑 qwen2.5 14b", kb)
+    assert [(g.id, g.count, g.capacity_only) for g in q.gpus] == [("v100-sxm-32gb", 2, False)]
+
+
+@pytest.mark.parametrize(("text", "kind", "value", "target"), [
+    # observations.before / after: 用户看到的数字
+    ("测试下来 qwen2.5 7b 在 a10 上 30 tokens/秒", "tokens_per_s", 30, None),
+    ("llama 3 8b 在 t4 上 12 token/秒，正常吗", "tokens_per_s", 12, None),
+    # observations.quoted: 别人说的
+    ("号称 4090 跑 qwen2.5 7b 有 100 token/秒", "tokens_per_s", 100, None),
+    # observations.targets: 想要的
+    ("我们希望 qwen2.5 14b 每用户 20 token/秒", None, None, 20),
+    # observations.slower / per_item
+    ("我的 v100 比 a100 慢 3 倍，qwen2.5 7b 推理", "ratio", 3, None),
+    ("sdxl 每张图 12 秒，在 4090 上", "seconds_per_item", 12, None),
+])
+def test_observations(kb, text, kind, value, target):
+    q = parse_question(text, kb)
+    assert [(o.kind, o.value) for o in q.observations] == ([(kind, value)] if kind else [])
+    assert q.target_tokens_per_s == target

@@ -219,3 +219,51 @@ def test_glued_counts_and_memory_stay_whole(kb, text, gpu, count):
     q = parse_question(text, kb)
     assert [(g.id, g.count) for g in q.gpus] == [(gpu, count)]
     assert q.not_understood == []
+
+
+@pytest.mark.parametrize(("text", "size_b", "tokens"), [
+    ("pretraining a 124M parameter GPT on 5B tokens with one A100", 0.124, 5e9),
+    ("how long for a 350M model on 20B tokens on 8 H100", 0.35, 20e9),
+    ("train a 760M-param model from scratch over 15B tokens", 0.76, 15e9),
+])
+def test_sizes_in_millions_with_a_model_word_are_model_sizes(kb, text, size_b, tokens):
+    q = parse_question(text, kb)
+    assert [(m.id, m.params_total_b) for m in q.models] == [(None, size_b)]
+    assert q.training_tokens == tokens
+    assert q.not_understood == []
+
+
+def test_millions_without_a_model_word_stay_token_counts(kb):
+    q = parse_question("lora qwen2.5 7b on 80M tokens on an L40S", kb)
+    assert [m.id for m in q.models] == ["qwen2.5-7b"]
+    assert q.training_tokens == 80e6
+
+
+@pytest.mark.parametrize(("text", "field", "value"), [
+    ("serve mistral 7b to 25 000 users", "concurrent_users", 25_000),
+    ("lora llama 3 8b on 2 500 000 tokens", "training_tokens", 2_500_000),
+    ("summarise 40\u202f000 documents with qwen2.5 7b", "documents", 40_000),  # a narrow no-break space
+])
+def test_thousands_grouped_with_spaces(kb, text, field, value):
+    q = parse_question(text, kb)
+    assert getattr(q, field) == value
+    assert q.not_understood == []
+
+
+def test_a_count_before_a_memory_size_is_not_grouped(kb):
+    q = parse_question("8 100GB cards for llama 3 405b", kb)
+    assert [g.count for g in q.gpus] == [8]
+
+
+@pytest.mark.parametrize(("text", "model"), [
+    ("transcribing with whisperx large-v2 on a single T4, how fast", "whisper-large-v2"),
+    ("faster-whisper large-v3 on an L4: hours of audio per hour?", "whisper-large-v3"),
+])
+def test_runtimes_named_after_a_model_family_name_it(kb, text, model):
+    # knowledge/models.yaml: WhisperX and faster-whisper are aliases of the whisper family
+    assert [m.id for m in parse_question(text, kb).models] == [model]
+
+
+def test_millions_followed_by_params_are_a_model_size(kb):
+    q = parse_question("it's only a 85M params transformer, would a 3060 train it?", kb)
+    assert [(m.id, m.params_total_b) for m in q.models] == [(None, 0.085)]

@@ -63,17 +63,16 @@ def test_rtx_5090_int4_single_stream_decode_is_memory_bound(kb):
 def test_deepseek_r1_on_h20_uses_dp_attention_so_the_mla_cache_is_not_replicated(kb):
     # MLA latent 61 layers x (512 + 64) x 2 B = 70,272 B/token; vLLM/SGLang keep it whole on every TP rank
     # (kv_cache shape [blocks, block, 1, kv_lora_rank + rope]), so DP attention holds one copy per sequence:
-    # 2 replicas x 50 users x 16,384 tokens x 70,272 B = 57.6 GB per replica (not 8 x that under plain TP).
+    # 16 H20 (TP 16 over two nodes, DP attention, EP 16) hold the 100 users in 100 x 16,384 x 70,272 B = 115.1 GB
+    # of KV (not 16 x that under plain TP). With chat turns prefilling only their 233 new tokens (efficiency.yaml
+    # chat_turn_new_tokens) on the cached conversation, the same 16 also keep the 10 tok/s floor.
     a = ask(kb, "满血版 DeepSeek R1 要几张 H20？FP8，100 并发，上下文 16k")
     o = a.options[a.recommendation]
-    assert o.gpu == "h20-96gb" and o.meets
+    assert o.gpu == "h20-96gb" and o.meets and o.gpu_count == 16
     assert any(n.code == "dp_attention_used" for n in o.notes)
-    assert o.kv_cache_gb == pytest.approx(50 * 16384 * 70272 / 1e9, rel=1e-3)
-    # 16 H20 (TP 16 over two nodes, DP attention, EP 16) hold the 100 users: 100 x 16,384 x 70,272 B = 115.1 GB of
-    # KV over 16 GPUs; the answer says so and why it is not enough (the per-user speed floor, prefill counted)
-    fewer = _details(a, "memory_fits_fewer")
-    assert fewer and fewer[0].params["count"] == 16 and fewer[0].params["count"] < o.gpu_count
-    assert fewer[0].params["per_user_tps"] < fewer[0].params["floor_tps"]
+    assert o.kv_cache_gb == pytest.approx(100 * 16384 * 70272 / 1e9, rel=1e-3)
+    assert o.tps_per_user >= 10
+    assert not _details(a, "memory_fits_fewer")  # memory and speed agree on the count
 
 
 def test_how_many_answers_the_fewest_gpus_and_names_the_larger_instance(kb):
@@ -177,9 +176,10 @@ def test_qwen3_32b_awq_on_one_h20_batch1(kb):
     q = estimate_inference(kb, "qwen3-32b", "h20-96gb", precision="awq", **kw)
     assert q.decode_breakdown.compute_ms == pytest.approx(b.decode_breakdown.compute_ms * 16 / 64 / 0.67, rel=0.01)
     # Qwen speed benchmark (qwen.readthedocs.io getting_started/speed_benchmark, SGLang 0.4.6.post1, awq_marlin):
-    # Qwen3-32B AWQ-INT4 on one H20, input 1, 2,048 out = 47.67 tok/s; the tile-64 rule gave 21.7 (-54%).
+    # Qwen3-32B AWQ-INT4 on one H20, input 1, 2,048 out = 47.67 tok/s; the tile-64 rule gave 21.7 (-54%). With the
+    # Marlin calls' fixed cost (64 layers x 4 x 13.75 us = 3.52 ms per token) it lands within 5%.
     speed = 2049 / (q.ttft_s + 2048 * q.tpot_ms / 1000)
-    assert 47.67 < speed < 47.67 * 1.25
+    assert speed == pytest.approx(47.67, rel=0.05)
 
 
 # ----------------------------------------------------------------------- 6. Ascend training MFU

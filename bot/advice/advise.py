@@ -15,6 +15,7 @@ from bot.advice import (
     diagnose,
     finetune,
     help,
+    providers,
     quote,
     recommend,
     serving,
@@ -24,6 +25,7 @@ from bot.advice import (
 )
 from bot.advice.answer import Answer
 from bot.advice.context import Context
+from bot.advice.observed import observation_notes
 from bot.advice.specs import claim_verdicts
 from bot.kb.loader import KnowledgeBase
 from bot.notes import note
@@ -70,6 +72,13 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
         # the GPU the user named is the question; it is never swapped for cards the knowledge base has
         return unknown_gpu.answer(ctx)
     out = ROUTES.get(query.intent, help.answer)(ctx)
+    if providers.applies(ctx, out):
+        # "... on RunPod vs Lambda": which provider is cheaper for the job leads
+        out = providers.compare_providers(ctx, out)
+    seen = observation_notes(out.query, out)
+    if seen:
+        # "I only get 12 tokens/s, is that normal?": the user's own figures, each beside the estimate, first
+        out = out.model_copy(update={"details": [*seen, *out.details]})
     named = {g.id for g in query.gpus if g.id in kb.gpus}
     if query.claims and query.intent == "spec_lookup" and query.models and len(named) >= 2:
         # a claim about two GPUs with the user's workload named ("H100 比 A100 快 30 倍吗？我们跑 Llama 2 70B"):

@@ -47,6 +47,8 @@ class Price(_Data):
         group_split: a tensor-parallel group spans instances (no fast interconnect inside it).
         source: where the price comes from.
         marketplace: one host's asking price (Vast.ai), not a list price.
+        gpu_variant, gpu_variant_name: the GPU actually priced when the provider asked does not rent the variant
+            of the option (another memory size or form factor of its family), else ``None``.
     """
 
     provider: str
@@ -67,6 +69,8 @@ class Price(_Data):
     group_split: bool = False
     source: str = ""
     marketplace: bool = False
+    gpu_variant: str | None = None
+    gpu_variant_name: str | None = None
 
 
 class Option(_Data):

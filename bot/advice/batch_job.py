@@ -55,7 +55,7 @@ def _job_load(ctx: Context) -> ServingLoad:
     isl = q.input_tokens or (int(q.tokens_per_item) if q.tokens_per_item else None)
     osl = q.output_tokens
     if isl is None:
-        isl = int(eff.c("chat_new_prompt_tokens"))
+        isl = int(eff.c("chat_request_prompt_tokens"))
         ctx.assume("batch_default_input", input_tokens=isl)
     if osl is None:
         osl = int(eff.c("default_output_tokens"))

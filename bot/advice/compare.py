@@ -213,6 +213,15 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
             headline = cost_line
         else:
             details.append(cost_line)
+    at_load = sorted((s for s in speeds if s.meets and s.cost_per_million_tokens_usd), key=lambda s: s.cost_per_million_tokens_usd)
+    if "token_cost" in q.asks and (len(at_load) >= 2 if load.users else len(priced) >= 2):
+        # "cost per 1M tokens, A vs B": the cost per token leads, at the load asked when one was given (else at
+        # full load); the sizing and speed lines follow
+        lead = note("compare_costs_at_load", users=load.users, model_name=model_label(model),
+                    items=[{"config": config(s), "cost_usd": s.cost_per_million_tokens_usd} for s in at_load]) \
+            if load.users else cost_line
+        details = [d for d in [headline, *details] if d is not None and d is not lead]
+        headline = lead
     if headline is None:
         failing = [s for s in speeds if not s.fits]
         headline = note("compare_fits", fits=[config(s) for s in fits], fails=[config(s) for s in failing],

@@ -23,10 +23,10 @@ __all__ = ["Context"]
 
 #: Limits notes that lead an answer: a stated quantity was not used, a GPU variant named does not exist.
 _LEADING_LIMITS = frozenset({"quantity_over_limit", "quantity_unusable", "closed_model", "unknown_variant"})
-#: Limits notes said right under the headline: a model the knowledge base lacks, sized by the size written with it.
-_FIRST_DETAIL_LIMITS = frozenset({"unknown_model_generic"})
 #: Headlines that already state the bound they hit (a quote of more GPUs than the sizing bound, priced at list).
 _SAYS_ITS_LIMIT = frozenset({"quote_count_over_limit"})
+#: Parser notes that say a model name the knowledge base lacks was sized by the parameter count it carries.
+_SIZED_UNKNOWN = frozenset({"unknown_model_generic", "generic_model_named"})
 
 
 @dataclass
@@ -56,14 +56,17 @@ class Context:
     def __post_init__(self) -> None:
         if self.offers is None:
             self.offers = offer_table(self.kb)
-        self.assumptions.extend(self.query.notes)
+        # a model name the knowledge base lacks, sized by the parameter count it carries ("pythia-2.8b"), is said
+        # where the user sees it, not among the assumptions
+        sized = _SIZED_UNKNOWN if any(t.sized for t in self.query.unknown_terms) else frozenset()
+        self.assumptions.extend(n for n in self.query.notes if n.code not in sized)
+        self.warnings.extend(n for n in self.query.notes if n.code in sized and not n.params.get("approximate"))
+        self.assumptions.extend(n for n in self.query.notes if n.code in sized and n.params.get("approximate"))
         unlisted = {u.name: u for u in self.kb.unlisted}
-        # an unknown model sized by the size written with it ("Qwen5-200B") is said by its own note (a limit)
-        sized = {n.params.get("written") for n in self.query.limits if n.code == "unknown_model_generic"}
         for term in self.query.unknown_terms:
-            if term.kind == "model" and term.as_written in sized:
-                continue
             entry = unlisted.get(term.unlisted or "")
+            if term.sized:
+                continue  # said above: sized as a generic model, never left out
             if entry is not None:
                 self.warnings.append(note("unlisted_gpu", written=term.as_written, name=entry.name,
                                           reason_en=entry.reason.en, reason_zh=entry.reason.zh,
@@ -79,6 +82,7 @@ class Context:
             self.warnings.append(note("not_understood", items=rest))
         self.warnings.extend(n for n in self.query.limits if n not in self.warnings)
         self._users_from_daily_users()
+        self._rental_from_gpu_hours()
         if self.query.language == "other":
             self.warnings.append(note("answer_in_english"))  # said once, where the reader sees it
 
@@ -99,6 +103,20 @@ class Context:
         self.warnings.insert(0, note("users_from_daily_users", daily_users=q.daily_active_users, users=users,
                                      ratio_pct=ratio.value * 100))
         self.sources.append(f"knowledge/policy.yaml serving.concurrent_per_daily_user: {ratio.source}")
+
+    def _rental_from_gpu_hours(self) -> None:
+        """Price GPU-hours as a rental ("what do 20,000 H100 GPU-hours cost"): with no length of time given, the GPUs
+        counted (the one GPU named with a count, else the count said apart, else one) for ``gpu_hours / count`` hours,
+        which costs the GPU-hours at the price per GPU-hour whatever the count. Only for a quote: a training answer
+        reads the GPU-hours itself. An assumption states the reading."""
+        q = self.query
+        if q.intent != "quote" or not q.gpu_hours or q.duration_hours or q.deadline_hours:
+            return
+        counts = [g.count for g in q.gpus if g.id and g.count]
+        count = counts[0] if len(counts) == 1 else q.gpu_count or 1
+        hours = q.gpu_hours / count
+        self.query = q.model_copy(update={"duration_hours": hours})
+        self.assumptions.append(note("gpu_hours_as_rental", gpu_hours=q.gpu_hours, count=count, hours=hours))
 
     @property
     def policy(self) -> Policy:
@@ -195,10 +213,6 @@ class Context:
             details = [headline, *(details or [])]
             headline = dropped[0]
             self.warnings = [w for w in self.warnings if w != headline]
-        first = [n for n in self.query.limits if n.code in _FIRST_DETAIL_LIMITS and n != headline]
-        if first:
-            details = [*first, *(details or [])]
-            self.warnings = [w for w in self.warnings if w not in first]
         dates = sorted({d for d in self.price_dates if d} | {o.price.as_of for o in options
                                                              if o.price is not None and o.price.as_of})
         return Answer(query=self.query, intent=intent or self.query.intent, title=title, headline=headline,

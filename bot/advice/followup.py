@@ -30,7 +30,7 @@ _FIELDS = (
     "image_steps", "resolution", "audio_hours", "duration_hours", "deadline_hours", "budget", "price_limit_per_hour",
     "purchase_price", "electricity_per_kwh", "power_watts", "utilization_pct", "answer_currency", "providers",
     "pricing", "commitment_term", "region", "tensor_parallel", "pipeline_parallel", "gpu_count", "node_count",
-    "sharding", "gradient_checkpointing", "lora_rank", "engine", "workload",
+    "sharding", "gradient_checkpointing", "lora_rank", "engine", "workload", "gpu_hours", "observations",
 )
 _FLAGS = ("full_precision", "full_context_prompts", "cpu_offload", "price_limit_per_gpu")
 #: Intents strong enough to replace the previous one in a follow-up ("how much for 3 days?" turns a sizing

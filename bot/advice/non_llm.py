@@ -18,6 +18,7 @@ from typing import Literal
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label
+from bot.advice.observed import image_time_note
 from bot.advice.options import caveats, config, machines_first, mention_cost, next_actions
 from bot.advice.planner import GpuChoice, candidate_gpus, place, price_of
 from bot.errors import AdvisorError
@@ -316,6 +317,11 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
         else []
     if headline.code.startswith("non_llm_compare_"):
         details = compare_details + details
+    if task == "images" and shown.est is not None:
+        # "SDXL takes 40s per image on my T4": the user's own time per image beside the estimate
+        seen = image_time_note(q, shown.est.seconds_per_image,
+                               config(shown.option, with_precision=shown.option.precision not in (None, "fp16", "bf16")))
+        details = ([seen] if seen else []) + details
     if rec is not None and ordered[rec].option.price is None and (mentioned := mention_cost(
             ctx, config(ordered[rec].option, with_precision=False), ordered[rec].option.gpu,
             ordered[rec].option.gpu_count, ordered[rec].est.hours if ordered[rec].est else None)):

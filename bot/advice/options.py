@@ -129,6 +129,10 @@ def caveats(ctx: Context, opt: Option, gpu: Gpu | None = None, *, idle: bool = T
         if p.stale:
             ctx.warn("stale_price" if p.as_of else "undated_price", provider=p.provider_name,
                      instance=p.instance_type, as_of=p.as_of.isoformat() if p.as_of else None)
+        if p.gpu_variant:
+            ctx.warn("priced_nearest_variant", provider=p.provider_name, gpu_name=opt.gpu_name,
+                     variant_name=p.gpu_variant_name, instance=p.instance_type,
+                     price_per_gpu_usd=p.price_per_gpu_hour_usd)
         if p.pricing_model == "spot":
             ctx.warn("spot_interruptible", provider=p.provider_name)
         if p.pricing_model == "commitment":

@@ -66,6 +66,7 @@ __all__ = [
     "plan_serving",
     "plan_training",
     "place",
+    "place_nearest_variant",
     "precisions_for",
     "price_of",
     "resolve_gpu",
@@ -239,6 +240,42 @@ def machine_size(ctx: Context) -> int | None:
     return per_node
 
 
+def place_nearest_variant(ctx: Context, gpu: Gpu, count: int, group: int, need_gb: float | None
+                          ) -> tuple[Placement | None, Gpu | None]:
+    """When the providers the user named do not rent ``gpu`` itself: the nearest variant of its family they do
+    rent (``family`` in gpus.yaml: the same chip in another memory size or form factor), so a cost can still be
+    given, labelled with the variant priced.
+
+    Args:
+        ctx: the request context (its providers and pricing model apply).
+        gpu: the GPU of the option. count: GPUs rented. group: GPUs that must share one instance.
+        need_gb: memory the job needs per GPU, GB; a variant whose usable memory is smaller is skipped.
+
+    Returns:
+        (placement, the variant priced), or ``(None, None)`` when no provider was named, the GPU has no family,
+        or no variant that holds the job is rented there. Nearest = the closest memory size, then the same form
+        factor (SXM or PCIe), then the cheaper.
+    """
+    if not ctx.query.providers or not gpu.family:
+        return None, None
+    eff = efficiency_for(ctx.kb)
+    found = []
+    for other in ctx.kb.gpus.values():
+        if other.family != gpu.family or other.id == gpu.id.split("@")[0]:
+            continue
+        if need_gb is not None and usable_memory_gb(eff, other) < need_gb:
+            continue
+        placement = place(ctx, other, count, group)
+        if placement is not None:
+            same_form = (other.form_factor or "")[:3] == (gpu.form_factor or "")[:3]  # SXM vs PCIe
+            found.append((abs(other.memory_gb - gpu.memory_gb), not same_form, placement.price_per_hour_usd,
+                          other.id, placement, other))
+    if not found:
+        return None, None
+    *_, placement, other = min(found, key=lambda f: f[:4])
+    return placement, other
+
+
 def group_cap(ctx: Context, gpu: Gpu) -> int:
     """The most GPUs one tensor-parallel, pipeline or sharded job is planned on: consumer cards stay within one
     machine (policy ``limits.consumer_group_max_gpus``); other GPUs are not capped here."""
@@ -330,6 +367,10 @@ class ServingLoad:
         kv_precision: the KV-cache format fixed by the user, or ``None``.
         worst_case: every request sends a fresh prompt filling the context (the user asked for it);
             otherwise chat turns on a cached conversation (:func:`bot.estimation.serving_workload`).
+        floor_tps: the policy's per-user reading-speed floor, tokens/s (reported against, even when not
+            a constraint).
+        per_request: an aggregate target with no users: each request is sized on its own (the stated
+            lengths, else the median whole chat request), not as a user's cached conversation.
     """
 
     users: int | None
@@ -344,6 +385,7 @@ class ServingLoad:
     kv_precision: str | None
     worst_case: bool = False
     floor_tps: float = 0.0
+    per_request: bool = False
 
     @property
     def capacity_tps(self) -> float:
@@ -355,8 +397,10 @@ class ServingLoad:
 
 def workload_of(ctx: Context, load: ServingLoad) -> ServingWorkload:
     """The per-request token counts the estimates use for ``load``: the stated ones, else a chat turn of
-    ``chat_new_prompt_tokens`` new prompt tokens on a cached conversation filling the context (the median of
-    production chat traces, efficiency.yaml), or a fresh full-context prompt when ``load.worst_case``.
+    ``chat_turn_new_tokens`` new prompt tokens on a cached conversation filling the context (the ShareGPT
+    human turn, efficiency.yaml), a fresh full-context prompt when ``load.worst_case``, or for an aggregate
+    target (``load.per_request``) a whole request of ``chat_request_prompt_tokens`` (the median of production
+    chat traces).
 
     Args:
         ctx: the request context (its kb supplies the defaults).
@@ -366,15 +410,15 @@ def workload_of(ctx: Context, load: ServingLoad) -> ServingWorkload:
         :class:`~bot.estimation.ServingWorkload`; a stated prompt + output longer than the stated context
         sizes the context for both (the estimator warns the same way).
     """
-    key = ("workload", load.context_tokens, load.input_tokens, load.output_tokens, load.worst_case)
+    key = ("workload", load.context_tokens, load.input_tokens, load.output_tokens, load.worst_case, load.per_request)
     memo = _memo(ctx).estimates
     if key not in memo:
         try:
             memo[key] = serving_workload(ctx.kb, load.context_tokens, load.input_tokens, load.output_tokens,
-                                         worst_case=load.worst_case)
+                                         worst_case=load.worst_case, per_request=load.per_request)
         except EstimationError:
             memo[key] = serving_workload(ctx.kb, None, load.input_tokens, load.output_tokens,
-                                         worst_case=load.worst_case)
+                                         worst_case=load.worst_case, per_request=load.per_request)
     return memo[key]
 
 
@@ -382,8 +426,9 @@ def serving_load(ctx: Context) -> ServingLoad:
     """The :class:`ServingLoad` of the request: the user's targets, the policy's floor where none is given.
 
     A tokens/s figure with no scope is per user when users are given, else aggregate when no single stream
-    could reach it (decided in :func:`plan_serving` against the fastest candidate); a request rate becomes an
-    aggregate target at the output length.
+    could reach it; a request rate becomes an aggregate target at the output length. An aggregate target with
+    no users and no per-user speed asked is sized on tokens/s in all at the largest batch each replica holds
+    (no per-user floor: the answer states the per-user speed that results), each request sized on its own.
     """
     q = ctx.query
     floor = ctx.policy.serving.min_tokens_per_s_per_user.value
@@ -410,8 +455,14 @@ def serving_load(ctx: Context) -> ServingLoad:
         # targets; the policy floor is our comfort figure, not the user's, so it is reported (serving.py says when
         # each user gets less), not a reason for "no"
         per_user = 0.0
-    elif not given:
+    aggregate = total is not None and not users
+    if not given and not aggregate and per_user:
         ctx.assume("per_user_floor", per_user_tps=floor)
+    if aggregate and not given:
+        # "5,000 tok/s in all", "20 requests/s": the target is a total, so each replica runs at its best batch
+        # (the most tokens/s per GPU) and the per-user speed that results is stated, not required
+        per_user = 0.0
+        ctx.assume("aggregate_best_batch", floor_tps=floor)
     ttft = q.ttft_ms_max / 1000 if q.ttft_ms_max else None
     if q.latency_ms_max and ttft is None and q.tpot_ms_max is None:
         ttft = q.latency_ms_max / 1000
@@ -419,7 +470,7 @@ def serving_load(ctx: Context) -> ServingLoad:
     return ServingLoad(users=users, per_user_tps=per_user, per_user_given=given, total_tps=total, ttft_s=ttft,
                        tpot_ms=q.tpot_ms_max, context_tokens=q.context_tokens, input_tokens=q.input_tokens,
                        output_tokens=q.output_tokens, kv_precision=q.kv_precision,
-                       worst_case=q.full_context_prompts, floor_tps=floor)
+                       worst_case=q.full_context_prompts, floor_tps=floor, per_request=aggregate)
 
 
 @dataclass
@@ -849,6 +900,12 @@ def plan_finetune(ctx: Context, model: Model, gpu: Gpu, count: int | None, metho
                                                                                    min(8, cap))]
     last = None
     for n in counts:
+        placement = place(ctx, gpu, n, min(n, 8))
+        if not count and placement is not None and n < placement.gpus_rented <= min(8, cap):
+            # the only instance rents more GPUs than n (a whole node): the run uses every GPU it pays for
+            # (data parallel inside the node), so it is planned on all of them
+            n = placement.gpus_rented
+            ctx.assume("run_fills_instance", gpus=n)
         setups = [(False, "auto"), (True, "auto")]
         if n > 1:
             setups.append((True, "fsdp" if method != "full" else "zero3"))
@@ -856,7 +913,6 @@ def plan_finetune(ctx: Context, model: Model, gpu: Gpu, count: int | None, metho
             setups = [s for s in setups if s[0]]
         if q.sharding and n > 1:
             setups = [(True, _sharding(q.sharding) if method == "full" else "fsdp")]
-        placement = place(ctx, gpu, n, min(n, 8))
         per_gpu = placement.price_per_hour_usd / n if placement else None
         for checkpointing, sharding in setups:
             try:
@@ -876,7 +932,13 @@ def finetune_option(ctx: Context, model: Model, gpu: Gpu, est: FinetuneEstimate,
                     changes: list[str] | None = None) -> Option:
     """The answer's :class:`Option` for a fine-tuning setup."""
     placement = place(ctx, gpu, est.gpu_count, min(est.gpu_count, 8))
+    variant = None
+    if placement is None:  # the provider named rents another variant of this GPU: price the run on it, labelled
+        placement, variant = place_nearest_variant(ctx, gpu, est.gpu_count, min(est.gpu_count, 8),
+                                                   est.memory_per_gpu_gb)
     price = price_of(ctx, placement)
+    if price is not None and variant is not None:
+        price.gpu_variant, price.gpu_variant_name = variant.id, variant.name
     usable = usable_memory_gb(efficiency_for(ctx.kb), gpu)
     opt = Option(model=model.id, model_name=model_label(model), gpu=gpu.id, gpu_name=gpu.name, gpu_count=est.gpu_count,
                  precision=est.precision, method=est.method, fits=est.fits, meets=est.fits,

@@ -691,7 +691,9 @@ def _run_cost(ctx: Context, model) -> Answer:
         o = options[rec]
         headline = note("run_cost", config=config(o), model_name=model_label(model), tokens_tokens=tokens,
                         total_usd=o.total_cost_usd, gpu_hours=o.gpu_hours, wall_hours=o.wall_clock_hours,
-                        per_gpu_usd=o.price.price_per_gpu_hour_usd, provider=o.price.provider_name)
+                        per_gpu_usd=o.price.price_per_gpu_hour_usd, provider=o.price.provider_name,
+                        rented=o.price.gpus_rented if o.price.gpus_rented > (o.gpu_count or 0) else None,
+                        price_usd=o.price.price_per_hour_usd)
     else:
         headline = note("run_cost_unpriced", model_name=model_label(model), tokens_tokens=tokens)
     details = []

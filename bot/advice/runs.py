@@ -97,6 +97,13 @@ def training_runs(ctx: Context, model: Model, tokens: float, choices: list[GpuCh
             est, placement, why = plan_training(ctx, model, choice.gpu, n, tokens, precision)
             if est is None:
                 break
+            if placement is not None and n < placement.gpus_rented <= min(8, group_cap(ctx, choice.gpu)):
+                # the only instance rents more GPUs than n (a whole 8-GPU node): a run uses every GPU it pays for
+                # (data parallel inside the node), so it is planned on all of them
+                full = plan_training(ctx, model, choice.gpu, placement.gpus_rented, tokens, precision)
+                if full[0] is not None and full[0].fits:
+                    est, placement, why = full
+                    ctx.assume("run_fills_instance", gpus=placement.gpus_rented)
             last = (est, placement, why)
             if est.fits and smallest is None:
                 smallest = last

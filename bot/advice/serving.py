@@ -143,6 +143,11 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
             shown[rec].tps_per_user is not None and shown[rec].tps_per_user < load.floor_tps:
         ctx.warn("below_reading_speed", config=config(shown[rec]), per_user_tps=shown[rec].tps_per_user,
                  floor_tps=load.floor_tps)
+    if rec is not None and load.per_request and not load.per_user_given and shown[rec].tps_per_user is not None \
+            and shown[rec].tps_per_user < load.floor_tps:
+        # sized at the best batch for a total: each request is slower than reading, which a live chat would notice
+        ctx.warn("aggregate_below_reading", config=config(shown[rec]), per_user_tps=shown[rec].tps_per_user,
+                 floor_tps=load.floor_tps)
     headline = _headline(ctx, model, load, shown, rec)
     details = _details(ctx, model, load, shown, rec)
     if rec is not None and not ctx.query.precisions and not ctx.query.full_precision and shown[rec].gpu:
@@ -547,7 +552,10 @@ def _workload_notes(ctx: Context, load: ServingLoad) -> None:
     """State the traffic model behind the figures: defaults taken, chat turns on a cached conversation or
     the worst case of full prompts (see :func:`bot.advice.planner.workload_of`)."""
     wl = workload_of(ctx, load)
-    if load.context_tokens is None and load.input_tokens is None:
+    if wl.assumption.kind == "default_request":
+        ctx.assume("default_request", input_tokens=wl.input_tokens, output_tokens=wl.output_tokens)
+        ctx.cite(wl.assumption.source)
+    elif load.context_tokens is None and load.input_tokens is None:
         ctx.assume("default_context", context_tokens=wl.context_tokens, output_tokens=wl.output_tokens)
     elif load.output_tokens is None:
         ctx.assume("default_output", output_tokens=wl.output_tokens)
@@ -558,8 +566,11 @@ def _workload_notes(ctx: Context, load: ServingLoad) -> None:
         ctx.assume("workload_chat", context_tokens=wl.context_tokens, new_tokens=wl.new_prompt_tokens_per_request,
                    output_tokens=wl.output_tokens)
         ctx.cite(wl.assumption.source)
-    elif wl.assumption.kind == "worst_case_full_prompt":
+    elif wl.assumption.kind == "worst_case_full_prompt" and load.worst_case:
         ctx.assume("workload_full_prompt", input_tokens=wl.input_tokens, context_tokens=wl.context_tokens,
+                   output_tokens=wl.output_tokens)
+    elif wl.assumption.kind == "worst_case_full_prompt":
+        ctx.assume("workload_request_fills_context", input_tokens=wl.input_tokens, context_tokens=wl.context_tokens,
                    output_tokens=wl.output_tokens)
 
 

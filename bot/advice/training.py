@@ -2,7 +2,9 @@
 a given time, what it costs.
 
 The headline states the asked quantity: wall-clock time (with GPU-hours and cost) by default; the tokens a
-configuration gets through in the user's time when that is asked; the GPU count when that is asked.
+configuration gets through in the user's time when that is asked, or in the user's GPU-hours when those are given
+without a token count (with a token count, the run's GPU-hours are checked against them); the GPU count when that is
+asked.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ def answer(ctx: Context) -> Answer:
     variant_notes(ctx)
     ctx.cite("estimation-notes.md: training FLOPs = 6 x parameters x tokens (8x with recompute); "
              "time = FLOPs / (GPUs x dense peak x MFU)")
+    if q.gpu_hours and not q.training_tokens:
+        return _tokens_for_gpu_hours(ctx, model)
     if "tokens_in_time" in q.asks and (q.duration_hours or q.deadline_hours) and q.gpus:
         if not q.duration_hours:  # "in 14 days": the time the run has
             q = ctx.query = q.model_copy(update={"duration_hours": q.deadline_hours})
@@ -126,6 +130,12 @@ def _answer(ctx: Context, model: Model, tokens: float, options: list[Option]) ->
                         price_usd=o.price.price_per_gpu_hour_usd if o.price else None,
                         provider=o.price.provider_name if o.price else None)
     details = _comparison(ctx, options)
+    if o is not None and o.gpu_hours and ctx.query.gpu_hours:
+        # "300B tokens, we have 50,000 GPU-hours": the run's GPU-hours against the user's, first
+        within = o.gpu_hours <= ctx.query.gpu_hours * 1.0001
+        details.insert(0, note("gpu_hours_check", gpu_hours=o.gpu_hours, have_gpu_hours=ctx.query.gpu_hours,
+                               within=within, over=not within,
+                               tokens_in_budget_tokens=tokens * ctx.query.gpu_hours / o.gpu_hours))
     if o is not None and o.fits and o.price is None and (mentioned := mention_cost(
             ctx, config(o), o.gpu, o.gpu_count, o.wall_clock_hours)):
         details.insert(0, mentioned)  # no list price: the secondary-source figure for the run, labelled as such
@@ -232,6 +242,56 @@ def _tokens_for_budget(ctx: Context, model: Model) -> Answer:
     optimal = ctx.policy.training.chinchilla_tokens_per_param.value * model.compute_params_b * 1e9
     headline = note("tokens_for_budget", budget_usd=budget, config=config(o), model_name=model_label(model),
                     tokens_tokens=o.tokens, gpu_hours=o.gpu_hours, wall_hours=o.wall_clock_hours,
+                    per_gpu_usd=o.price.price_per_gpu_hour_usd if o.price else None,
+                    provider=o.price.provider_name if o.price else None)
+    details = [note("chinchilla_compare", tokens_tokens=optimal, per_param=20)]
+    table = Table(columns=["config", "fits", "gb_per_gpu", "tokens", "wall_clock", "usd_per_hour", "total_usd"],
+                  rows=[[config(x), x.fits, x.memory_per_gpu_gb, x.tokens, x.wall_clock_hours, x.price_per_hour_usd,
+                         x.total_cost_usd] for x in options])
+    if o.mfu:
+        ctx.assume("training_mfu", mfu_pct=o.mfu * 100, sharding=o.sharding)
+    return ctx.answer(title=note("title_training", model_name=model_label(model)), headline=headline, details=details,
+                      options=options, recommendation=0, table=table,
+                      actions=next_actions(ctx, o, precision_switch=False))
+
+
+def _tokens_for_gpu_hours(ctx: Context, model: Model) -> Answer:
+    """Tokens the user's GPU-hours train on ("5,000 H100 GPU-hours", "5000卡时"), how long and what they cost.
+
+    Per GPU named (else the candidates), at the count said (else the count a run of that size takes): tokens =
+    GPU-hours x (tokens / GPU-hours of a reference run of the same configuration), since training FLOPs = 6 x
+    parameters x tokens make GPU-hours linear in tokens at a fixed configuration; wall clock = the reference's
+    scaled the same way (GPU-hours over the count); cost = the reference's scaled (GPU-hours at the offer's price per
+    GPU-hour). The most tokens lead, the faster run first among equals.
+
+    Returns:
+        :class:`Answer` headed ``tokens_for_gpu_hours``, or one asking for a GPU when no run fits.
+    """
+    q = ctx.query
+    have = q.gpu_hours
+    # a first pass at 1B tokens gives the size of the run; counts are then chosen for a run of that size
+    rough = [have / o.gpu_hours * 1e9 for o in training_runs(ctx, model, 1e9) if o.fits and o.gpu_hours]
+    reference = max(rough) if rough else 1e9
+    options = []
+    for o in training_runs(ctx, model, reference):
+        if not (o.fits and o.gpu_hours and o.wall_clock_hours):
+            continue
+        scale = have / o.gpu_hours
+        o.tokens = reference * scale
+        o.wall_clock_hours *= scale
+        o.gpu_hours = have
+        if o.total_cost_usd is not None:
+            o.total_cost_usd *= scale
+        options.append(o)
+    if not options:
+        return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_gpu_count"),
+                          examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
+    most = max(x.tokens for x in options)
+    options.sort(key=lambda x: (-round(x.tokens / most, 2), x.wall_clock_hours))
+    o = options[0]
+    optimal = ctx.policy.training.chinchilla_tokens_per_param.value * model.compute_params_b * 1e9
+    headline = note("tokens_for_gpu_hours", gpu_hours=have, config=config(o), model_name=model_label(model),
+                    tokens_tokens=o.tokens, wall_hours=o.wall_clock_hours, total_usd=o.total_cost_usd,
                     per_gpu_usd=o.price.price_per_gpu_hour_usd if o.price else None,
                     provider=o.price.provider_name if o.price else None)
     details = [note("chinchilla_compare", tokens_tokens=optimal, per_param=20)]

@@ -75,6 +75,9 @@ class WeightFormat(Sourced):
         min_compute_capability: the NVIDIA compute capability the format's kernels need (other vendors:
             not supported), or ``None`` when only ``requires`` gates it.
         engines: engine ids that run this format as a fallback (``runs_checkpoints_of``); empty = any.
+        gemm_call_overhead_us: fixed time each call of the format's own GEMM kernel adds on top of the engine's
+            ``layer_overhead_us`` (microseconds; 0 for the GPU's native GEMMs); a dense layer makes four calls
+            (qkv, o, gate_up, down), an MoE layer two (qkv, o; the experts' launches are ``moe_layer_overhead_us``).
     """
 
     bytes_per_weight: float = Field(gt=0)
@@ -87,6 +90,7 @@ class WeightFormat(Sourced):
     runs_checkpoints_of: str | None = None
     min_compute_capability: float | None = Field(default=None, gt=0)
     engines: list[str] = Field(default_factory=list)
+    gemm_call_overhead_us: float = Field(default=0.0, ge=0)
     aliases: list[str] = Field(default_factory=list)
 
 
@@ -199,6 +203,10 @@ class DiffusionModel(Sourced):
         attention_fraction: share of those FLOPs in self-attention (grows with pixels squared).
         forwards_per_step: denoiser passes per step (2 with classifier-free guidance).
         default_steps: the pipeline's default step count.
+        eager_issue_ms: host CPU time to issue one eager denoiser call (every kernel of the network, launched
+            from Python), ms, by host class (``server``: the CPUs of cloud GPU servers, for datacenter GPUs;
+            ``desktop``: workstation and consumer cards), where a benchmark measures it; an eager step takes at
+            least this long however fast the GPU is. ``None`` = not measured (the launch cost is added instead).
     """
 
     architecture: Literal["unet", "dit"]
@@ -208,6 +216,7 @@ class DiffusionModel(Sourced):
     attention_fraction: float = Field(ge=0, lt=1)
     forwards_per_step: int = Field(gt=0)
     default_steps: int = Field(gt=0)
+    eager_issue_ms: dict[Literal["server", "desktop"], float] | None = None
 
 
 class _Factor(Sourced):
@@ -215,12 +224,14 @@ class _Factor(Sourced):
 
 
 class DiffusionEngine(Sourced):
-    """A diffusion runtime: fixed launch cost per denoiser call (ms) and whether fp16 GEMMs may
-    accumulate in fp16 (GeForce fp16-accumulate rate)."""
+    """A diffusion runtime: fixed launch cost per denoiser call (ms), whether fp16 GEMMs may
+    accumulate in fp16 (GeForce fp16-accumulate rate), and whether the host issues every kernel of every call
+    (``host_issued``: eager PyTorch; a model's ``eager_issue_ms`` then floors the step)."""
 
     aliases: list[str] = Field(default_factory=list)
     forward_overhead_ms: float = Field(ge=0)
     fp16_accumulate: bool = False
+    host_issued: bool = False
 
 
 class _DiffusionTable(_Strict):

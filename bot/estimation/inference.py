@@ -12,7 +12,8 @@ Formulas (estimation-notes.md, "Memory for inference" and "Throughput and latenc
   (16-bit peak x efficiency)) [+ the score matrix's trips through memory when the engine does not
   fuse attention: heads x score elements x ``unfused_attention_score_bytes`` / bandwidth]
   + memory-bound activation kernels (norms, RoPE, residuals, SwiGLU,
-  quantisation) + layers x (per-layer cost + MoE routing cost + MLA cost) + collectives. The GEMMs
+  quantisation) + layers x (per-layer cost + the weight format's own per-layer kernel cost (Marlin
+  int4) + MoE routing cost + MLA cost) + collectives. The GEMMs
   and the attention kernels run one after the other. Weight bytes = what the tokens touch (MoE: the
   shared part and the experts routed to; the busiest expert-parallel rank sets the pace); small
   batches pay whole tensor-core tiles (``tensor_core_tile_tokens``); routed-expert GEMMs run at the
@@ -92,6 +93,7 @@ class _Ctx:
     node: int                 # GPUs per node (NVLink domain)
     attention_dp: bool
     score_bytes: float = 0.0  # device-memory bytes per attention score element (0: fused attention)
+    fmt_layer_us: float = 0.0  # the weight format's own per-layer kernel cost (Marlin int4), us
 
     def act_io_bytes(self, tp: int) -> float:
         """Bytes per token per layer per GPU moved by the memory-bound kernels around the GEMMs
@@ -372,7 +374,7 @@ def _pass_s(c: _Ctx, tp: int, pp: int, ep: int, tokens: float, ctx: float, kv_se
     gemm_c = (dense_f + expert_f * imb) / split / rate if rate else 0.0
     attn_c = attn_f / split / c.attn_rate if rate and c.attn_rate else 0.0
     w_t, kv_t = w_read / bw, kv_read / bw
-    layer_t = layers * eng.layer_overhead_us * 1e-6
+    layer_t = layers * (eng.layer_overhead_us + c.fmt_layer_us) * 1e-6
     moe_t = c.moe_layers / pp * eng.moe_layer_overhead_us * 1e-6
     if m.is_mla:
         moe_t += layers * eng.mla_layer_overhead_us * 1e-6
@@ -732,6 +734,10 @@ def estimate_inference_for(
                isl, osl, cached, model.compute_params_b * 1e9, mbu, mfu if peak_tflops else None,
                peak_tflops * 1e12 if peak_tflops else None, attn_rate, d_pre, d_dec, eff.tile_tokens(gpu, fmt), node,
                bool(attention_data_parallel))
+    if model.kind == "llm" and fmt.gemm_call_overhead_us and eng.multi_gpu_split != "layer":
+        # the format's own kernels (Marlin), not llama.cpp's GGUF ones: qkv, o, gate_up, down per dense layer; an
+        # MoE layer's expert launches are already its moe_layer_overhead_us
+        ctx.fmt_layer_us = fmt.gemm_call_overhead_us * (2 if model.is_moe else 4)
     fused = eng.fused_attention if fused_attention is None else fused_attention
     if not fused and model.kind == "llm":
         ctx.score_bytes = eff.c("unfused_attention_score_bytes")

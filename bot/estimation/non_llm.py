@@ -7,7 +7,8 @@ Each estimate is physics scaled by the GPU's published figures (dense tensor pea
 * images: FLOPs per denoising step = forwards per step (2 with classifier-free guidance) x batch x
   the model's FLOPs per forward at its base resolution, scaled with pixels ((1 - a) x r + a x r^2,
   a = attention share, r = pixels / base pixels); step time = FLOPs / (peak x GEMM efficiency x
-  architecture factor) + the runtime's launch cost per denoiser call;
+  architecture factor) + the runtime's launch cost per denoiser call, and in eager PyTorch at least the
+  host's time to issue the call's kernels where measured (``eager_issue_ms``);
 * transcription: audio is cut into 30-second windows (openai/whisper ``transcribe``); each window
   costs one encoder pass (2 x 12 d^2 L_enc FLOPs per frame + attention) and the decoder runs one
   step per output token (tokens per audio second from data): max(decoder weights + cross-attention
@@ -113,6 +114,13 @@ def estimate_images(
     flops_step = per_forward * spec.forwards_per_step * batch_size
     efficiency = mfu * arch.efficiency_factor if peak else None
     sps = flops_step / (peak * efficiency) + eng.forward_overhead_ms / 1000 if peak else None
+    host = "server" if gpu.segment == "datacenter" else "desktop"
+    issue_ms = spec.eager_issue_ms.get(host) if (eng.host_issued and spec.eager_issue_ms) else None
+    if sps and issue_ms and issue_ms / 1000 > sps:
+        # eager PyTorch: the GPU waits for the host to issue the network's kernels (one batched call per step)
+        sps = issue_ms / 1000
+        assumptions.append(f"eager: the {host} host issues one {model.name} call in {issue_ms:g} ms, longer than "
+                           "the GPU needs, so the host sets the step (torch.compile / CUDA graphs remove it)")
     spi = n_steps * sps / batch_size if sps else None
     ipm = 60 / spi * count if spi else None
     hours = images * spi / count / 3600 if (images and spi) else None

@@ -10,8 +10,10 @@ Formulas (estimation-notes.md, "Training and fine-tuning"):
   optimizer over data-parallel ranks, ZeRO-2 also gradients, ZeRO-3/FSDP also weights; TP and PP
   shard all of them;
 * activations (Korthikanti et al. arXiv:2205.05198): s x b x h x (34 + 5 a s / h) bytes per layer,
-  the 5as/h term dropped with FlashAttention; full recompute keeps 2 s b h per layer plus one
-  layer's working set; TP with sequence parallelism divides them by TP;
+  the 5as/h term dropped with a fused attention kernel (PyTorch SDPA: FlashAttention-2 on sm80+, the
+  memory-efficient kernel on sm50+, the default of transformers, torchtune and LitGPT); full
+  recompute keeps 2 s b h per layer plus one layer's working set; TP with sequence parallelism
+  divides them by TP;
 * LoRA: frozen 16-bit weights (not sharded by ZeRO-1/2) + adapters at 16 B/param + activations
   (still needed for input gradients); QLoRA: NF4 base (~0.52 B/param with double quantization).
 """
@@ -97,7 +99,8 @@ def _activation_bytes(eff: EfficiencyTable, model: Model, gpu: Gpu, seq: int, mi
         return 0.0, "activations not estimated (model shape unknown)"
     layers, h, _, _ = shape
     coef = eff.c("activation_bytes_per_layer_coefficient")
-    flash = gpu.cc is None or gpu.cc >= 8.0
+    # SDPA's FlashAttention-2 (sm80+) or memory-efficient kernel (sm50+) keeps the score matrix on chip
+    flash = gpu.cc is None or gpu.cc >= eff.c("memory_efficient_attention_min_cc")
     heads = model.num_attention_heads or 1
     per_layer = seq * micro_batch * h * (coef + (0 if flash else eff.c("attention_score_coefficient") * heads * seq / h))
     logits = seq * micro_batch * (model.vocab_size or 32000) * eff.c("logits_bytes")
@@ -111,7 +114,7 @@ def _activation_bytes(eff: EfficiencyTable, model: Model, gpu: Gpu, seq: int, mi
                "+ one layer's during its recompute")
     else:
         total = layers * per_layer
-        how = f"{coef:g} x s x b x h per layer" + ("" if flash else " + 5 a s^2 b (no FlashAttention)")
+        how = f"{coef:g} x s x b x h per layer" + ("" if flash else " + 5 a s^2 b (attention scores materialised)")
     return (total + logits) / tp, how + f" (s={seq}, b={micro_batch}), fp32 logits; /TP with sequence parallelism"
 
 
@@ -366,7 +369,7 @@ def estimate_finetune_for(
     kb: KnowledgeBase, model: Model, gpu: Gpu, count: int = 1, method: Literal["full", "lora", "qlora"] = "lora",
     seq_len: int | None = None, micro_batch: int = 1, tokens: float | None = None, lora_rank: int = 16,
     lora_targets: Sequence[str] = ("q_proj", "v_proj"), precision: str = "bf16",
-    gradient_checkpointing: bool = False, optimizer: Literal["adamw", "adamw-8bit"] = "adamw",
+    gradient_checkpointing: bool | None = None, optimizer: Literal["adamw", "adamw-8bit"] = "adamw",
     sharding: str = "auto", double_quant: bool = True, price_per_gpu_hour: float | None = None,
     pipeline_parallel: int | None = None, gradient_accumulation: int = 1,
 ) -> FinetuneEstimate:
@@ -379,6 +382,9 @@ def estimate_finetune_for(
         raise EstimationError(f"method must be full, lora or qlora, got {method!r}")
     eff = efficiency_for(kb)
     seq = seq_len or int(eff.c("default_finetune_seq_len"))
+    if gradient_checkpointing is None:
+        # each method's recipe default: QLoRA checkpoints (peft prepare_model_for_kbit_training), LoRA and full do not
+        gradient_checkpointing = method == "qlora" and bool(eff.c("qlora_gradient_checkpointing"))
     if method == "full":
         t = estimate_training_for(kb, model, gpu, count, tokens or 1.0, precision=precision,
                                   recompute=gradient_checkpointing, seq_len=seq, micro_batch=micro_batch,
@@ -481,7 +487,7 @@ def estimate_finetune(
     kb: KnowledgeBase, model_id: str | Model, gpu_id: str | Gpu, count: int = 1,
     method: Literal["full", "lora", "qlora"] = "lora", seq_len: int | None = None, micro_batch: int = 1,
     tokens: float | None = None, lora_rank: int = 16, lora_targets: Sequence[str] = ("q_proj", "v_proj"),
-    precision: str = "bf16", gradient_checkpointing: bool = False,
+    precision: str = "bf16", gradient_checkpointing: bool | None = None,
     optimizer: Literal["adamw", "adamw-8bit"] = "adamw", sharding: str = "auto", double_quant: bool = True,
     price_per_gpu_hour: float | None = None, pipeline_parallel: int | None = None, gradient_accumulation: int = 1,
 ) -> FinetuneEstimate:
@@ -494,7 +500,9 @@ def estimate_finetune(
         tokens: fine-tuning tokens (epochs x dataset tokens); GPU-hours only when given.
         lora_rank, lora_targets: adapter rank and Hugging Face module names (default q_proj, v_proj,
             PEFT's default for Llama) or ``["all-linear"]``.
-        gradient_checkpointing: recompute activations (less memory, +2ND FLOPs).
+        gradient_checkpointing: recompute activations (less memory, +2ND FLOPs); ``None`` = the method's
+            recipe default: on for QLoRA (peft ``prepare_model_for_kbit_training``, the QLoRA paper's script;
+            efficiency.yaml ``qlora_gradient_checkpointing``), off for LoRA and full fine-tunes.
         sharding: for multi-GPU LoRA, frozen weights are replicated unless ``zero3``/``fsdp``.
         double_quant: QLoRA double quantization of the NF4 scales.
         pipeline_parallel, gradient_accumulation: a pipelined run (NeMo/Megatron) and its

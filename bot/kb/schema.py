@@ -203,6 +203,9 @@ class Gpu(_Strict):
             dies); memory and bandwidth are per package, so a job sized per device uses a share.
         aftermarket_of: for a board modified by a third party (the Chinese 48 GB RTX 4090), the id
             of the vendor SKU its chip comes from; the vendor does not sell or support it.
+        family: the product line this variant belongs to (``a100`` for the A100 SXM4/PCIe 40/80 GB): the
+            same chip and tensor rates in another memory size or form factor. A provider that does not rent
+            the variant asked is priced on the nearest variant of the family it rents, labelled.
         software: documented support in common stacks (serving engines, FP8, CUDA compatibility).
         default_for: generic names for which this variant is assumed (``"H100"`` means the
             SXM 80GB); a match through one of these sets ``variant_assumed``.
@@ -238,6 +241,7 @@ class Gpu(_Strict):
     transistors_billion: PositiveFloat | None = None
     devices_per_package: PositiveInt = 1
     aftermarket_of: str | None = None
+    family: str | None = None
     software: Software | None = None
     aliases: list[str] = Field(default_factory=list)
     default_for: list[str] = Field(default_factory=list)

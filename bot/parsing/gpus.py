@@ -32,7 +32,8 @@ from bot.parsing.lexicon import Lexicon
 from bot.parsing.tables import GPU_WORD, ParserTables
 from bot.parsing.text import SpanSet
 
-__all__ = ["FoundGpu", "scan_capacity_gpus", "scan_gpus", "scan_instances", "scan_standalone_counts"]
+__all__ = ["FoundGpu", "scan_capacity_gpus", "scan_gpus", "scan_instances", "scan_standalone_counts",
+           "share_listed_counts", "split_glued_names"]
 
 _GLUED_SUFFIX = re.compile(r"^(.+?)x(\d{1,2})$")  # "a100x8"
 _GLUED_PREFIX = re.compile(r"^(\d{1,3})x([a-z0-9]+)$")  # "2x3090", "4xa100" (a count glued before a name)
@@ -141,9 +142,10 @@ class _CountPatterns:
 def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_counters: str = "(?!)") -> _CountPatterns:
     # up to 15 digits, so that a count above MAX_GPU_COUNT is read (and set aside, saying so), never skipped;
     # never the digits of a negative number ("-5 h100": a minus after no letter, digit or dot)
-    num = rf"\d{{1,15}}|{words_pattern}"
+    # thousands written with commas ("1,024 H100s") are one number, never the "024" after a comma
+    num = rf"\d{{1,3}}(?:,\d{{3}})+(?![\d,])|\d{{1,15}}|{words_pattern}"
     cnt = rf"x|×|\*|-|{counters}"
-    unsigned = r"(?<![a-z0-9.$])(?<!(?<![a-z0-9_.])[-−])"
+    unsigned = r"(?<![a-z0-9.$])(?<!\d,)(?<!(?<![a-z0-9_.])[-−])"
     before = re.compile(
         rf"{unsigned}({num})\s*(?:{cnt}|{name_counters})?\s*(?:of\s+)?(?:(?:nvidia|geforce|tesla|amd)\s+)?$")
     # after the name: "h100 x8", "h100 8张", and "h200 8x" (not a ratio: "h100 3x faster")
@@ -179,7 +181,7 @@ def _too_many(word: str, patterns: _CountPatterns | None = None) -> bool:
 
 def _over_value(word: str, patterns: _CountPatterns | None = None) -> int | None:
     """The count ``word`` stands for, in digits or a number word of ``patterns``, unbounded; ``None`` when neither."""
-    word = word.strip()
+    word = word.strip().replace(",", "")
     if word.isdecimal():
         return int(word)
     value = patterns.words.get(re.sub(r"[\s_\-]+", "", word)) if patterns is not None else None
@@ -188,6 +190,8 @@ def _over_value(word: str, patterns: _CountPatterns | None = None) -> int | None
 
 def _count_value(word: str, patterns: _CountPatterns) -> int | None:
     word = word.strip()
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+", word):
+        word = word.replace(",", "")
     if word.isdigit():
         value = int(word)
     else:
@@ -242,6 +246,76 @@ def scan_instances(low: str, tables: ParserTables) -> list[FoundGpu]:
     return found
 
 
+#: A memory size glued before another word ("80GA100": 80G then A100).
+_MEMORY_GLUED_BEFORE = re.compile(r"^(\d{1,3}(?:gb|gib|g))(.+)$")
+_WORD_RUN = re.compile(r"[A-Za-z0-9]+")
+
+
+def _glued_tail(tail: str, lex: Lexicon) -> bool:
+    """Whether ``tail`` is a word of the lexicon that may be typed glued after a GPU name ("3090lora", "4090fp16",
+    "a100gpu"): a fine-tuning method, precision, engine, workload, feature, sharding or card word."""
+    return any(p.fullmatch(tail) for p in (lex.methods, lex.precisions, lex.engines, lex.workloads, lex.features,
+                                           lex.sharding, lex.card_words))
+
+
+def _split_glued_word(word: str, keys: dict[str, str], lex: Lexicon) -> list[str]:
+    """``word`` (lower case) as the parts a GPU name glued to its neighbours was typed as: a memory size glued
+    before the name ("80ga100" -> 80g, a100) and a lexicon word glued after it ("3090lora" -> 3090, lora). A word
+    that is itself a name (or a name's plural) is one part; so is every word that is not a GPU name so glued."""
+    if word in keys or (word.endswith("s") and word[:-1] in keys):
+        return [word]
+    parts: list[str] = []
+    memory = _MEMORY_GLUED_BEFORE.match(word)
+    if memory and _name_then_tail(memory.group(2), keys, lex) is not None:
+        parts.append(memory.group(1))
+        word = memory.group(2)
+    split = _name_then_tail(word, keys, lex)
+    if split is None:
+        return [*parts, word] if parts else [word]
+    return [*parts, *split]
+
+
+def _name_then_tail(word: str, keys: dict[str, str], lex: Lexicon) -> list[str] | None:
+    """``[name]`` when ``word`` is a GPU name (or its plural); ``[name, tail]`` when it is the longest GPU name at its
+    start glued to a lexicon word (:func:`_glued_tail`); else ``None``."""
+    if word in keys or (word.endswith("s") and word[:-1] in keys):
+        return [word]
+    for cut in range(len(word) - 2, 1, -1):
+        head, tail = word[:cut], word[cut:]
+        if head in keys and tail[0].isalpha() and _glued_tail(tail, lex):
+            return [head, tail]
+    return None
+
+
+def split_glued_names(text: str, tables: ParserTables, lex: Lexicon) -> str:
+    """``text`` with a space between a GPU name and what was typed glued to it: a memory size before it ("80GA100",
+    "一台80GA100上" -> "80G A100") and a word of the lexicon after it ("3090lora", "4090fp16" -> "3090 lora"), so
+    that the name, its memory and the word are each read. The user's letters are kept; only spaces are added.
+
+    Args:
+        text: the prepared message (original case).
+        tables: the knowledge base's parser tables (GPU names).
+        lex: the lexicon (the words that may follow a name).
+
+    Returns:
+        The text with those spaces added (the same text when nothing is glued).
+    """
+    keys = tables.gpu_keys
+
+    def spaced(m: re.Match[str]) -> str:
+        word = m.group(0)
+        parts = _split_glued_word(word.lower(), keys, lex)
+        if len(parts) == 1:
+            return word
+        out, pos = [], 0
+        for part in parts:
+            out.append(word[pos:pos + len(part)])
+            pos += len(part)
+        return " ".join(out)
+
+    return _WORD_RUN.sub(spaced, text)
+
+
 def _words(low: str, masked: SpanSet) -> list[tuple[str, int, int]]:
     return [(m.group(0), m.start(), m.end()) for m in GPU_WORD.finditer(low) if m.start() not in masked]
 
@@ -259,6 +333,11 @@ class _GpuScanner:
         self.percentiles = lex.percentiles  # "p99" is a latency percentile, not a Tesla P-series card
         self.own_card = re.compile(rf"(?:{lex.own_card_words.pattern})\s*$")  # "my 4070 ti super": one card
         self.variant_words = lex.gpu_variant_words
+        self.card_then_paren = _card_then_paren(lex.card_words.pattern)  # "A100 GPUs (40GB)", "A100显卡（40G）"
+        gpu_hours = lex.quantity_units.get("gpu_hours")
+        # "5,000 H100 GPU-hours", "10k A100 hours": the number before the name is GPU time, not a count
+        self.hours_after = _hours_after(gpu_hours.pattern if gpu_hours else "(?!)", lex.hour_units.pattern)
+        self.memory_gap_before = _memory_gap_before(lex.memory_name_joiners.pattern)  # "40gb a100", "40G的A100"
         self.glued: dict[int, int] = {}
         self.words = self._split_glued_figures(_words(low, masked))
         self.reps = [_repair_word(w) for w, _, _ in self.words]
@@ -344,7 +423,8 @@ class _GpuScanner:
         split_letter = (len(first) == 1 and first in "ahlvtbpk" and i + 1 < len(self.words)
                         and self.reps[i + 1].isdigit() and self._joinable(i))
         glued_prefix = _GLUED_PREFIX.match(first)
-        if first not in self.tables.gpu_first_words and not split_letter and not (
+        # a whole name typed as one word ("h100sxm", "a100pcie") is a name even when no alias starts with it
+        if first not in self.tables.gpu_first_words and first not in self.tables.gpu_keys and not split_letter and not (
                 first.endswith("s") and first[:-1] in self.tables.gpu_first_words):
             if not _GLUED_WORD.match(first) and not (glued_prefix and glued_prefix.group(2) in self.tables.gpu_first_words):
                 return None
@@ -402,14 +482,20 @@ class _GpuScanner:
         memory_gb = None
         # a memory size after the name ("a100 40g", "A100 (80GB)", "4090 48G") or before it ("40gb a100")
         after = self._memory_word_at(i + n)
-        if after and _MEMORY_GAP.match(self.low[end:self.words[i + n][1]]):
-            memory_gb, used = after
+        # or after a card word, in parentheses ("A100 GPUs (40GB)", "A100显卡（40G）")
+        skip = next((k for k in (0, 1) if self._memory_word_at(i + n + k) and self.card_then_paren.fullmatch(
+            self.low, end, self.words[i + n + k][1])), None)
+        # a name whose last word is already its memory ("a100 40g/80g") takes no second one: "/80g" is another variant
+        named_memory = n > 1 and bool(_MEMORY_WORD.match(self.words[i + n - 1][0]))
+        if not named_memory and (after and _MEMORY_GAP.match(self.low[end:self.words[i + n][1]]) or skip is not None):
+            memory_gb, used = self._memory_word_at(i + n + (skip or 0))
+            used += skip or 0
             span_end = self.words[i + n + used - 1][2]
             if self.low[span_end:span_end + 1] == ")":
                 span_end += 1
             n += used
-        elif i > 0 and _MEMORY_WORD.match(self.words[i - 1][0]) and re.match(
-                r"^[\s*x×]{1,3}$", self.low[self.words[i - 1][2]:start]):
+        elif i > 0 and _MEMORY_WORD.match(self.words[i - 1][0]) and self.memory_gap_before.fullmatch(
+                self.low, self.words[i - 1][2], start):
             memory_gb = int(_MEMORY_WORD.match(self.words[i - 1][0]).group(1))
             span_start = self.words[i - 1][1]
         match = self.tables.index.lookup("gpu", key, fuzzy=False)
@@ -428,7 +514,7 @@ class _GpuScanner:
         count = glued
         nodes = None
         over_limit = None
-        if count is None:
+        if count is None and not self.hours_after.match(self.low, span_end):
             before = self.counts.before.search(self.low[max(0, span_start - 24):span_start])
             if before and not self._follows_model_word(span_start - len(before.group(0))):
                 count = _count_value(before.group(1), self.counts)
@@ -592,7 +678,6 @@ _CAPACITY_LEAD = re.compile(
     r"(?:\b(?:a|an|my|our|one|single|the|this|that|each|per|on|in|with|into|two|dual|four|eight)\s+|(?:\d{1,4}|[单双])\s*(?:x|×|\*|张|块|个)\s*)$")
 #: The result of arithmetic ("7 x 4 x 4 = 112 GB"): a computed amount, not a card.
 _RESULT = re.compile(r"\d\s*[=≈]\s*$")
-_CLOUD = re.compile(r"\b(?:cloud|instance|rent|rented|renting|aws|gcp|azure|runpod|lambda)\b|云|租")
 
 
 def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet, lex: Lexicon,
@@ -600,16 +685,18 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
     """GPUs named only by their memory ("my 16gb card", "two 48gb cards", "an 80g card", "8x 40g", "16G显存").
 
     A memory size is a GPU when a card word follows it (``memory.card_words`` in the lexicon: card, gpu,
-    vram, 显卡, 显存) or precedes it ("my card has 12GB", "显存48G"), or a count or article leads it ("two
+    vram, 显卡, 显存; or a notebook platform, ``memory.platform_words``: "15 GB colab") or precedes it ("my card has
+    12GB", "显存48G", "kaggle 16GB"), or a count or article leads it ("two
     48gb", "8x 40g", "an 80g"). It is not a GPU when a requirement word precedes it ("uses 20gb", "需要
     80G": ``memory.requirement_words``) or a word after it says whose size it is ("the 140 gb model":
     ``memory.not_card_after``), when it restates the memory of a GPU already named, alone or all of them
     together ("2x3060 12gb ... 24gb vram"), or when, without a card word, no GPU has exactly that memory
     ("fit it on 17gb").
 
-    The GPU is the most rented knowledge-base GPU of exactly that memory (a consumer card first after
-    "my"/"our"/"我的"); with none of that memory, the nearest smaller one keeps the stated memory. A note
-    names the choice.
+    The GPU is the most rented knowledge-base GPU of exactly that memory (a consumer card first unless a cloud or
+    a platform is named, ``memory.cloud_words``); with none of that memory, the card whose memory tools report as
+    that much ("15 GB" is a 16 GB card), else the nearest smaller one, keeps the stated memory
+    (:meth:`~bot.parsing.tables.ParserTables.capacity_gpu`). A note names the choice.
 
     Args:
         low: the lower-cased message.
@@ -623,8 +710,10 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         :class:`FoundGpu` records with ``capacity_only`` set.
     """
     counts = _counts(lex)
-    pattern = _capacity_pattern(lex.card_words.pattern)
-    card_before = _card_before_pattern(lex.card_words.pattern)
+    # a notebook platform is said where a card word is ("15 GB colab", "kaggle 16GB")
+    cards = f"{lex.card_words.pattern}|{lex.platform_words.pattern}"
+    pattern = _capacity_pattern(cards)
+    card_before = _card_before_pattern(cards)
     requirement = _ends_with(lex.memory_requirement_words.pattern, lex.approx_words.pattern)
     not_card = _starts_with(lex.not_card_after.pattern)
     out: list[FoundGpu] = []
@@ -669,7 +758,7 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
             # "my 24GB card", "24G显存能跑吗": one card, unless the words are plural or a count is asked
             count = 1
         # a card named by its memory alone is most often one people own (a GeForce), unless a cloud is meant
-        cloud = bool(_CLOUD.search(low))
+        cloud = bool(lex.cloud_words.search(low) or lex.platform_words.search(low))
         gpu_id, exact = tables.capacity_gpu(memory, prefer_consumer=not cloud)
         if gpu_id is None or (not exact and not card):
             continue
@@ -719,6 +808,25 @@ def _unknown_variant(tables: ParserTables, gpu_id: str, written: str, product: s
 
 
 @lru_cache(maxsize=4)
+def _hours_after(gpu_hour_units: str, hour_units: str) -> re.Pattern[str]:
+    """A GPU-hour or hour unit right after a GPU name ("H100 GPU-hours", "A100 hours")."""
+    return re.compile(rf"\s*(?:{gpu_hour_units}|{hour_units})")
+
+
+@lru_cache(maxsize=4)
+def _memory_gap_before(joiners: str) -> re.Pattern[str]:
+    """Between a memory size and the GPU name after it: spaces, a multiplication sign ("80gb x a100") or a joiner of
+    the lexicon ("40G的A100")."""
+    return re.compile(rf"[\s*x×]{{1,3}}|\s*(?:{joiners})\s*")
+
+
+@lru_cache(maxsize=4)
+def _card_then_paren(card_words: str) -> re.Pattern[str]:
+    """A card word then an opening parenthesis, between a GPU name and its memory ("A100 GPUs (40GB)")."""
+    return re.compile(rf"\s*(?:{card_words})\s*\(\s*")
+
+
+@lru_cache(maxsize=4)
 def _connector_gap(connectors: str) -> re.Pattern[str]:
     return re.compile(rf"\s*\)?\s*(?:{connectors}|,)\s*(?:an?\s+|the\s+)?")
 
@@ -747,6 +855,37 @@ def _capacity_pattern(card_words: str) -> re.Pattern[str]:
     # "3x24 GB": a memory right after a count's "x" (the count is read by the caller)
     return re.compile(rf"(?:(?<![\w.$])|(?<=\dx)|(?<=\d\*)|(?<=\d×))(?P<mem>\d{{1,3}})\s*(?:gb|g|gib)(?![a-z0-9])"
                       rf"(?:\s*(?:of\s+)?(?P<card>{card_words}))?")
+
+
+def share_listed_counts(found: list[FoundGpu], low: str, lex: Lexicon) -> list[FoundGpu]:
+    """GPUs listed with an option connector ("32 A100/H100", "8 张 A800/H800", "A100/H100 x8") share the count said
+    with one of them: each option is that many GPUs. A GPU of the list with its own count keeps it ("2x 4090 / 1x
+    A6000").
+
+    Args:
+        found: the GPUs found, in order of position.
+        low: the lower-cased message.
+        lex: the lexicon (``option_connectors``).
+
+    Returns:
+        ``found``, with the counts shared (the records are updated in place).
+    """
+    gap = _option_gap(lex.option_connectors.pattern)
+    ordered = sorted(found, key=lambda f: f.span_start)
+    pairs = [(a, b) for a, b in zip(ordered, ordered[1:], strict=False)
+             if a.id and b.id and gap.fullmatch(low, a.span_end, b.span_start)]
+    for a, b in pairs:  # forwards: "32 A100/H100/H200"
+        if a.count is not None and b.count is None and b.count_over_limit is None:
+            b.count = a.count
+    for a, b in reversed(pairs):  # backwards: "A100/H100 x8"
+        if b.count is not None and a.count is None and a.count_over_limit is None:
+            a.count = b.count
+    return found
+
+
+@lru_cache(maxsize=4)
+def _option_gap(connectors: str) -> re.Pattern[str]:
+    return re.compile(rf"\s*(?:{connectors})\s*")
 
 
 def scan_standalone_counts(low: str, claimed: SpanSet, lex: Lexicon) -> list[int]:

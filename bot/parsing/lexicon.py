@@ -38,7 +38,7 @@ ASKS = ("fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "
         "node_count", "max_context", "token_cost", "difference")
 _QUANTITY_FIELDS = ("concurrent_users", "daily_active_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
                     "documents", "epochs", "audio_hours", "tokens_per_item", "context_tokens", "input_tokens",
-                    "output_tokens", "training_tokens", "tokens_plain", "transistors")
+                    "output_tokens", "training_tokens", "tokens_plain", "transistors", "gpu_hours")
 _PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "nf4", "fp4", "exl2")
 _WORKLOADS = ("finetune", "training", "inference")
 
@@ -140,12 +140,37 @@ class MoneyVocab(_Vocab):
 class MemoryVocab(_Vocab):
     """Memory sizes. ``card_words`` after (or before) a size make it a GPU ("a 16gb card", "显存48G");
     ``requirement_words`` before a size make it what something needs, not a card ("uses 20gb",
-    "requires 112 GB of VRAM"); ``not_card_after`` after a size say whose size it is ("the 140 gb model")."""
+    "requires 112 GB of VRAM"); ``not_card_after`` after a size say whose size it is ("the 140 gb model");
+    ``platform_words`` ("colab", "kaggle") act as card words and, with ``cloud_words``, say the card is rented."""
 
     units: list[str] = Field(default_factory=list)
     card_words: list[str] = Field(default_factory=list)
     requirement_words: list[str] = Field(default_factory=list)
     not_card_after: list[str] = Field(default_factory=list)
+    #: hosted notebook platforms that give a GPU ("15 GB colab", "kaggle 16GB"): a size said with one is a card, a
+    #: rented (data-center) one
+    platform_words: list[str] = Field(default_factory=list)
+    #: words that make a card named by its memory a rented one: a data-center card is meant, not a GeForce
+    cloud_words: list[str] = Field(default_factory=list)
+    #: words between a memory size and the GPU name after it ("40G的A100"): the size is that GPU's
+    name_joiners: list[str] = Field(default_factory=list)
+
+
+class ObservationVocab(_Vocab):
+    """Figures the user saw, not targets (``Query.observations``): ``before`` a figure in its clause, the user saw it
+    ("I get only", "只有"); ``after`` it, the user asks whether it is normal ("is that normal", "正常吗"); ``targets``
+    before it, nearer than an observation word, make it what the user wants ("my app needs 30 tok/s"); ``quoted``
+    near it make it someone else's figure ("the page states"); ``slower``/``faster`` next to a multiplier give the
+    ratio's direction (a slowdown is a complaint: seen, unless quoted); ``per_item`` (item -> phrases) after a time
+    say what it is per ("40s per image")."""
+
+    before: list[str] = Field(default_factory=list)
+    after: list[str] = Field(default_factory=list)
+    targets: list[str] = Field(default_factory=list)
+    quoted: list[str] = Field(default_factory=list)
+    slower: list[str] = Field(default_factory=list)
+    faster: list[str] = Field(default_factory=list)
+    per_item: dict[Literal["image", "token", "request", "step", "item"], list[str]] = Field(default_factory=dict)
 
 
 class UnitList(_Vocab):
@@ -217,6 +242,7 @@ class LexiconFile(_Vocab):
     memory: MemoryVocab = Field(default_factory=MemoryVocab)
     bandwidth: UnitMap = Field(default_factory=UnitMap)
     multipliers: UnitList = Field(default_factory=UnitList)
+    observations: ObservationVocab = Field(default_factory=ObservationVocab)
     percent: PercentVocab = Field(default_factory=PercentVocab)
     power: UnitMap = Field(default_factory=UnitMap)
     electricity: ElectricityVocab = Field(default_factory=ElectricityVocab)
@@ -453,6 +479,8 @@ class Lexicon:
     percentiles: dict[str, float]
     latency_units: Phrases
     duration_units: Phrases
+    #: the duration units worth one hour ("h", "hours", "小时"): after a GPU's name they make GPU-hours ("10k A100 hours")
+    hour_units: Phrases
     duration_periods: Phrases
     deadline_words: Phrases
     rental_words: Phrases
@@ -474,8 +502,19 @@ class Lexicon:
     card_words: Phrases
     memory_requirement_words: Phrases
     not_card_after: Phrases
+    platform_words: Phrases
+    cloud_words: Phrases
+    memory_name_joiners: Phrases
     bandwidth_units: Phrases
     multiplier_units: Phrases
+    #: the ``observations`` section: words that make a figure one the user saw (see :class:`ObservationVocab`)
+    observed_before: Phrases
+    observed_after: Phrases
+    target_before: Phrases
+    quoted_figure: Phrases
+    slower_words: Phrases
+    faster_words: Phrases
+    per_item: Phrases
     percent_units: Phrases
     mfu_words: Phrases
     power_units: Phrases
@@ -501,6 +540,8 @@ class Lexicon:
     object_skip: Phrases
     compare_connectors: Phrases
     choice_connectors: Phrases
+    #: connectors that list options ("A100/H100"): a count said with one of the GPUs so listed is each one's
+    option_connectors: Phrases
     compare_relations: Phrases
     precisions: Phrases
     kv_cache_words: Phrases
@@ -630,6 +671,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         percentiles={phrase_key(k): v for k, v in merged_maps(lambda f: f.latency.percentiles).items()},
         latency_units=Phrases(merged_maps(lambda f: f.latency.units), left_bound=False),
         duration_units=Phrases(merged_maps(lambda f: f.durations.units), left_bound=False),
+        hour_units=Phrases({k: v for k, v in merged_maps(lambda f: f.durations.units).items() if v == 1},
+                           left_bound=False),
         duration_periods=Phrases(merged_maps(lambda f: f.durations.periods)),
         deadline_words=Phrases(_flat(lists(lambda f: f.durations.deadline_words))),
         rental_words=Phrases(_flat(lists(lambda f: f.durations.rental_words))),
@@ -651,8 +694,18 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         card_words=Phrases(_flat(lists(lambda f: f.memory.card_words))),
         memory_requirement_words=Phrases(_flat(lists(lambda f: f.memory.requirement_words))),
         not_card_after=Phrases(_flat(lists(lambda f: f.memory.not_card_after))),
+        platform_words=Phrases(_flat(lists(lambda f: f.memory.platform_words))),
+        cloud_words=Phrases(_flat(lists(lambda f: f.memory.cloud_words))),
+        memory_name_joiners=Phrases(_flat(lists(lambda f: f.memory.name_joiners))),
         bandwidth_units=Phrases(merged_maps(lambda f: f.bandwidth.units), left_bound=False),
         multiplier_units=Phrases(_flat(lists(lambda f: f.multipliers.units)), left_bound=False),
+        observed_before=Phrases(_flat(lists(lambda f: f.observations.before))),
+        observed_after=Phrases(_flat(lists(lambda f: f.observations.after))),
+        target_before=Phrases(_flat(lists(lambda f: f.observations.targets))),
+        quoted_figure=Phrases(_flat(lists(lambda f: f.observations.quoted))),
+        slower_words=Phrases(_flat(lists(lambda f: f.observations.slower))),
+        faster_words=Phrases(_flat(lists(lambda f: f.observations.faster))),
+        per_item=Phrases(_inverse(groups(lambda f: f.observations.per_item))),
         percent_units=Phrases(_flat(lists(lambda f: f.percent.units)), left_bound=False),
         mfu_words=Phrases(_flat(lists(lambda f: f.percent.mfu_words))),
         power_units=Phrases(merged_maps(lambda f: f.power.units), left_bound=False),
@@ -678,6 +731,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         compare_connectors=Phrases(_flat(lists(lambda f: f.compare_connectors))),
         choice_connectors=Phrases({c: True for f in files for c in f.compare_connectors if phrase_key(c) not in {
             phrase_key(o) for g in files for o in g.option_connectors}}),
+        option_connectors=Phrases(_flat(lists(lambda f: f.option_connectors))),
         compare_relations=Phrases(_flat(lists(lambda f: f.compare_relations))),
         precisions=Phrases(_inverse(groups(lambda f: f.precisions))),
         kv_cache_words=Phrases(_flat(lists(lambda f: f.kv_cache_words))),

@@ -67,10 +67,14 @@ _BETWEEN_WORDS = frozenset({"instruct", "chat", "base", "it", "hf", "model"})
 _APPROX = re.compile(r"(?:~|about|around|roughly|approx\.?|approximately|circa|约|大约)\s*$")
 #: Not the digits of a negative number ("-7b": a minus after no letter, digit or dot).
 _UNSIGNED = r"(?<!(?<![\w.])[-−])"
-#: A size in billions ("7b", "13 billion params"), or in trillions when a model or parameter word follows ("a 1T
-#: model", "1.5 trillion parameters": a bare "1T" is a token count far more often).
+#: Words after a size that make it a model's ("a 1T model", "the 345M model", "a 125m gpt", "5亿参数的模型").
+_MODEL_AFTER_SIZE = r"[\s-]*(?:params?\b|parameters?\b|model\b|moe\b|llm\b|lm\b|gpt\b|transformer\b|参数|模型|的模型)"
+#: A size in billions ("7b", "13 billion params"), or in trillions or millions when a model or parameter word follows
+#: ("a 1T model", "1.5 trillion parameters", "the 345M model": a bare "1T" or "5M" is a count of tokens or items far
+#: more often); millions also right after a model's name ("pythia-410m", checked by the caller).
 _GENERIC_SIZE = re.compile(
-    rf"(?<![\w.]){_UNSIGNED}(\d{{1,15}}(?:\.\d+)?)\s?(?:(b)\b|(billion)\b|(t|trillion)(?=[\s-]*(?:params?\b|parameters?\b|model\b|moe\b|参数|模型|的模型)))"
+    rf"(?<![\w.]){_UNSIGNED}(\d{{1,15}}(?:\.\d+)?)\s?(?:(b)\b|(billion)\b|(t|trillion)(?={_MODEL_AFTER_SIZE})"
+    r"|(m|million)(?![\w.]))"
     r"(?:[\s-]*(?:params?|parameters?)\b)?"
     r"(?!\s*(?:(?:concurrent|simultaneous|active|daily|monthly|registered|online|total)\s+)?"
     r"(?:tokens?|tok\b|transistors|rows|samples|examples|words|images|requests|docs|documents|users?\b|people"
@@ -544,11 +548,13 @@ class _ModelScanner:
                 continue  # "910B" is an accelerator, not a 910-billion-parameter model
             start = m.start()
             name = _NAME_BEFORE_SIZE.search(self.low[max(0, start - 30):start])
+            if m.group(5) and not name and not re.match(_MODEL_AFTER_SIZE, self.low[m.end(5):m.end(5) + 16]):
+                continue  # "5M documents", "1m context": millions of something else, no model's size
             unknown = None
             if name:
                 start -= len(name.group(0))
                 unknown = self.written(start, m.end())
-            total = float(m.group(1)) * (1000 if m.group(4) else 1)
+            total = round(float(m.group(1)) * (1000 if m.group(4) else 1) / (1000 if m.group(5) else 1), 6)
             if total <= 0:
                 continue
             active = None

@@ -5,7 +5,8 @@ The steps, each a pure function over the prepared, lower-cased text (one ordered
 1. :func:`~bot.parsing.slack_text.clean_slack_text`; a pasted ``config.json`` is taken out and read by the
    knowledge base's importer; pasted error lines are set aside (read by :mod:`bot.parsing.diagnosis`);
 2. :func:`~bot.parsing.text.prepare_text`: Unicode NFKC, Chinese numerals before counters, spaces at
-   CJK/Latin boundaries, glued counts, MoE sizes, family aliases;
+   CJK/Latin boundaries, glued counts, MoE sizes, family aliases; a GPU name glued to a memory size before it
+   or to a word after it ("80GA100", "3090lora") is spaced (:func:`~bot.parsing.gpus.split_glued_names`);
 3. names: models first (:mod:`bot.parsing.models`), so that "llama-2-70b" is not read as a count of GPUs,
    then cloud instances and GPUs (:mod:`bot.parsing.gpus`), then GPUs named only by their memory;
 4. quantities (:mod:`bot.parsing.quantities`) and the lexicon's words (precisions, engines, methods,
@@ -38,16 +39,18 @@ from bot.parsing.gpus import (
     scan_gpus,
     scan_instances,
     scan_standalone_counts,
+    share_listed_counts,
+    split_glued_names,
 )
 from bot.parsing.lexicon import Lexicon, get_lexicon
 from bot.parsing.models import scan_models, shape_hints
 from bot.parsing.numbers import MAX_DIGITS
 from bot.parsing.quantities import QUANTITY_LIMITS, QuantityScan, scan_quantities, unclaimed_numbers
-from bot.parsing.query import GpuMention, ModelMention, Money, Query, UnknownTerm
+from bot.parsing.query import GpuMention, ModelMention, Money, Observation, Query, UnknownTerm
 from bot.parsing.route import RouteInputs, find_workload, route
 from bot.parsing.slack_text import clean_slack_text
 from bot.parsing.tables import ParserTables, get_tables
-from bot.parsing.text import SpanSet, detect_language, prepare_text
+from bot.parsing.text import PreparedText, SpanSet, detect_language, prepare_text
 
 __all__ = ["MAX_MESSAGE_CHARS", "parse_question"]
 
@@ -83,7 +86,7 @@ _LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 #: Hours in a commitment term (365 x 24 a year).
 _TERM_HOURS = {"1y": 8760.0, "3y": 26280.0}
 _LIMIT_CODES = frozenset({"message_truncated", "quantity_over_limit", "long_number_ignored", "quantity_unusable",
-                          "closed_model", "closed_model_beside", "unknown_variant", "unknown_model_generic"})
+                          "closed_model", "closed_model_beside", "unknown_variant"})
 #: One unit of time in hours (an hour, a day, a week, a month of 730 h, a year): lengths that read as periods.
 _ONE_UNIT_HOURS = frozenset({1.0, 24.0, 168.0, 730.0, 8760.0})
 
@@ -141,6 +144,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         notes.append(note("message_truncated", chars=MAX_MESSAGE_CHARS, total_chars=len(cleaned)))
         cleaned = cleaned[:MAX_MESSAGE_CHARS]
     prepared = prepare_text(_replace_model_words(_replace_family_aliases(cleaned, tables), lex), lex)
+    prepared = PreparedText(split_glued_names(prepared.text, tables, lex))  # "80GA100", "3090lora"
     low = prepared.low
     unknown: list[UnknownTerm] = []
     error_paste = is_error_paste(low)
@@ -163,7 +167,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     capacity = scan_capacity_gpus(low, prepared.written, tables, name_spans, lex, gpu_found)
     for f in capacity:
         name_spans.add((f.span_start, f.span_end))
-    gpu_found = sorted(gpu_found + capacity, key=lambda f: f.start)
+    gpu_found = share_listed_counts(sorted(gpu_found + capacity, key=lambda f: f.start), low, lex)
     for f in gpu_found:
         if f.id is None and len(unknown) < MAX_UNKNOWN_TERMS and f.as_written.lower() not in {
                 u.as_written.lower() for u in unknown}:
@@ -408,7 +412,7 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
               "node_count": int, "context_tokens": int, "input_tokens": int, "output_tokens": int,
               "training_tokens": float, "documents": float, "tokens_per_item": float, "images": float,
               "epochs": float, "audio_hours": float, "duration_hours": float, "deadline_hours": float,
-              "utilization_pct": float}
+              "utilization_pct": float, "gpu_hours": float}
     rename = {"steps": "image_steps"}
     # several user counts ("500 people use it, 60 online at peak"): the one said to be simultaneous sizes the load
     users = scan.all("concurrent_users")
@@ -439,8 +443,23 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
     if res := scan.first("resolution"):
         out["resolution"] = res.value
     # rates and latency
+    observations: list[Observation] = []
+    for f in scan.found:  # figures the user saw (or quotes), in order: never targets
+        written = scan.text[f.start:f.end].strip()
+        if f.field == "rate" and f.value["kind"] == "tokens_per_s" and f.value.get("seen") in ("observed", "quoted"):
+            observations.append(Observation(kind="tokens_per_s", value=f.value["value"], as_written=written,
+                                            quoted=f.value["seen"] == "quoted"))
+        elif f.field == "observed_time":
+            observations.append(Observation(kind="seconds_per_item", value=f.value["value"], item=f.value["item"],
+                                            as_written=written))
+        elif f.field == "observed_ratio":
+            observations.append(Observation(kind="ratio", value=f.value["value"], direction=f.value["direction"],
+                                            as_written=written))
+    out["observations"] = observations
     for f in scan.all("rate"):
         kind, value = f.value["kind"], f.value["value"]
+        if kind == "tokens_per_s" and f.value.get("seen") in ("observed", "quoted"):
+            continue
         if kind == "tokens_per_s" and "target_tokens_per_s" not in out:
             out["target_tokens_per_s"], out["target_scope"] = value, f.value["scope"]
         elif kind.startswith("requests_per") and "requests_per_s" not in out:
@@ -653,11 +672,12 @@ def _models(found, low: str, pasted, unknown: list[UnknownTerm], notes: list[Not
     models: list[ModelMention] = []
     for f in found:
         notes.extend(f.notes)
+        sized = bool(f.unknown and f.generic and f.params_total_b)  # "pythia-2.8b": sized by its parameter count
         if f.unknown and len(unknown) < MAX_UNKNOWN_TERMS:
-            unknown.append(UnknownTerm(as_written=f.unknown, kind="model", suggestions=f.suggestions[:3]))
+            unknown.append(UnknownTerm(as_written=f.unknown, kind="model", suggestions=f.suggestions[:3], sized=sized))
         models.append(ModelMention(id=f.id, as_written=f.as_written, variant_assumed=f.variant_assumed,
                                    generic=f.generic, params_total_b=f.params_total_b,
-                                   params_active_b=f.params_active_b, precision=f.precision))
+                                   params_active_b=f.params_active_b, precision=f.precision, name_unknown=sized))
     layers, hidden, kv_heads, shape_spans = shape_hints(low)
     for span in shape_spans:
         spans.add(span)

@@ -3,14 +3,17 @@
 One pass per kind of quantity, in this order (an earlier kind claims its span, so "$2/hr" is money and
 never also a duration):
 
-1. resolutions (``1024x1024``);
+1. resolutions (``1024x1024``), then GPU-hours (``5,000 GPU-hours``, ``10k A100 hours``, ``5000卡时``);
 2. money (``$5/hr``, ``under $300k``, ``5万元``, ``¥2.24/卡/小时``) with what it is: a price limit per hour
    or per GPU-hour, a budget, a purchase price, an electricity price;
-3. rates (``2000 tok/s``, ``5 req/s``, ``100 requests per day``) with the scope of a tokens/s figure;
+3. rates (``2000 tok/s``, ``5 req/s``, ``100 requests per day``) with the scope of a tokens/s figure and whether
+   the user saw it (``I get only 10 tok/s``: an observation, not a target), then times per item the user saw
+   (``40s per image``);
 4. latency limits (``ttft under 500ms``, ``p99 latency < 2s``);
 5. prompt/output pairs (``500 in / 200 out``);
 6. durations (``3 days``, ``a week``, ``一个月``, ``monthly``) as a rental length, a deadline or audio hours;
-7. memory amounts (``18gb``), ratios (``30x``, ``6倍``), percentages, power (``700W``);
+7. memory amounts (``18gb``), ratios (``30x``, ``6倍``: quoted, or seen: ``3 times slower``), percentages, power
+   (``700W``);
 8. the counted and token quantities of ``quantities:`` in the lexicon (users, GPUs, nodes, batch, rank,
    steps, images, documents, epochs, context, input, output, training tokens), from a unit after the
    number or a key word before it; where several readings match, the longest phrase wins.
@@ -50,7 +53,9 @@ MAX_REQUEST_TOKENS = 10_485_760
 #: 10^15 (the largest published pretraining runs use ~36T tokens, Qwen3 2025); per-request tokens:
 #: :data:`MAX_REQUEST_TOKENS`; durations: 1,000 years (no price or GPU generation lasts that long, so a
 #: longer one can only be noise); money: 10^12 in any currency (above the largest announced AI
-#: infrastructure plans, ~USD 500B in 2025); items and audio: 10^12 and 10^9 hours.
+#: infrastructure plans, ~USD 500B in 2025); items and audio: 10^12 and 10^9 hours; GPU-hours: 10^12 (Llama 3.1
+#: 405B took 3.08 x 10^7 H100 GPU-hours, its model card on huggingface.co/meta-llama; the largest count read for a
+#: whole year is 2.3 x 10^9).
 QUANTITY_LIMITS: dict[str, float] = {
     "gpu_count": MAX_GPU_COUNT, "node_count": MAX_GPU_COUNT // 8, "concurrent_users": 1_000_000,
     "daily_active_users": 10_000_000_000,
@@ -58,7 +63,7 @@ QUANTITY_LIMITS: dict[str, float] = {
     "context_tokens": MAX_REQUEST_TOKENS, "input_tokens": MAX_REQUEST_TOKENS, "output_tokens": MAX_REQUEST_TOKENS,
     "tokens_per_item": MAX_REQUEST_TOKENS, "tokens_plain": MAX_REQUEST_TOKENS,
     "duration_hours": 8_760_000, "deadline_hours": 8_760_000, "period_hours": 8_760_000, "audio_hours": 1e9,
-    "images": 1e12, "documents": 1e12, "money": 1e12,
+    "images": 1e12, "documents": 1e12, "money": 1e12, "gpu_hours": 1e12,
 }
 
 #: "一天", "一周": one unit of a period, before the hours used in it ("一天跑 6 个小时"), hours per unit.
@@ -147,6 +152,61 @@ class _Scanner:
 
     def after(self, pos: int, width: int = 28) -> str:
         return self.low[pos:pos + width]
+
+    def seen(self, start: int, end: int) -> str | None:
+        """How the figure at ``[start, end)`` is said (lexicon ``observations``): ``"quoted"`` (someone else's figure),
+        ``"observed"`` (the user saw it) or ``"target"`` (the user wants it), by the cue nearest before it in its
+        clause; with none, ``"observed"`` when its sentence then asks whether it is normal; else ``None``."""
+        lex = self.lex
+        before_start = max(0, start - 80)
+        # "," and "." inside a word or number ("qwen2.5", "5,000") end no clause
+        ends = [i for i in range(start - 1, before_start - 1, -1) if self.low[i] == "\n" or (
+            self.low[i] in lex.clause_ends and not (self.low[i] in ".," and self.low[i + 1:i + 2].isalnum()))]
+        before = self.low[ends[0] + 1 if ends else before_start:start]
+        # the nearest cue; of two ending together the longer ("i seem to get" over "to get")
+        hits = [(m.end(), -m.start(), kind) for kind, phrases in (
+            ("quoted", lex.quoted_figure), ("observed", lex.observed_before), ("target", lex.target_before))
+            for m in phrases.finditer(before)]
+        if hits:
+            return max(hits)[2]
+        after = re.split(r"[.?!;。？！；\n]", self.low[end:end + 80] + "\n", maxsplit=1)[0]
+        return "observed" if lex.observed_after.search(self.low[end:end + len(after) + 2]) else None
+
+    def item_times(self) -> None:
+        """A time per item the user saw ("it takes 40s per image", "800 ms per token", "一张图要 25 秒"): an
+        observation (``observed_time``: seconds and what they are per). One said as a target ("need under 2s per
+        image") is left unread, so the answer says it did not understand it."""
+        lex = self.lex
+        for pattern in _item_time_patterns(self.num, lex.latency_units.pattern, lex.per_item.pattern,
+                                           lex.number_connectors.pattern):
+            for m in pattern.finditer(self.low):
+                if not self.free(m.start(), m.end()) or self.seen(m.start(), m.end()) == "target":
+                    continue
+                seconds = number_value(m, lex) * float(lex.latency_units.value(m.group("unit")) or 1) / 1000
+                self.claim("observed_time", {"value": seconds, "item": lex.per_item.value(m.group("per"))},
+                           m.start(), m.end())
+
+    def ratio(self, m: re.Match[str]) -> None:
+        """A multiplier ("3x", "3 times", "慢1倍"): a ratio the user saw (``observed_ratio``: one said with an
+        observation cue, or a slowdown stated rather than asked; "N times slower" by N = 1 is twice as slow, "慢一倍")
+        or else a ratio quoted to be checked (``multiplier``, ``Query.claimed_ratio``)."""
+        lex = self.lex
+        value = number_value(m, lex)
+        direction_after, direction_before = _direction_patterns(lex.slower_words.pattern, lex.faster_words.pattern)
+        after = direction_after.match(self.low[m.end():m.end() + 16])
+        before = direction_before.search(self.before(m.start(), 8))
+        said = (after or before).group(0).strip() if (after or before) else None
+        direction = "slower" if said and lex.slower_words.fullmatch(said) else "faster" if said else None
+        seen = self.seen(m.start(), m.end())
+        # a slowdown said as a statement ("the L4 is 3x slower than the A10 for mistral") is a complaint about what the
+        # user sees; asked ("is the H20 10x slower?") it is a claim to check
+        rest = self.low[m.end():m.end() + 80]
+        clause_end = next((c for c in rest if c in self.lex.clause_ends or c in ":\n"), "")
+        if seen == "observed" or (seen is None and direction == "slower" and clause_end not in ("?", "？")):
+            self.claim("observed_ratio", {"value": 2.0 if value == 1 and direction else value, "direction": direction},
+                       m.start(), m.end() + (after.end() if after else 0))
+        else:
+            self.claim("multiplier", value, m.start(), m.end())
 
     # ------------------------------------------------------------------ 1. resolution
     def resolutions(self) -> None:
@@ -280,7 +340,8 @@ class _Scanner:
                     scope = "per_user"
                 elif lex.aggregate_words.search(window):
                     scope = "total"
-            self.claim("rate", {"kind": kind, "value": value, "scope": scope}, m.start(), m.end())
+            self.claim("rate", {"kind": kind, "value": value, "scope": scope, "seen": self.seen(m.start(), m.end())},
+                       m.start(), m.end())
         # key first: "QPS 5", "qps=20", "rps: 3"; "每秒 5 个请求", "5 requests every second"
         conn = lex.number_connectors.pattern
         key_first = re.compile(rf"(?P<unit>{lex.rates.pattern})(?:[\s:=]*(?:{conn}))*[\s:=]*{self.num}")
@@ -296,8 +357,8 @@ class _Scanner:
                     window = self.low[max(0, m.start() - 40):m.end() + 40]
                     scope = "per_user" if lex.per_user_words.search(window) else (
                         "total" if lex.aggregate_words.search(window) else None)
-                    self.claim("rate", {"kind": "tokens_per_s", "value": number_value(m, lex), "scope": scope},
-                               m.start(), m.end())
+                    self.claim("rate", {"kind": "tokens_per_s", "value": number_value(m, lex), "scope": scope,
+                                        "seen": self.seen(m.start(), m.end())}, m.start(), m.end())
             for around in (re.compile(rf"(?:{per_s})\s*{self.num}\s*(?:{nouns})"),
                            re.compile(rf"{self.num}\s*(?:{nouns})\s*(?:{per_s})")):
                 for m in around.finditer(self.low):
@@ -338,6 +399,25 @@ class _Scanner:
             if first and second:
                 self.claim("input_tokens", _k_tokens(first), m.start("a"), m.end("a"))
                 self.claim("output_tokens", _k_tokens(second), m.start("b"), m.end())
+
+    # ------------------------------------------------------------------ 1b. GPU-hours
+    def gpu_hours(self) -> None:
+        """GPU time as a quantity: a number with a GPU-hour unit ("5,000 GPU-hours", "5000卡时"), or with a GPU's (or
+        model's) name between it and a GPU-hour or hour unit ("10k A100 hours", "5,000 H100 GPU-hours"): GPU-hours,
+        never a wall clock."""
+        lex = self.lex
+        units = lex.quantity_units.get("gpu_hours")
+        if not units:
+            return
+        for m in _unit_pattern(self.num, units.pattern).finditer(self.low):
+            if self.free(m.start(), m.end()):
+                self.claim("gpu_hours", number_value(m, lex), m.start(), m.end())
+        named = _named_unit_pattern(self.num, f"{units.pattern}|{lex.hour_units.pattern}", lex.counter_pattern)
+        for n in _number_pattern(self.num).finditer(self.low):  # from each number ("a 7b model on 300 h100 hours")
+            m = named.match(self.low, n.start())
+            if m is not None and all(p in self.masked for p in range(m.start("name"), m.end("name"))) and \
+                    self.free(m.start(), m.start("name")) and self.free(m.end("name"), m.end()):
+                self.claim("gpu_hours", number_value(m, lex), m.start(), m.end())
 
     # ------------------------------------------------------------------ 6. durations
     def durations(self) -> None:
@@ -420,6 +500,9 @@ class _Scanner:
                 if m.group("unit") in lex.scales and re.match(lex.counter_pattern,
                                                               self.low[m.end():m.end() + 6].lstrip()):
                     continue  # "1w条": a scale before a counter ("1w" = 10,000), not a unit
+                if name == "multiplier":
+                    self.ratio(m)
+                    continue
                 value = number_value(m, lex)
                 if name in ("power_watts", "bandwidth_gb_s"):
                     value *= float(phrases.value(m.group("unit")) or 1)
@@ -544,10 +627,12 @@ class _Scanner:
 
     def run(self) -> QuantityScan:
         self.resolutions()
+        self.gpu_hours()  # before money: "we have 5,000 H100 GPU-hours" is GPU time, not a budget of 5,000
         self.money()
         self.bare_budgets()
         self.bare_purchases()
         self.rates()
+        self.item_times()
         self.latency()
         self.io_pairs()
         self.counted(_BEFORE_DURATIONS)
@@ -608,6 +693,19 @@ def _named_unit_pattern(num: str, units: str, counters: str = "(?!)") -> re.Patt
     # spaces around the name in Latin script; none needed in Chinese ("10万张SDXL图")
     return re.compile(rf"{num}(?:\s*(?:{counters})\s*|\s+|(?<=[\u4e00-\u9fff]))(?P<name>[^\s\d][^,;!?\n，。]{{0,40}}?)"
                       rf"\s*(?P<unit>{units})")
+
+
+@lru_cache(maxsize=4)
+def _item_time_patterns(num: str, units: str, per: str, connectors: str) -> tuple[re.Pattern[str], ...]:
+    """A time then what it is per ("40s per image"), or what it is per then the time ("每张图要 25 秒")."""
+    return (re.compile(rf"{num}\s*(?P<unit>{units})\s*(?P<per>{per})"),
+            re.compile(rf"(?P<per>{per})\s*(?:(?:{connectors})\s*)?{num}\s*(?P<unit>{units})"))
+
+
+@lru_cache(maxsize=4)
+def _direction_patterns(slower: str, faster: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A slower/faster word right after a multiplier ("3x slower"), or right before it ("慢 3 倍")."""
+    return (re.compile(rf"\s*(?:{slower}|{faster})"), re.compile(rf"(?:{slower}|{faster})\s*$"))
 
 
 @lru_cache(maxsize=4)

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot.notes import Note
 
-__all__ = ["Ask", "Diagnosis", "GpuMention", "Intent", "ModelMention", "Money", "Query", "UnknownTerm"]
+__all__ = ["Ask", "Diagnosis", "GpuMention", "Intent", "ModelMention", "Money", "Observation", "Query", "UnknownTerm"]
 
 #: What the user wants answered (routing input; see :func:`bot.advice.route.route`).
 Intent = Literal[
@@ -100,6 +100,9 @@ class ModelMention(_Record):
         config: the sizing fields of a pasted Hugging Face ``config.json``.
         alternative_to: the closed model (weights not published) this open-weight model is offered in place
             of, as the user wrote it ("GPT-4"); ``None`` for a model the user named.
+        name_unknown: the text names this generic model by a name the knowledge base lacks ("pythia-2.8b"): a
+            released model, sized by the parameter count its name carries, and reported as not in the knowledge
+            base (``UnknownTerm.sized``); ``False`` for a size alone ("a 1.3B model").
     """
 
     id: str | None = None
@@ -114,6 +117,7 @@ class ModelMention(_Record):
     precision: str | None = None
     config: dict | None = None
     alternative_to: str | None = None
+    name_unknown: bool = False
 
 
 class Money(_Record):
@@ -128,6 +132,29 @@ class Money(_Record):
     currency: Literal["usd", "cny", "eur"] = "usd"
 
 
+class Observation(_Record):
+    """A figure the user saw on their own setup (or quotes from someone else), never a target: "I get only 10
+    tokens/s", "it seems 3 times slower than the A10", "it takes 40s per image", "比 3090 慢一倍".
+
+    Attributes:
+        kind: ``tokens_per_s`` (a generation speed, tokens/s), ``seconds_per_item`` (seconds per ``item``) or
+            ``ratio`` (how many times slower or faster, a factor, with ``direction``).
+        value: the figure in the unit of ``kind``: tokens/s, seconds, or the factor ("N times slower" by N = 1, "慢一
+            倍", is 2: twice as slow).
+        item: for ``seconds_per_item``: ``image``, ``token``, ``request``, ``step`` or ``item``.
+        direction: for ``ratio``: ``slower`` or ``faster`` when the text says which.
+        quoted: someone else's figure ("the page states 6,552 tokens/s"), not the user's own measurement.
+        as_written: the figure as typed.
+    """
+
+    kind: Literal["tokens_per_s", "seconds_per_item", "ratio"]
+    value: float
+    item: Literal["image", "token", "request", "step", "item"] | None = None
+    direction: Literal["slower", "faster"] | None = None
+    quoted: bool = False
+    as_written: str = ""
+
+
 class UnknownTerm(_Record):
     """A GPU or model name that is not in the knowledge base.
 
@@ -138,12 +165,15 @@ class UnknownTerm(_Record):
             offered to the user, never silently substituted.
         unlisted: the name of an accelerator the knowledge base knows of but has no figures for
             (gpus.yaml ``unlisted``), whose reason the answer gives.
+        sized: a model name sized as a generic model of the parameter count it carries ("pythia-2.8b" ->
+            2.8B; ``ModelMention.name_unknown``): the answer says so instead of leaving the model out.
     """
 
     as_written: str
     kind: Literal["gpu", "model"] = "gpu"
     suggestions: list[str] = Field(default_factory=list)
     unlisted: str | None = None
+    sized: bool = False
 
 
 class Diagnosis(_Record):
@@ -206,7 +236,7 @@ class Query(_Record):
             and says so, unless concurrent users are also given.
         users_over_limit: a user count above the bound of users sized in flight (``QUANTITY_LIMITS``,
             "10 million users"): not sized, but the answer says what serving that many at once would take.
-        target_tokens_per_s: a generation speed the user wants, tokens/s.
+        target_tokens_per_s: a generation speed the user wants, tokens/s (one the user saw is an observation).
         target_scope: ``per_user``, ``total`` (aggregate) or ``None`` when the text does not say.
         requests_per_s: request rate, requests/s (per minute and per day rates converted).
         ttft_ms_max / tpot_ms_max / latency_ms_max: latency limits, milliseconds.
@@ -224,6 +254,10 @@ class Query(_Record):
         periods_hours: every period named when there are several ("按小时...包月" -> [1, 730]), hours, ascending;
             empty otherwise.
         deadline_hours: a run must finish within this, hours ("within 2 weeks").
+        gpu_hours: GPU time the user has or asks about, GPU-hours (one GPU for one hour; "5,000 H100 GPU-hours",
+            "10k A100 hours", "5000卡时"): neither a GPU count nor a wall clock. A training answer gives the tokens
+            it trains on (or checks a stated run against it), the wall clock on the GPUs counted and its cost; a quote
+            prices it as the GPUs counted (else one) for ``gpu_hours / count`` hours.
         budget: a total budget.
         price_limit_per_hour: a price ceiling per hour (per GPU-hour when ``price_limit_per_gpu``).
         price_limit_per_gpu: the ceiling is per GPU-hour ("$2/GPU/hr").
@@ -256,7 +290,11 @@ class Query(_Record):
         features: hardware or kernel features asked about (``flash_attention_2``, ``bf16``, ``fp8``,
             ``nvlink``, ``p2p``...).
         spec_fields: spec figures asked about (``memory_bandwidth_gb_s``, ``tflops``, ...).
-        claimed_ratio: a ratio the question quotes ("30x faster", "六倍").
+        claimed_ratio: a ratio the question quotes to be checked ("is it 30x faster", "六倍"); a ratio the user saw
+            is an observation.
+        observations: figures the user saw on their setup, never targets (:class:`Observation`: "I get only 10
+            tokens/s", "3 times slower than the A10", "40s per image"), in order; the answer sets its estimate
+            beside them. ``observed_tokens_per_s`` and ``observed_ratio`` give the first of each kind.
         percents: percentages the question quotes (other than utilisation).
         claims: ids of the article claims (``knowledge/claims.yaml``) the question quotes or paraphrases.
         memory_stated_gb: memory amounts the question states that are not a GPU ("used ~18gb").
@@ -315,6 +353,7 @@ class Query(_Record):
     duration_hours: float | None = None
     periods_hours: list[float] = Field(default_factory=list)
     deadline_hours: float | None = None
+    gpu_hours: float | None = None
     budget: Money | None = None
     price_limit_per_hour: Money | None = None
     price_limit_per_gpu: bool = False
@@ -345,6 +384,7 @@ class Query(_Record):
     features: list[str] = Field(default_factory=list)
     spec_fields: list[str] = Field(default_factory=list)
     claimed_ratio: float | None = None
+    observations: list[Observation] = Field(default_factory=list)
     percents: list[float] = Field(default_factory=list)
     claims: list[str] = Field(default_factory=list)
     memory_stated_gb: list[float] = Field(default_factory=list)
@@ -368,6 +408,16 @@ class Query(_Record):
     def precision(self) -> str | None:
         """The first precision named, or ``None``."""
         return self.precisions[0] if self.precisions else None
+
+    @property
+    def observed_tokens_per_s(self) -> float | None:
+        """The first generation speed the user saw, tokens/s, or ``None``."""
+        return next((o.value for o in self.observations if o.kind == "tokens_per_s"), None)
+
+    @property
+    def observed_ratio(self) -> float | None:
+        """The first speed ratio the user saw (a factor, slower or faster), or ``None``."""
+        return next((o.value for o in self.observations if o.kind == "ratio"), None)
 
     @property
     def budget_usd(self) -> float | None:

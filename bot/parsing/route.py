@@ -13,14 +13,16 @@ The rules (each a kind of question, not a particular message), in order:
    named with a sizing ask (fit, GPU count, speed...): that question is routed by the rules below and the
    claim's verdict follows its answer.
 4. ``quote``: buy vs rent (break-even), or a purchase price given. (Before it: the tokens a training run gets
-   through in a given time on given GPUs, or for a given budget, go to ``size_training``.)
+   through in a given time on given GPUs, or for a given budget, go to ``size_training``.) Then GPU-hours with a
+   model and no serving workload: ``size_training`` (``finetune`` when fine-tuning is said).
 5. ``recommend``: a recommendation asked in so many words, the largest model asked for, a budget or price
    limit without GPUs (and no cost asked), or the cheapest option asked with no GPU or model named.
 6. ``quote``: money asked about (price, cost, how much), the cheapest of named GPUs, or prices quoted for
    named GPUs; not what serving a model costs, which the sizing answer prices (rule 11), nor GPUs compared
    for a model, which the comparison prices (rule 7).
 7. ``compare``: two GPUs joined ("A vs B", "A or B", "A/B", "also tried B"; "A/B" alone with a workload and
-   no comparison asked lists the options of that workload, rule 12) or a GPU after a relation
+   no comparison asked lists the options of that workload, rule 12, and GPUs joined in an out-of-memory report
+   with a workload are the setups tried) or a GPU after a relation
    ("faster than B", "worth it over B", "替代 B"): with a model always; without one when no spec word, support
    question or quoted ratio is asked ("8xH100+nvlink is worse than 4xA100": the NVLink named on the way is no
    spec question).
@@ -142,6 +144,10 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         return "spec_lookup"
     if "break_even" in asks or query.purchase_price is not None:
         return "quote"
+    if query.gpu_hours and has_model and query.workload != "inference":
+        # "5,000 H100 GPU-hours for a 7b", "10k A100 hours budget, how long on 64": GPU time for a run answers how many
+        # tokens, how long and what it costs, whatever money word is said
+        return "finetune" if query.workload == "finetune" else "size_training"
     if "tokens_in_time" in asks and (query.duration_hours or query.deadline_hours) and query.workload != "inference" \
             and (query.gpus or query.gpu_count) and has_model:
         return "size_training"  # "how many tokens can we push through a 13b in 14 days on 64 A100s"
@@ -157,6 +163,10 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     # "A100/A800" lists options: with a workload and no comparison asked they are the options of the workload
     listed_only = not choice.search(x.marked) and not rel.search(x.marked) and bool(query.workload) and not (
         asks & {"comparison", "cheapest", "best"})
+    # "fine-tuning OOMs on an A100 or four V100s": GPUs said with an out-of-memory report are the setups tried, not
+    # a comparison asked
+    tried = diagnosis == "oom" and bool(query.workload) and not asks & {"comparison", "cheapest", "best", "speed"}
+    listed_only = listed_only or tried
     joined = bool(gpus and (pair.search(x.marked) or rel.search(x.marked))) and not listed_only
     # what serving a model costs needs the serving plan first: the sizing answer prices it ("monthly cost to
     # serve llama 70b to 20 users"); a run (training, fine-tuning) or GPUs alone are priced by the quote
@@ -206,10 +216,11 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
             query.concurrent_users or query.requests_per_s or query.target_tokens_per_s or query.documents):
         # "1000B dense model, 5T tokens, 2048 H100, how long": a token count to push through a model is a run
         return "size_training"
-    if workload == "training" and query.models and all(m.id for m in query.models) and not \
+    if workload == "training" and query.models and all(m.id or m.name_unknown for m in query.models) and not \
             lex.pretraining.search(x.low) and (query.training_tokens or 0) < _PRETRAINING_TOKENS:
-        # "trying to train Mistral 7B", "training pythia-2.8b on a p3": training a released model on a modest (or
-        # no) token count is fine-tuning it; pretraining is said ("from scratch", "预训练") or has its scale
+        # "trying to train Mistral 7B", "training pythia-2.8b on a p3": training a released model (one in the
+        # knowledge base, or one named that it lacks) on a modest (or no) token count is fine-tuning it; pretraining
+        # is said ("from scratch", "预训练") or has its scale; a size alone ("train a 1.3B model") may be either
         return "finetune"
     if workload is not None:
         return {"finetune": "finetune", "training": "size_training", "inference": "size_inference"}[workload]

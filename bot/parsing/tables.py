@@ -237,12 +237,19 @@ class ParserTables:
     def capacity_gpu(self, memory_gb: float, prefer_consumer: bool = False) -> tuple[str | None, bool]:
         """(GPU id, exact) standing for "a ``memory_gb`` GB card": the most rented GPU of that memory
         (a consumer card first when ``prefer_consumer``; aftermarket boards such as a modified 48 GB 4090 only
-        when no stock card has that memory); else the largest smaller one, not exact."""
+        when no stock card has that memory); else the smallest card of which ``memory_gb`` is the memory tools
+        report (at least :data:`REPORTED_MEMORY_SHARE` of its own: "15 GB" is a 16 GB card), else the largest
+        smaller one; neither is exact (the caller keeps the stated memory)."""
         same = self.same_memory(memory_gb)
         same.sort(key=lambda g: (self.kb.gpus[g].aftermarket_of is not None,
                                  prefer_consumer and self.kb.gpus[g].segment != "consumer"))
         if same:
             return same[0], True
+        reported = [g for g in self.kb.gpus.values()
+                    if memory_gb < g.memory_gb and memory_gb >= REPORTED_MEMORY_SHARE * g.memory_gb]
+        if reported:
+            least = min(g.memory_gb for g in reported)
+            return self.capacity_gpu(least, prefer_consumer)[0], False
         smaller = [g for g in self.kb.gpus.values() if g.memory_gb < memory_gb]
         if not smaller:
             return None, False
@@ -250,6 +257,12 @@ class ParserTables:
         ids = sorted((g.id for g in smaller if g.memory_gb == best), key=lambda g: -self.offer_counts.get(g, 0))
         return ids[0], False
 
+
+#: The least share of a card's memory (GB) that tools report for it, in GiB after the driver's reservation: nvidia-smi
+#: shows 15,360 MiB on a 16 GB T4 (0.94 x 16 in GiB terms, the "15 GB" Colab states), 23,028 MiB on a 24 GB A10G and
+#: 46,068 MiB on a 48 GB L40S; 2^30 / 10^9 = 1.074 alone makes 16 GB read 14.9 GiB. A stated size this close under a
+#: card's is that card as reported.
+REPORTED_MEMORY_SHARE = 0.9
 
 _FORM_WORDS = {"sxm", "sxm2", "sxm4", "sxm5", "pcie", "nvl", "oam"}
 _MEMORY_SUFFIX = re.compile(r"-\d+(?:\.\d+)?gb$")
@@ -276,11 +289,12 @@ def _build(kb: KnowledgeBase) -> ParserTables:
     tables = ParserTables(index=index, kb=kb)
     for gpu in kb.gpus.values():
         tables.products.setdefault(product_key(gpu.id), []).append(gpu.id)
-    # family aliases written with spaces or in another script ("meta llama", "通义千问") are replaced by the
-    # family word before scanning; one-word Latin aliases ("ds", "l") are looked up by the model scanner
+    # family aliases written with spaces or in another script ("meta llama", "通义千问") and whole-word Latin
+    # aliases of five letters or more ("whisperx") are replaced by the family word before scanning; short
+    # one-word aliases ("ds", "l"), which are also parts of other words, are looked up by the model scanner
     for family, aliases in kb.model_families.items():
         for alias in aliases:
-            if not re.fullmatch(r"[a-z0-9]+", alias.lower()):
+            if not re.fullmatch(r"[a-z0-9]+", alias.lower()) or len(alias) >= 5:
                 tables.family_alias_map[alias.lower()] = family
     if tables.family_alias_map:
         alts = sorted(tables.family_alias_map, key=len, reverse=True)

@@ -443,11 +443,12 @@ def _scatter(ctx: _Ctx, x_of, y_of, missing_code: str) -> tuple | None:
         by_gpu.setdefault(o.gpu or "", []).append(
             Mark(label=labels[i], x=x, y=y, option=i, recommended=i == a.recommendation))
     series = []
-    for gpu, ms in by_gpu.items():
+    for n, (gpu, ms) in enumerate(by_gpu.items()):
         g = colour_of[gpu]
         name = next((o.gpu_name for _, o, _, _ in plotted if (o.gpu or "") == gpu and o.gpu_name), gpu)
+        # more GPU types than colours: the shape moves on with each lap of the palette, so no two share both
         series.append(Series(name=name, style="point", marks=tuple(ms), colour=PALETTE[g],
-                             marker=_MARKERS[g % len(_MARKERS)]))
+                             marker=_MARKERS[(g + n // len(PALETTE)) % len(_MARKERS)]))
     footnote = _footnote(r, missing_code, unplotted)
     rec = a.recommendation
     if rec is not None and any(i == rec for i, *_ in plotted):

@@ -1,0 +1,122 @@
+"""Several providers named beside a sizing question: the best setup at each provider leads the answer.
+
+Prices are the knowledge base's offers (files cited at each assertion); run lengths come from the answer's own
+options, so each figure here is price x GPU-hours worked out by hand from the two.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from bot.advice.advise import advise
+from bot.parsing.parser import parse_question
+from bot.render.terminal import render_text
+
+TODAY = date(2026, 12, 1)
+
+
+def ask(kb, text: str):
+    return advise(parse_question(text, kb), kb, today=TODAY)
+
+
+def test_finetune_cost_at_two_providers_gives_both(kb):
+    a = ask(kb, "what does a LoRA run on Mistral 7B over 30M tokens cost, Lambda or RunPod?")
+    assert a.headline.code == "providers_compared"
+    items = a.headline.params["items"]
+    assert {i["provider"] for i in items} == {"RunPod", "Lambda"}
+    # cheapest first, and each total is that provider's hourly price x the run's GPU-hours
+    assert items[0]["total_usd"] <= items[1]["total_usd"]
+    for item in items:
+        run = next(o for o in a.options if o.gpu_count == item["config"]["gpu_count"]
+                   and o.gpu_name == item["config"]["gpu_name"] and o.method == item["config"]["method"])
+        assert item["total_usd"] == pytest.approx(run.gpu_hours * item["price_usd"] / run.gpu_count, rel=1e-6)
+    h100 = {i["provider"]: i["price_usd"] for i in items if i["config"]["gpu_name"].startswith("H100 SXM")}
+    if "Lambda" in h100:
+        # knowledge/prices/lambda.yaml: "1x NVIDIA H100 SXM" $4.29/h (lambda.ai/instances, 2026-09-20)
+        assert h100["Lambda"] == pytest.approx(4.29)
+    # the sizing line follows the comparison
+    assert a.details[0].code in ("finetune_time", "finetune_fits", "run_cost")
+
+
+def test_a_run_on_an_eight_gpu_only_provider_is_spread_over_the_node(kb):
+    a = ask(kb, "pretraining a 1B model on 20B tokens, is coreweave or lambda cheaper?")
+    assert a.headline.code == "providers_compared"
+    items = {i["provider"]: i for i in a.headline.params["items"]}
+    assert set(items) == {"CoreWeave", "Lambda"}
+    cw = items["CoreWeave"]
+    # knowledge/prices/coreweave.yaml rents GPUs only as 8-GPU nodes (B200 $68.80/h, 2026-09-20): the run is
+    # priced on all 8 it pays for, the same GPU-hours -> total = GPU-hours x 68.80 / 8, not 8x that
+    if cw["config"]["gpu_name"] == "B200":
+        b200 = next(o for o in a.options if o.gpu_name == "B200" and not o.changes)
+        assert cw["config"]["gpu_count"] == 8
+        assert cw["total_usd"] == pytest.approx(b200.gpu_hours * 68.80 / 8, rel=1e-6)
+    assert any(x.code == "run_spread_over_instance" for x in a.assumptions)
+    assert cw.get("rented") is None  # nothing idle when the run uses the whole node
+
+
+def test_serving_at_three_providers_is_priced_per_hour_at_each(kb):
+    a = ask(kb, "serving qwen2.5 32b for 40 users in fp8 - aws, lambda or runpod?")
+    assert a.headline.code == "providers_compared"
+    items = a.headline.params["items"]
+    named = {i["provider"] for i in items} | set(a.headline.params["missing"] or [])
+    assert named == {"AWS", "Lambda", "RunPod"}
+    prices = [i["price_usd"] for i in items]
+    assert prices == sorted(prices)
+    assert all(i["total_usd"] is None for i in items)  # serving has no run length: per hour only
+    # every row is a setup the answer found to carry the 40 users
+    for i in items:
+        assert any(o.gpu_name == i["config"]["gpu_name"] and o.gpu_count == i["config"]["gpu_count"]
+                   and o.meets for o in a.options)
+
+
+def test_providers_without_prices_are_said_first(kb):
+    a = ask(kb, "lora 微调 qwen2.5 14b，5000万 token，阿里云 和 腾讯云 哪个便宜")
+    # neither cloud publishes a list price in the knowledge base (knowledge/prices/common/unpriced_providers.yaml)
+    assert a.details[0].code == "providers_unpriced"
+    text = render_text(a)
+    assert "阿里云" in text and "腾讯云" in text.replace("Tencent Cloud", "腾讯云")
+
+
+def test_one_provider_keeps_the_sizing_headline(kb):
+    a = ask(kb, "lora mistral 7b on 30M tokens on runpod, what does it cost")
+    assert a.headline.code != "providers_compared"
+
+
+# --------------------------------------------------------------------------- a run fills the machine it pays for
+
+def test_training_on_a_whole_node_only_provider_uses_the_whole_node(kb):
+    a = ask(kb, "how long would pretraining a 1B model on 10B tokens take on coreweave?")
+    runs = [o for o in a.options if o.fits and not o.changes]
+    assert runs
+    # knowledge/prices/coreweave.yaml lists only 8-GPU machines: every run is planned on all 8 GPUs, so no
+    # GPU is idle and the cost is GPU-hours x the node's price / 8 (B200 node $68.80/h, 2026-09-20)
+    for o in runs:
+        assert o.gpu_count == 8 and o.price.gpus_rented == 8
+    b200 = next(o for o in runs if o.gpu_name == "B200")
+    assert b200.total_cost_usd == pytest.approx(b200.gpu_hours * 68.80 / 8, rel=1e-6)
+    # 6 x 1e9 x 10e9 = 6e19 FLOPs over 8 GPUs takes about 1/8 of the GPU-hours in wall clock
+    assert b200.wall_clock_hours == pytest.approx(b200.gpu_hours / 8, rel=0.02)
+    assert any(x.code == "run_fills_instance" for x in a.assumptions)
+
+
+def test_a_count_the_user_fixed_is_kept_on_a_whole_node_provider(kb):
+    a = ask(kb, "lora llama 3 8b on 50M tokens with 1x H100 on coreweave, what would it cost")
+    fixed = [o for o in a.options if not o.changes]
+    assert fixed and fixed[0].gpu_count == 1  # the user's count is never replaced...
+    assert fixed[0].price is None or fixed[0].price.gpus_rented == 8  # ...and the node it costs is said
+
+
+# --------------------------------------------------------------------------- cost per token asked in a comparison
+
+def test_cost_per_token_asked_in_a_comparison_at_a_load_leads(kb):
+    a = ask(kb, "$ per 1M tokens serving mistral small 24b to 40 concurrent users: L40S vs A100 80GB vs H100?")
+    assert a.headline.code == "compare_costs_at_load"
+    items = a.headline.params["items"]
+    costs = [i["cost_usd"] for i in items]
+    assert len(items) >= 2 and costs == sorted(costs)
+    for i in items:
+        o = next(o for o in a.options if o.gpu_name == i["config"]["gpu_name"] and o.users == 40)
+        # USD per 1M output tokens = price per hour / (40 users x tokens/s each x 3,600 s) x 10^6
+        assert i["cost_usd"] == pytest.approx(o.price_per_hour_usd / (o.throughput_tps * 3600) * 1e6, rel=1e-6)
