@@ -446,6 +446,8 @@ def _write_chart(answer, path: str) -> int:
 def cmd_chat(args: argparse.Namespace) -> int:
     """``chat``: an interactive prompt with follow-ups ("what about int4?"), like a Slack DM."""
     from bot.advice.conversation import help_turn, respond_to
+    from bot.parsing.lexicon import get_lexicon
+    from bot.parsing.text import detect_language
 
     kb = get_knowledge()
     _use_stored_catalog()
@@ -462,9 +464,11 @@ def cmd_chat(args: argparse.Namespace) -> int:
             return 0
         if not text.strip():
             continue
-        if text.strip().lower() in {"reset", "new"}:
+        if get_lexicon().reset_words.fullmatch(text.strip().lower()):
+            # said in the conversation's language: a Chinese conversation (or 重新开始) gets the Chinese help
+            language = "zh" if detect_language(text) == "zh" or (previous and previous.language == "zh") else "en"
             previous = None
-            turn = help_turn(kb, reset=True)
+            turn = help_turn(kb, reset=True, language=language)
         else:
             turn = respond_to(text, previous, kb=kb)
             if turn.answer.intent not in ("help", "unknown"):

@@ -145,18 +145,21 @@ def test_an_unpriced_china_card_says_what_to_do_and_shows_the_figures_that_exist
     # no tracked cloud lists A800: the answer says so and what to do, shows AutoDL's ¥4.98/card-h (price_mentions.yaml,
     # a secondary source; USD 4.98 / 6.8012 = $0.732) and the A100 SXM4 80GB as the nearest priced card, labelled
     a = ask(kb, text)
+    # the secondary figure leads, labelled as such (the same figure every kind of answer uses for the A800)
+    mention = a.headline
+    assert mention.code == "mention_cost"
+    assert mention.params["where"]["en"] == "AutoDL" and mention.params["per_gpu"]["amount"] == pytest.approx(4.98)
+    assert mention.params["approx_per_gpu_usd"] == pytest.approx(4.98 / CNY_PER_USD)
+    assert any("63146838246" in s for s in a.sources)
     codes = [d.code for d in a.details]
     assert codes[0] == "price_not_published_next"
-    mention = next(d for d in a.details if d.code == "price_mention")
-    assert mention.params["where"] == "AutoDL" and mention.params["low_cny"] == pytest.approx(4.98)
-    assert mention.params["low_usd"] == pytest.approx(4.98 / CNY_PER_USD)
-    assert "63146838246" in mention.params["source"]
     stand_in = next(d for d in a.details if d.code == "price_stand_in")
     assert stand_in.params["near_name"] == "A100 SXM4 80GB"
     # the stand-in is 1 GPU for 1 GPU: RunPod 1x_A100-80GB-SXM_SECURE $1.89/h, not an 8-GPU node
     assert stand_in.params["price_usd"] == pytest.approx(1.89)
     # the unverified 8-12 元 range comes last, labelled unverified
-    assert codes.index("price_stand_in") < max(i for i, c in enumerate(codes) if c == "price_mention")
+    assert codes[-1] == "price_mention" and a.details[-1].params["low_cny"] == pytest.approx(8.0)
+    assert codes.index("price_stand_in") < len(codes) - 1
 
 
 def test_a_card_with_no_figure_at_all_says_to_ask_for_a_quote(kb):
@@ -183,12 +186,14 @@ def test_which_is_cheaper_without_list_prices_compares_cost_per_token(kb, text):
 
 
 def test_price_mentions_and_stand_ins_are_only_for_gpus_without_price_rows(kb):
-    # a mention or a stand-in must never hide a real offer; a stand-in's nearest card must have prices
+    # a mention or a stand-in must never hide a real offer: a mention of a GPU that has price rows names the cloud it
+    # is about (used only when that cloud is asked about, e.g. AutoDL's RTX 4090); a stand-in's nearest card must
+    # have prices; every mention says its caveat in both languages
     priced = {o.gpu for o in kb.offers}
     assert kb.price_mentions and kb.price_stand_ins
     for gpu_id, mentions in kb.price_mentions.items():
-        assert gpu_id not in priced
-        assert all(m.source and m.caveat for m in mentions)
+        assert gpu_id not in priced or all(m.provider for m in mentions), gpu_id
+        assert all(m.source and m.caveat and m.caveat_zh for m in mentions)
     for gpu_id, stand_in in kb.price_stand_ins.items():
         assert gpu_id not in priced and stand_in.nearest in priced
 

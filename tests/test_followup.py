@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.advice.conversation import respond_to
 
 
@@ -75,8 +77,10 @@ def test_a_new_gpu_with_a_price_keeps_the_served_model_and_load(kb):
     assert q.concurrent_users == 50 and [g.id for g in q.gpus] == ["a800-sxm-80gb"] and q.duration_hours == 730
     rec = a.options[a.recommendation]
     assert (rec.gpu, rec.gpu_count) == ("a800-sxm-80gb", 2)
-    # no provider in knowledge/prices lists the A800: the month's missing price leads, with the count
-    assert a.headline.code == "cost_for_duration_unpriced" and a.headline.params["count"] == 2
+    # no provider in knowledge/prices lists the A800: the month at the secondary-source figure every answer uses
+    # leads, labelled as such: AutoDL ¥4.98 per card-hour (price_mentions.yaml) x 2 cards x 730 h = ¥7,270.80
+    assert a.headline.code == "mention_cost" and a.headline.params["config"]["gpu_count"] == 2
+    assert a.headline.params["total"]["amount"] == pytest.approx(4.98 * 2 * 730)
 
 
 def test_a_new_gpu_with_a_price_in_english(kb):
@@ -98,7 +102,9 @@ def test_other_phrasings_of_a_new_gpu_with_a_price(kb):
     assert q.intent == "size_inference" and [m.id for m in q.models] == ["qwen2.5-32b"] and q.concurrent_users == 20
     assert q.duration_hours == 8760 and "cost" in q.asks
     rec = a.options[a.recommendation]
-    assert rec.gpu == "l20-48gb" and a.headline.params["count"] == rec.gpu_count
+    # no list price for the L20: the year at AutoDL's ¥3.68 per card-hour (price_mentions.yaml) x cards x 8,760 h
+    assert rec.gpu == "l20-48gb" and a.headline.params["config"]["gpu_count"] == rec.gpu_count
+    assert a.headline.params["total"]["amount"] == pytest.approx(3.68 * rec.gpu_count * 8760)
 
 
 def test_a_new_gpu_without_a_price_stays_a_sizing_follow_up(kb):

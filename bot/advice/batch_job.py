@@ -20,7 +20,7 @@ import math
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label
-from bot.advice.options import caveats, config, next_actions, quality_tier
+from bot.advice.options import caveats, config, machines_first, mention_cost, next_actions, quality_tier
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
@@ -122,6 +122,7 @@ def answer(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
                         reason=options[0].rejection if options else None)
     else:
         o = options[rec]
+        total = config(o)
         headline = note("batch_job", config=config(o), model_name=name, documents=q.documents,
                         input_tokens=job.input_tokens, output_tokens=job.output_tokens, hours=o.wall_clock_hours,
                         total_usd=o.total_cost_usd, total_tps=o.throughput_tps, batch=o.max_users,
@@ -134,12 +135,16 @@ def answer(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
             price = price_of(ctx, placement)
             hours = o.wall_clock_hours / copies
             details.append(headline)
+            total = {"gpu_count": gpus, "gpu_name": o.gpu_name}
             headline = note("batch_job_deadline", deadline_hours=deadline, gpu_count=gpus, gpu_name=o.gpu_name,
                             copies=copies, config=config(o), hours=hours, model_name=name, documents=q.documents,
                             total_usd=price.price_per_hour_usd * hours if price else None,
                             price_usd=price.price_per_hour_usd if price else None)
         elif deadline and o.wall_clock_hours:
             details.append(note("batch_job_in_time", deadline_hours=deadline, hours=o.wall_clock_hours))
+        if o.price is None and (mentioned := mention_cost(ctx, config(o), o.gpu, o.gpu_count, o.wall_clock_hours)):
+            details.insert(0, mentioned)  # no list price: the secondary-source figure for the job, labelled as such
+        headline, details = machines_first(ctx, headline, details, total, name)  # machines asked: they lead
     rows = [[config(o), o.max_users, o.throughput_tps, o.wall_clock_hours, o.price_per_hour_usd, o.total_cost_usd]
             for o in options]
     return ctx.answer(title=note("title_batch_job", model_name=name, documents=q.documents), headline=headline,

@@ -35,7 +35,7 @@ from bot.advice.runs import (
 from bot.advice.specs import ratio_facts, spec_table
 from bot.kb.schema import Model
 from bot.notes import note
-from bot.pricing.mentions import mention_prices
+from bot.pricing.mentions import mention_for
 
 __all__ = ["answer"]
 
@@ -254,8 +254,8 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
 
 def _cost_at_mentions(ctx: Context, full: list[Option]):
     """Cost per 1M tokens at full load for each configuration, when at least one has no list price but every
-    one has a price: its cheapest list price, else its first secondary-source figure (``price_mentions.yaml``,
-    never an unverified range). Cost per 1M tokens = USD per GPU-hour / (tokens/s per GPU x 3,600) x 10^6.
+    one has a price: its cheapest list price, else the secondary-source figure every answer uses for it
+    (:func:`bot.pricing.mentions.mention_for`: the cloud named first; never an unverified range). Cost per 1M tokens = USD per GPU-hour / (tokens/s per GPU x 3,600) x 10^6.
     ``None`` when a side has neither (the answer then compares speed per card only)."""
     items = []
     for c in full:
@@ -264,14 +264,13 @@ def _cost_at_mentions(ctx: Context, full: list[Option]):
             items.append({"config": config(c), "per_gpu_usd": c.price.price_per_gpu_hour_usd, "per_gpu_tps": per_gpu_tps,
                           "where": c.price.provider_name, "mention": False})
             continue
-        gpu_id = (c.gpu or "").split("@")[0]
-        mp = next((m for m in mention_prices(ctx.kb, gpu_id)
-                   if m.mention.reliability == "secondary" and m.low_usd is not None), None)
-        if mp is None:
+        mp = mention_for(ctx.kb, c.gpu, ctx.query.providers) if c.gpu and "@" not in c.gpu else None
+        if mp is None or mp.low_usd is None:
             return None
         items.append({"config": config(c), "per_gpu_usd": mp.low_usd, "per_gpu_tps": per_gpu_tps,
                       "where": mp.mention.where, "mention": True,
-                      "per_gpu_cny": mp.mention.low_per_gpu_hour if mp.mention.currency == "cny" else None})
+                      "per_gpu_cny": mp.mention.low_per_gpu_hour if mp.mention.currency == "cny"
+                      and ctx.query.answer_currency != "cny" else None})  # asked in RMB: the ¥ figure is said once
         ctx.cite(mp.mention.source)
         if mp.rate is not None:
             ctx.assume("cny_rate_used", rate=mp.rate[0], rate_date=mp.rate[1])

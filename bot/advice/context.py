@@ -22,8 +22,9 @@ from bot.pricing.offers import OfferTable, offer_table
 __all__ = ["Context"]
 
 
-#: Limits notes that lead an answer: a stated quantity was not used.
-_LEADING_LIMITS = frozenset({"quantity_over_limit", "quantity_unusable", "closed_model", "currency_without_rate"})
+#: Limits notes that lead an answer: a stated quantity was not used, a GPU variant named does not exist.
+_LEADING_LIMITS = frozenset({"quantity_over_limit", "quantity_unusable", "closed_model", "currency_without_rate",
+                             "unknown_variant"})
 #: Headlines that already state the bound they hit (a quote of more GPUs than the sizing bound, priced at list).
 _SAYS_ITS_LIMIT = frozenset({"quote_count_over_limit"})
 #: Parser notes that say a model name the knowledge base lacks was sized by the parameter count it carries.

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from bot.advice.answer import Answer, Option
 from bot.advice.context import Context
-from bot.advice.models import model_label, resolve_models
-from bot.advice.options import caveats, config, next_actions, variant_notes
+from bot.advice.models import model_label, model_question, resolve_models
+from bot.advice.options import caveats, config, machines_first, mention_cost, next_actions, variant_notes
 from bot.advice.planner import candidate_gpus, finetune_option, group_cap, plan_finetune
 from bot.advice.runs import finetune_alternatives, finetune_setups, finetune_table, finetune_tokens
 from bot.errors import AdvisorError
@@ -30,7 +30,8 @@ def answer(ctx: Context) -> Answer:
     q = ctx.query
     models = resolve_models(ctx)
     if not models:
-        return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_model_finetune"),
+        headline, details = model_question(ctx, "ask_model_finetune")
+        return ctx.answer(title=note("title_one_more_thing"), headline=headline, details=details,
                           examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
     model = models[0]
     variant_notes(ctx)
@@ -78,6 +79,11 @@ def answer(ctx: Context) -> Answer:
                        note("finetune_deadline_none", deadline_hours=q.deadline_hours))
     if q.diagnosis is not None and q.diagnosis.kind == "oom":
         details += [note("oom_fix_training_1"), note("oom_fix_training_2"), note("oom_fix_training_3")]
+    if o is not None and o.fits and o.price is None and (mentioned := mention_cost(
+            ctx, config(o), o.gpu, o.gpu_count, o.wall_clock_hours)):
+        details.insert(0, mentioned)  # no list price: the secondary-source figure for the run, labelled as such
+    if o is not None and o.fits:  # machines asked: they lead
+        headline, details = machines_first(ctx, headline, details, config(o), model_label(model))
     return ctx.answer(title=note("title_finetune", model_name=model_label(model)), headline=headline, details=details,
                       options=options, recommendation=rec, table=finetune_table(options),
                       actions=next_actions(ctx, o, precision_switch=False))

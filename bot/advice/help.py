@@ -16,17 +16,21 @@ EXAMPLES = [
     "how long to pretrain a 3b model on 300B tokens with 32 H100s",
 ]
 EXAMPLES_ZH = ["两张A100 40G能跑70b吗", "H100 和 A100 哪个适合推理 Llama 2 70B", "8张H100 三天多少钱",
-               "用 vllm 部署 qwen2.5 72b 给 50 个用户，需要几张 H20"]
+               "用 vllm 部署 qwen2.5 72b 给 50 个用户，需要几张 H20", "两张 3090 能 qlora 微调 llama 70b 吗",
+               "32 张 H100 预训练 3b 模型 3000 亿 token 要多久"]
 
 
 def answer(ctx: Context, *, reset: bool = False, usage: str | None = None) -> Answer:
     """What the bot does, and examples (empty input, "help", noise, "reset")."""
     q = ctx.query
-    examples = EXAMPLES_ZH + EXAMPLES[:2] if ctx.zh else list(EXAMPLES)
+    examples = list(EXAMPLES_ZH) if ctx.zh else list(EXAMPLES)  # examples in the reader's language only
     if usage:
         examples = [usage, *examples[:4]]
     not_understood = q.intent == "unknown" and q.text.strip()
     headline = note("help_headline_reset" if reset else "help_headline_unknown" if not_understood else "help_headline")
+    family = next((n for n in q.notes if n.code == "family_without_size"), None)
+    if not_understood and family is not None:
+        headline = family  # a model family was named ("deepseek v5"): what is known of it, not "nothing found"
     return ctx.answer(title=note("title_help"), headline=headline,
                       details=[note("help_what"), note("help_slack")], examples=examples,
                       actions=[Action(action_id="open_form", label=note("button_size_it"))],

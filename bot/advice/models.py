@@ -16,20 +16,35 @@ from bot.estimation import generic_model
 from bot.kb.importers.hf_config import ConfigImportError, import_hf_config
 from bot.kb.loader import KnowledgeBase
 from bot.kb.schema import Model
+from bot.notes import Note, note
 from bot.parsing.query import ModelMention
 
-__all__ = ["model_label", "nearest_published", "resolve_model", "resolve_models"]
+__all__ = ["model_label", "model_question", "nearest_published", "resolve_model", "resolve_models"]
 
 #: Families whose shapes stand for "a typical decoder" when a user gives only a size: the mainstream
 #: GQA/MHA Llama-style decoders most teams train and fine-tune (not MQA Falcon, not MoE or MLA).
 _REFERENCE_FAMILIES = {"llama", "qwen", "mistral"}
+#: The id of a model built from a pasted config.json (named in the reader's language by :func:`model_label`).
+_PASTED_ID = "pasted-config"
 #: Largest model size read as a model (a 5,000B = 5T-parameter model is beyond anything published).
 MAX_PARAMS_B = 5000.0
+
+
+def model_question(ctx: Context, code: str) -> tuple[Note, list[Note]]:
+    """The headline and details of an answer that must ask which model: the question (message ``code``), led by
+    what was understood when a family was named without a size ("部署 Qwen5 要几张卡": no data for that version,
+    the family's known models), else the question alone."""
+    family = next((n for n in ctx.query.notes if n.code == "family_without_size"), None)
+    if family is None:
+        return note(code), []
+    return family, [note(code)]
 
 
 def model_label(model: Model) -> str | dict[str, str]:
     """How an answer names a model: its name, or for a model known only by its size a phrase in each
     language ({"en": "a 7B model", "zh": "7B 模型"}), rendered in the user's language."""
+    if model.id == _PASTED_ID:
+        return {"en": "the model of the pasted config.json", "zh": "粘贴的 config.json 对应的模型"}
     if model.family != "generic":
         return model.name
     total = model.params_total_b
@@ -58,8 +73,8 @@ def resolve_model(ctx: Context, mention: ModelMention) -> Model | None:
     """The :class:`Model` a mention stands for, or ``None`` (with a warning) when it cannot be sized."""
     if mention.config is not None:
         try:
-            entry = import_hf_config(mention.config, "pasted-config").entry
-            model = Model.model_validate({**entry, "name": "the model of the pasted config.json"})
+            entry = import_hf_config(mention.config, _PASTED_ID).entry
+            model = Model.model_validate({**entry, "id": _PASTED_ID, "name": "the model of the pasted config.json"})
         except (ConfigImportError, ValueError):
             ctx.warn("config_unusable")
             return None

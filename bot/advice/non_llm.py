@@ -19,7 +19,7 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label
 from bot.advice.observed import image_time_note
-from bot.advice.options import caveats, config, next_actions
+from bot.advice.options import caveats, config, machines_first, mention_cost, next_actions
 from bot.advice.planner import GpuChoice, candidate_gpus, place, price_of
 from bot.errors import AdvisorError
 from bot.estimation import (
@@ -322,6 +322,13 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
         seen = image_time_note(q, shown.est.seconds_per_image,
                                config(shown.option, with_precision=shown.option.precision not in (None, "fp16", "bf16")))
         details = ([seen] if seen else []) + details
+    if rec is not None and ordered[rec].option.price is None and (mentioned := mention_cost(
+            ctx, config(ordered[rec].option, with_precision=False), ordered[rec].option.gpu,
+            ordered[rec].option.gpu_count, ordered[rec].est.hours if ordered[rec].est else None)):
+        details.insert(0, mentioned)  # no list price: the secondary-source figure, labelled as such
+    if rec is not None and not memory_asked:  # machines asked: they lead
+        headline, details = machines_first(ctx, headline, details,
+                                           config(ordered[rec].option, with_precision=False), model_label(model))
     return ctx.answer(title=note("title_non_llm", model_name=model_label(model)), headline=headline, details=details,
                       options=[r.option for r in ordered], recommendation=rec,
                       table=Table(columns=columns, rows=table_rows),

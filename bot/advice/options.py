@@ -11,18 +11,22 @@
 
 from __future__ import annotations
 
+import math
+
 from bot.advice.answer import Action, Option
 from bot.advice.context import Context
 from bot.advice.models import model_label
-from bot.advice.planner import excluded_providers, one_copy_memory
+from bot.advice.planner import excluded_providers, machine_size, one_copy_memory
 from bot.errors import AdvisorError
 from bot.estimation import efficiency_for
 from bot.kb.schema import Gpu, Model
 from bot.notes import Note, note
+from bot.pricing.mentions import mention_for
 from bot.pricing.offers import Placement
 from bot.pricing.offers import place as all_placements
 
-__all__ = ["caveats", "config", "exact_rental", "half_precision_fix", "idle_line", "next_actions", "quality_tier", "variant_notes"]
+__all__ = ["caveats", "config", "exact_rental", "half_precision_fix", "idle_line", "machines_first", "mention_cost",
+           "next_actions", "quality_tier", "variant_notes"]
 
 #: 32-bit weight formats: 4 bytes per parameter, twice a 16-bit load.
 _FULL_32 = ("fp32", "tf32")
@@ -38,6 +42,78 @@ def config(opt: Option, *, with_model: bool = False, with_precision: bool = True
     if with_model and opt.model_name:
         out["model_name"] = opt.model_name
     return out
+
+
+def machines_first(ctx: Context, headline: Note, details: list, label: dict | None, model_name: str | None
+                   ) -> tuple[Note, list]:
+    """When the question asks for machines ("几台机器", "how many servers"): the machines lead the answer.
+
+    Args:
+        ctx: the answer being built; :func:`bot.advice.planner.machine_size` gives the GPUs per machine (the
+            count stated per machine, else the policy's server size, stated as an assumption).
+        headline, details: the answer's headline and details so far.
+        label: the recommended configuration (:func:`config`), ``None`` when there is none.
+        model_name: the model's label.
+
+    Returns:
+        ``(headline, details)``: ``machines_needed`` (ceil(GPUs / GPUs per machine) machines) first and the old
+        headline as the first detail, or both unchanged when machines are not asked or nothing was recommended.
+    """
+    count = (label or {}).get("gpu_count")
+    if not count or headline.code == "machines_needed":
+        return headline, details
+    per_node = machine_size(ctx)
+    if not per_node:
+        return headline, details
+    return (note("machines_needed", machines=math.ceil(count / per_node), per_node=per_node, config=label,
+                 model_name=model_name), [headline, *details])
+
+
+def mention_cost(ctx: Context, label: dict, gpu_id: str | None, count: int | None, hours: float | None = None, *,
+                 tokens_per_s: float | None = None, with_caveat: bool = False) -> Note | None:
+    """What an unpriced configuration costs at the secondary-source figure every answer uses for its GPU
+    (:func:`bot.pricing.mentions.mention_for`: the named cloud's figure first), labelled as such, never as an offer.
+
+    Args:
+        ctx: the answer being built (its providers pick the figure; its answer currency decides whether the USD
+            equivalents are said).
+        label: the configuration (:func:`config`).
+        gpu_id: the GPU (a copy with a stated memory, ``"...@48gb"``, is no stock card and has no figure).
+        count: GPUs paid for.
+        hours: the rental length or the run's wall clock, hours (``None``: per hour only).
+        tokens_per_s: the configuration's output at full load, tokens/s, for the cost per 1M tokens.
+        with_caveat: also say what is not known about the figure (quotes).
+
+    Returns:
+        ``mention_cost``: the figure per GPU-hour as published (CNY), per hour for ``count`` GPUs and for ``hours``
+        (per GPU-hour x count x hours), each with its USD equivalent at the dated rate unless the user asked for
+        RMB, and the cost per 1M tokens = USD per hour / (tokens/s x 3,600) x 10^6; ``None`` when the GPU has no
+        figure. The source is cited and the rate stated as an assumption.
+    """
+    if not gpu_id or "@" in gpu_id or not count:
+        return None
+    mp = mention_for(ctx.kb, gpu_id, ctx.query.providers)
+    if mp is None:
+        return None
+    m = mp.mention
+    approx = m.currency != "usd" and ctx.query.answer_currency != m.currency and mp.low_usd is not None
+
+    def money(per_gpu: float) -> dict:
+        return {"amount": per_gpu, "currency": m.currency}
+
+    ctx.cite(m.source)
+    if mp.rate is not None:
+        ctx.assume("cny_rate_used", rate=mp.rate[0], rate_date=mp.rate[1])
+    hour_usd = mp.low_usd * count if mp.low_usd is not None else None
+    return note("mention_cost", config=label, where={"en": m.where, "zh": m.where_zh or m.where},
+                named=m.provider is not None and m.provider in ctx.query.providers,
+                per_gpu=money(m.low_per_gpu_hour), hour=money(m.low_per_gpu_hour * count),
+                total=money(m.low_per_gpu_hour * count * hours) if hours else None, hours=hours,
+                approx_per_gpu_usd=mp.low_usd if approx else None, approx_hour_usd=hour_usd if approx else None,
+                approx_total_usd=hour_usd * hours if approx and hours else None,
+                per_m_usd=hour_usd / (tokens_per_s * 3600) * 1e6 if hour_usd and tokens_per_s else None,
+                as_of=m.as_of.isoformat() if m.as_of else None,
+                caveat={"en": m.caveat, "zh": m.caveat_zh} if with_caveat else None)
 
 
 def caveats(ctx: Context, opt: Option, gpu: Gpu | None = None, *, idle: bool = True) -> None:

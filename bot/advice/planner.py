@@ -20,6 +20,7 @@ estimate is computed once per answer (memoised).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -54,6 +55,7 @@ __all__ = [
     "canonical_precision",
     "given_placement",
     "group_cap",
+    "machine_size",
     "workload_of",
     "ServingPlan",
     "candidate_gpus",
@@ -112,8 +114,9 @@ def resolve_gpu(ctx: Context, mention: GpuMention) -> Gpu:
                                       "name": f"{gpu.memory_gb:g}GB GPU ({stated_bw[0]:,.0f} GB/s)"})
     if mention.memory_gb and abs(mention.memory_gb - gpu.memory_gb) >= 1:
         ctx.assume("stated_memory_used", gpu_name=gpu.name, memory_gb=mention.memory_gb)
+        stock = gpu.name.rsplit(" ", 1)[0] if re.search(r"\d+GB$", gpu.name) else gpu.name  # "A100 SXM4 80GB"
         return gpu.model_copy(update={"id": f"{gpu.id}@{mention.memory_gb:g}gb", "memory_gb": mention.memory_gb,
-                                      "name": f"{gpu.name.rsplit(' ', 1)[0]} {mention.memory_gb:g}GB"})
+                                      "name": f"{stock} {mention.memory_gb:g}GB"})
     return gpu
 
 
@@ -219,6 +222,23 @@ def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None
         if found is not None and (best is None or found.price_per_hour_usd < best.price_per_hour_usd):
             best = found
     return best
+
+
+def machine_size(ctx: Context) -> int | None:
+    """GPUs per machine for an answer that gives machines ("几台机器", "how many servers").
+
+    The count the question states per machine ("每台8卡", "8-GPU nodes"); else, when machines are asked without
+    one, the policy's machine size (``knowledge/policy.yaml`` ``limits.gpus_per_machine``: 8-GPU servers), stated
+    as an assumption; ``None`` when machines are not asked.
+    """
+    q = ctx.query
+    if q.gpus_per_node:
+        return q.gpus_per_node
+    if "node_count" not in q.asks:
+        return None
+    per_node = int(ctx.policy.limits.gpus_per_machine.value)
+    ctx.assume("machine_size_assumed", per_node=per_node)
+    return per_node
 
 
 def place_nearest_variant(ctx: Context, gpu: Gpu, count: int, group: int, need_gb: float | None

@@ -19,7 +19,7 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
-from bot.advice.options import caveats, config, idle_line, next_actions, variant_notes
+from bot.advice.options import caveats, config, idle_line, mention_cost, next_actions, variant_notes
 from bot.advice.planner import (
     candidate_gpus,
     excluded_providers,
@@ -40,8 +40,8 @@ from bot.kb.schema import Gpu
 from bot.notes import note
 from bot.parsing.gpus import MAX_GPU_COUNT
 from bot.parsing.query import GpuMention
-from bot.pricing.mentions import mention_prices
-from bot.pricing.offers import Placement
+from bot.pricing.mentions import mention_for, mention_prices
+from bot.pricing.offers import Offer, Placement
 from bot.pricing.offers import place as all_placements
 
 __all__ = ["answer"]
@@ -159,9 +159,21 @@ def _hardware(ctx: Context) -> Answer:
         caveats(ctx, o, idle=False)
     headline = _headline(ctx, headline_groups, hours)
     details = _cheapest_list_price(ctx, headline_groups)
+    figures, unpriced_notes = [], []
     for gpu, count, rows, _mention in headline_groups:
         if not any(r.price for r in rows if not r.changes):
-            details += _unpriced_figures(ctx, gpu, count, hours)
+            figure, notes = _unpriced_figures(ctx, gpu, count, hours)
+            figures += [figure] if figure is not None else []
+            unpriced_notes += notes
+    if figures and len(figures) == len(headline_groups):
+        # every GPU asked lacks a list price here but has the secondary-source figure every kind of answer uses:
+        # those figures are the answer, labelled as such; what else is known follows
+        said = {f.params["where"]["en"] for f in figures if f.params.get("named")}
+        ctx.missing[:] = [n for n in ctx.missing if n.code != "no_price_for_gpu" and not (
+            n.code == "provider_unpriced" and n.params.get("provider") in said)]
+        headline, details = figures[0], [*figures[1:], *details]
+        figures = []
+    details += figures + unpriced_notes
     difference = _pricing_difference(ctx, headline_groups, hours)
     if difference is not None:  # "reserved vs on-demand, monthly difference?": the difference leads
         details.insert(0, headline)
@@ -223,24 +235,37 @@ def _hardware(ctx: Context) -> Answer:
                                                         show_all=len(shown) > ctx.policy.serving.shown_options))
 
 
-def _unpriced_figures(ctx: Context, gpu: Gpu, count: int, hours: float) -> list:
-    """For a GPU no tracked cloud prices (A800, H800, H20): what a team can decide with. Each secondary-source
-    figure (``price_mentions.yaml``: CNY as published, USD derived with the dated rate, the total for the count and
-    hours, its source and caveat); the nearest priced card's cheapest on-demand list price for the count, labelled
-    as that card; unverified ranges last; first, what to do (ask the cloud's sales for a quote, or give a price)."""
-    out = [note("price_not_published_next", gpu_name=gpu.name)]
+def _unpriced_figures(ctx: Context, gpu: Gpu, count: int, hours: float) -> tuple:
+    """For a GPU with no list price in this answer (no tracked cloud prices it, A800/H800/H20; or the cloud named,
+    AutoDL, has no price rows): what a team can decide with.
+
+    Returns:
+        ``(figure, notes)``: ``figure`` is the secondary-source figure every answer uses for this GPU
+        (:func:`bot.advice.options.mention_cost`, at the cloud named when it has one: CNY as published, USD derived
+        with the dated rate, the total for the count and hours, with its caveat), or ``None``; ``notes`` are, in
+        order, what to do when no tracked cloud lists the GPU at all (ask the cloud's sales, or give a price), the
+        nearest priced card's cheapest on-demand list price for the count labelled as that card, and unverified
+        ranges last.
+    """
+    out = [] if ctx.kb.offers_for(gpu.id) else [note("price_not_published_next", gpu_name=gpu.name)]
+    figure = mention_cost(ctx, {"gpu_count": count, "gpu_name": gpu.name}, gpu.id, count,
+                          hours if hours > 1 else None, with_caveat=True)
     unverified = []
     for mp in mention_prices(ctx.kb, gpu.id):
         m = mp.mention
+        if m.reliability != "unverified":
+            continue
         ranged = m.high_per_gpu_hour > m.low_per_gpu_hour
-        (out if m.reliability == "secondary" else unverified).append(note("price_mention", gpu_name=gpu.name, where=m.where, low_cny=m.low_per_gpu_hour
-                        if m.currency == "cny" else None, high_cny=m.high_per_gpu_hour if ranged and
-                        m.currency == "cny" else None, low_usd=mp.low_usd, high_usd=mp.high_usd if ranged else None,
-                        count=count, hours=hours if hours > 1 else None,
-                        total_low_usd=mp.low_usd * count * hours if mp.low_usd and hours > 1 else None,
-                        total_high_usd=mp.high_usd * count * hours if mp.high_usd and ranged and hours > 1 else None,
-                        reliability=note(f"mention_{m.reliability}"), caveat=m.caveat,
-                        as_of=m.as_of.isoformat() if m.as_of else None, source=m.source))
+        unverified.append(note("price_mention", gpu_name=gpu.name, where={"en": m.where, "zh": m.where_zh or m.where},
+                               low_cny=m.low_per_gpu_hour if m.currency == "cny" else None,
+                               high_cny=m.high_per_gpu_hour if ranged and m.currency == "cny" else None,
+                               low_usd=mp.low_usd, high_usd=mp.high_usd if ranged else None,
+                               count=count, hours=hours if hours > 1 else None,
+                               total_low_usd=mp.low_usd * count * hours if mp.low_usd and hours > 1 else None,
+                               total_high_usd=mp.high_usd * count * hours if mp.high_usd and ranged and hours > 1
+                               else None, reliability=note(f"mention_{m.reliability}"),
+                               caveat={"en": m.caveat, "zh": m.caveat_zh},
+                               as_of=m.as_of.isoformat() if m.as_of else None))
         if mp.rate is not None:
             ctx.assume("cny_rate_used", rate=mp.rate[0], rate_date=mp.rate[1])
         ctx.cite(m.source)
@@ -254,7 +279,8 @@ def _unpriced_figures(ctx: Context, gpu: Gpu, count: int, hours: float) -> list:
         best = min(found, key=lambda p: (p.idle_gpus > 0, p.stale or p.offer.as_of is None, p.price_per_hour_usd),
                    default=None)
         if best is not None:
-            out.append(note("price_stand_in", gpu_name=gpu.name, near_name=near.name, why=stand_in.why, count=count,
+            out.append(note("price_stand_in", gpu_name=gpu.name, near_name=near.name,
+                            why={"en": stand_in.why, "zh": stand_in.why_zh}, count=count,
                             provider=best.offer.provider_name, instance=best.offer.instance_type,
                             price_usd=best.price_per_hour_usd, per_gpu_usd=best.price_per_gpu_hour_usd,
                             hours=hours if hours > 1 else None,
@@ -262,7 +288,7 @@ def _unpriced_figures(ctx: Context, gpu: Gpu, count: int, hours: float) -> list:
                             as_of=best.offer.as_of.isoformat() if best.offer.as_of else None,
                             undated=best.offer.as_of is None))
             ctx.cite(stand_in.source, best.offer.source)
-    return out + unverified  # an unverified range last
+    return figure, out + unverified  # an unverified range last
 
 
 def _against_limit(ctx: Context, groups, hours: float, limit: tuple[float, bool, str], headline, details):
@@ -763,11 +789,19 @@ def _run_cost(ctx: Context, model) -> Answer:
                         rented=o.price.gpus_rented if o.price.gpus_rented > (o.gpu_count or 0) else None,
                         price_usd=o.price.price_per_hour_usd)
     else:
-        ctx.lack("no_price_for_run", model_name=model_label(model))
         headline = note("run_cost_unpriced", model_name=model_label(model), tokens_tokens=tokens)
-    return ctx.answer(title=note("title_run_cost", model_name=model_label(model)), headline=headline, options=options,
-                      details=idle_line(ctx, options[rec] if rec is not None else None),
-                      recommendation=rec, table=table, actions=next_actions(ctx, None, precision_switch=False))
+    mentioned = [(i, n) for i, o in enumerate(options) if rec is None and o.fits and o.price is None
+                 and (n := mention_cost(ctx, config(o), o.gpu, o.gpu_count, o.wall_clock_hours))]
+    if mentioned:
+        # no list price for any fitting setup: the run at the secondary-source figure every answer uses (the
+        # cheapest such run leads, labelled as a secondary figure)
+        rec, headline = min(mentioned, key=lambda x: x[1].params["total"]["amount"])
+    elif rec is None:
+        ctx.lack("no_price_for_run", model_name=model_label(model))
+    details = idle_line(ctx, options[rec]) if rec is not None and options[rec].price is not None else []
+    return ctx.answer(title=note("title_run_cost", model_name=model_label(model)), headline=headline,
+                      details=details, options=options, recommendation=rec, table=table,
+                      actions=next_actions(ctx, None, precision_switch=False))
 
 
 # --------------------------------------------------------------------------- buy vs rent
@@ -885,6 +919,20 @@ def _break_even(ctx: Context) -> Answer:
                                      (o.offer.provider, o.offer.instance_type, o.offer.pricing_model)
                                      for o in placements):
             placements.append(p)
+    figure = None
+    if not any(p.offer.provider != "user" for p in placements):
+        # no list price to rent at (a China-market card, or only the cloud named, AutoDL, which publishes none): the
+        # secondary-source figure every kind of answer uses for this card is the rent compared with, labelled as such
+        mp = mention_for(ctx.kb, gpu.id, q.providers)
+        if mp is not None and mp.low_usd:
+            m = mp.mention
+            offer = Offer(provider=m.provider or "mention", provider_name=m.where, instance_type=f"{count}x {gpu.name}",
+                          gpu=gpu.id, gpu_count=count, price_per_hour_usd=mp.low_usd * count, pricing_model="on_demand",
+                          marketplace=True,
+                          as_of=m.as_of, source=m.source)
+            placements.append(Placement(offer=offer, instances=1, gpus_needed=count, group=max(1, group),
+                                        group_split=False, price_per_hour_usd=mp.low_usd * count, stale=False))
+            figure = mention_cost(ctx, {"gpu_count": count, "gpu_name": gpu.name}, gpu.id, count, month)
     options = []
     for p in placements:
         # a commitment is billed for every hour of its term, used or not; on-demand and spot only when used
@@ -912,7 +960,8 @@ def _break_even(ctx: Context) -> Answer:
                         max_price_usd=max(0.0, first[2] * horizon - running), util_pct=util * 100,
                         provider=first[0].price.provider_name if first[0].price else None)
         extra = [note("break_even_over_desk", **over_desk, home_months=None)] if over_desk is not None else []
-        return ctx.answer(title=note("title_break_even"), headline=headline, details=[*extra, note("ask_break_even")],
+        return ctx.answer(title=note("title_break_even"), headline=headline,
+                          details=[*extra, *([figure] if figure is not None else []), note("ask_break_even")],
                           options=[o for o, _, _ in options], recommendation=0,
                           actions=next_actions(ctx, None, precision_switch=False))
     if first[1] is None:
@@ -949,6 +998,8 @@ def _break_even(ctx: Context) -> Answer:
         headline = life_line
     else:
         details.append(life_line)
+    if figure is not None:
+        details.insert(0, figure)  # the rent is a secondary figure: said right under the headline
     table = Table(columns=["config", "provider", "pricing", "usd_per_hour", "rent_per_month", "break_even_months"],
                   rows=[[config(o, with_precision=False), o.price.provider_name, _pricing_label(o),
                          o.price.price_per_hour_usd, r, m if m is None else math.ceil(m * 10) / 10]

@@ -21,13 +21,15 @@ from dataclasses import replace
 from bot.advice import batch_job
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
-from bot.advice.models import model_label, resolve_models
+from bot.advice.models import model_label, model_question, resolve_models
 from bot.advice.non_llm import answer_non_llm
 from bot.advice.options import (
     caveats,
     config,
     half_precision_fix,
     idle_line,
+    machines_first,
+    mention_cost,
     next_actions,
     quality_tier,
     variant_notes,
@@ -39,6 +41,7 @@ from bot.advice.planner import (
     candidate_gpus,
     canonical_precision,
     cost_per_million_tokens,
+    machine_size,
     place,
     plan_serving,
     precisions_for,
@@ -183,7 +186,7 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
             if alt_plan.meets and alt_plan.count < (o.gpu_count or 0):
                 alt = serving_option(ctx, alt_plan, changes=["precision"])
                 shown.append(alt)
-                per_node = ctx.query.gpus_per_node
+                per_node = machine_size(ctx)
                 details.append(note("upcast_quantized_alternative", config=config(alt), precision=eight,
                                     machines=math.ceil(alt.gpu_count / per_node) if per_node else None,
                                     per_node=per_node))
@@ -201,13 +204,8 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         if line:  # the line says the instance size and the idle GPUs: the generic warning would repeat it
             ctx.warnings[:] = [w for w in ctx.warnings if w.code != "idle_gpus"]
         details += line
-    per_node = ctx.query.gpus_per_node
-    if rec is not None and per_node and shown[rec].gpu_count:
-        # machines were asked: they lead, the sizing line follows
-        o = shown[rec]
-        details.insert(0, headline)
-        headline = note("machines_needed", machines=math.ceil(o.gpu_count / per_node), per_node=per_node,
-                        config=config(o), model_name=model_label(model))
+    if rec is not None:  # machines asked: they lead, the sizing line follows
+        headline, details = machines_first(ctx, headline, details, config(shown[rec]), model_label(model))
     if limit is not None and fixed and shown and shown[0].price is not None and not shown[0].changes:
         mine = shown[0].price.price_per_hour_usd / ((shown[0].gpu_count or 1) if limit[1] else 1)
         if mine > limit[0] + 1e-9:  # the user's own setup is also over their price limit: say so too
@@ -227,7 +225,8 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
     q = ctx.query
     if rec is not None and "cost" in q.asks and q.duration_hours and not shown[rec].changes:
         # the cost for the stated length was asked: it leads (the sizing line follows)
-        cost = next((d for d in details if d.code in ("cost_for_duration", "cost_for_duration_unpriced")), None)
+        cost = next((d for d in details if d.code in ("cost_for_duration", "cost_for_duration_unpriced")
+                     or (d.code == "mention_cost" and d.params.get("hours"))), None)
         if cost is not None:
             details = [headline] + [d for d in details if d is not cost]
             headline = cost
@@ -541,6 +540,12 @@ def _details(ctx: Context, model: Model, load: ServingLoad, shown: list[Option],
         o.total_cost_usd = o.price.price_per_hour_usd * ctx.query.duration_hours
         out.append(note("cost_for_duration", config=config(o), hours=ctx.query.duration_hours,
                         total_usd=o.total_cost_usd))
+    elif o is not None and o.price is None and (mentioned := mention_cost(
+            ctx, config(o), o.gpu, o.gpu_count, ctx.query.duration_hours)):
+        # no list price, but a secondary-source figure for this GPU (at the cloud named, when it has one): the same
+        # figure every kind of answer uses, labelled as such, said first (a priced option says its price in the
+        # headline)
+        out.insert(0, mentioned)
     elif ctx.query.duration_hours and "cost" in ctx.query.asks and o is not None and o.meets:
         # the cost for a length was asked but no tracked provider lists this GPU: say so, with the count to price
         out.append(note("cost_for_duration_unpriced", config=config(o), hours=ctx.query.duration_hours,
@@ -689,9 +694,16 @@ def _token_cost(ctx: Context, model: Model, choices: list[GpuChoice], load: Serv
                         total_tps=o.throughput_tps, price_usd=o.price_per_hour_usd,
                         provider=o.price.provider_name if o.price else None,
                         volume_tokens=volume if per_m and volume and abs(volume - 1e6) > 1 else None,
-                        volume_usd=per_m * volume / 1e6 if per_m and volume else None)
+                        volume_usd=per_m * volume / 1e6 if per_m and volume else None, no_price=True)
         ctx.assume("token_cost_method", per_user_tps=load.capacity_tps)
     details = _details(ctx, model, load, options, rec)
+    if headline.code == "token_cost_unpriced" and (mentioned := mention_cost(
+            ctx, config(options[rec]), options[rec].gpu, options[rec].gpu_count,
+            tokens_per_s=options[rec].throughput_tps)):
+        # no list price: the secondary-source figure gives the cost per token at this full-load throughput (it
+        # leads, the throughput follows)
+        throughput = note("token_cost_unpriced", **{**headline.params, "no_price": False})
+        headline, details = mentioned, [throughput, *(d for d in details if d.code != "mention_cost")]
     return ctx.answer(title=note("title_serving", model_name=model_label(model), users=None, total_tps=None),
                       headline=headline, details=details, options=options, recommendation=rec, table=_table(options),
                       actions=next_actions(ctx, options[rec] if rec is not None else None))
@@ -806,6 +818,7 @@ def _memory(ctx: Context, models: list[Model]) -> Answer:
     rows, items, kv = [], [], []
     for model in models:
         shape, _ = kv_shape(model)
+        name = model_label(model)
         for precision in precisions:
             for kv_format in kv_formats:
                 try:
@@ -820,17 +833,17 @@ def _memory(ctx: Context, models: list[Model]) -> Answer:
                     element_bytes = m.kv_cache_bytes_per_token / shape.bytes_per_token(1.0)
                     kv_gb = shape.bytes_per_sequence(context, element_bytes) * users / 1e9
                     if m.kv_cache_gb and m.kv_cache_gb > kv_gb * 1.01:
-                        ctx.assume("kv_replicated_tp", model_name=model.name, kv_gb=kv_gb, tp=est.tensor_parallel,
+                        ctx.assume("kv_replicated_tp", model_name=name, kv_gb=kv_gb, tp=est.tensor_parallel,
                                    group_kv_gb=m.kv_cache_gb)
                 total = m.weights_gb + (kv_gb or 0) + eff.c("cuda_context_gb")
-                label = {"model_name": model.name, "precision": est.precision if len(kv_formats) == 1
+                label = {"model_name": name, "precision": est.precision if len(kv_formats) == 1
                          else f"{est.precision} + {est.kv_precision} KV"}
                 rows.append([label, m.weights_gb, kv_gb, total, est.gpu_count])
-                if not any((i["model_name"], i["precision"]) == (model.name, est.precision) for i in items):
-                    items.append({"model_name": model.name, "precision": est.precision, "weights_gb": m.weights_gb,
+                if not any((i["model_name"], i["precision"]) == (name, est.precision) for i in items):
+                    items.append({"model_name": name, "precision": est.precision, "weights_gb": m.weights_gb,
                                   "total_gb": total})
-                kv_item = {"model_name": model.name, "kv_gb": kv_gb or 0.0, "kv_precision": est.kv_precision}
-                if not any(k["model_name"] == model.name and abs(k["kv_gb"] - kv_item["kv_gb"]) < 1e-6 for k in kv):
+                kv_item = {"model_name": name, "kv_gb": kv_gb or 0.0, "kv_precision": est.kv_precision}
+                if not any(k["model_name"] == name and abs(k["kv_gb"] - kv_item["kv_gb"]) < 1e-6 for k in kv):
                     kv.append(kv_item)  # 16-bit KV is the same size whether it is called bf16 or fp16
     ctx.assume("memory_method", context_tokens=context, users=users)
     ctx.cite("estimation-notes.md: weights = parameters x bytes per weight; KV = 2 x layers x KV heads x head_dim x bytes")
@@ -842,5 +855,6 @@ def _memory(ctx: Context, models: list[Model]) -> Answer:
 
 
 def _ask_for_model(ctx: Context) -> Answer:
-    return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_model"),
+    headline, details = model_question(ctx, "ask_model")
+    return ctx.answer(title=note("title_one_more_thing"), headline=headline, details=details,
                       examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)

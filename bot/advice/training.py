@@ -13,8 +13,8 @@ import math
 
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
-from bot.advice.models import model_label, resolve_models
-from bot.advice.options import caveats, config, next_actions, variant_notes
+from bot.advice.models import model_label, model_question, resolve_models
+from bot.advice.options import caveats, config, machines_first, mention_cost, next_actions, variant_notes
 from bot.advice.planner import candidate_gpus, place, plan_training, price_of, training_option
 from bot.advice.runs import training_runs, training_table, training_tokens
 from bot.estimation import efficiency_for
@@ -33,7 +33,8 @@ def answer(ctx: Context) -> Answer:
     q = ctx.query
     models = resolve_models(ctx)
     if not models:
-        return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_model_or_size"),
+        headline, details = model_question(ctx, "ask_model_or_size")
+        return ctx.answer(title=note("title_one_more_thing"), headline=headline, details=details,
                           examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
     model = models[0]
     variant_notes(ctx)
@@ -135,12 +136,11 @@ def _answer(ctx: Context, model: Model, tokens: float, options: list[Option]) ->
         details.insert(0, note("gpu_hours_check", gpu_hours=o.gpu_hours, have_gpu_hours=ctx.query.gpu_hours,
                                within=within, over=not within,
                                tokens_in_budget_tokens=tokens * ctx.query.gpu_hours / o.gpu_hours))
-    per_node = ctx.query.gpus_per_node
-    if o is not None and per_node and o.gpu_count and o.fits:
-        # machines were asked ("how many 8xA100 nodes"): they lead, the run follows
-        details.insert(0, headline)
-        headline = note("machines_needed", machines=math.ceil(o.gpu_count / per_node), per_node=per_node,
-                        config=config(o), model_name=model_label(model))
+    if o is not None and o.fits and o.price is None and (mentioned := mention_cost(
+            ctx, config(o), o.gpu, o.gpu_count, o.wall_clock_hours)):
+        details.insert(0, mentioned)  # no list price: the secondary-source figure for the run, labelled as such
+    if o is not None and o.fits:  # machines asked ("how many 8xA100 nodes"): they lead, the run follows
+        headline, details = machines_first(ctx, headline, details, config(o), model_label(model))
     if o is not None and o.mfu:
         ctx.assume("training_mfu", mfu_pct=o.mfu * 100, sharding=o.sharding)
         for n in o.notes:

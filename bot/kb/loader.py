@@ -369,7 +369,7 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
     catalogs = _load_catalog_names(price_dir / "common", gpus, gpus_unreadable, out)
     unpriced = _load_unpriced(price_dir / "common" / "unpriced_providers.yaml", price_files, out)
     mentions, stand_ins = _load_price_mentions(price_dir / "common" / "price_mentions.yaml", gpus, gpus_unreadable,
-                                               out)
+                                               unpriced, out)
 
     benchmarks: dict[str, Benchmark] = {}
     bench_raw = _read(bench_path, out) if bench_path.exists() else {"benchmarks": []}
@@ -537,9 +537,11 @@ def _load_unpriced(path: Path, price_files, out: _Collector) -> dict[str, Unpric
     return result
 
 
-def _load_price_mentions(path: Path, gpus: dict[str, Gpu], gpus_unreadable: bool, out: _Collector
+def _load_price_mentions(path: Path, gpus: dict[str, Gpu], gpus_unreadable: bool,
+                         unpriced: dict[str, UnpricedProvider], out: _Collector
                          ) -> tuple[dict[str, tuple[PriceMention, ...]], dict[str, PriceStandIn]]:
-    """Secondary-source price figures and stand-ins per GPU (an optional file); unknown GPU ids are reported."""
+    """Secondary-source price figures and stand-ins per GPU (an optional file); unknown GPU and provider ids and
+    a GPU given two figures for one provider are reported."""
     if not path.exists():
         return {}, {}
     file = _validated_file(path, PriceMentionFile, out)
@@ -548,6 +550,12 @@ def _load_price_mentions(path: Path, gpus: dict[str, Gpu], gpus_unreadable: bool
     for index, m in enumerate(file.mentions if file else []):
         if m.gpu not in gpus and not gpus_unreadable:
             out.add(path, ["mentions", index, "gpu"], "gpu", f"unknown GPU id {m.gpu!r}")
+        if m.provider is not None and m.provider not in unpriced:
+            out.add(path, ["mentions", index, "provider"], "provider",
+                    f"unknown provider id {m.provider!r} (unpriced_providers.yaml)")
+        if m.provider is not None and any(o.provider == m.provider for o in mentions.get(m.gpu, [])):
+            out.add(path, ["mentions", index, "provider"], "provider",
+                    f"a second figure for {m.gpu!r} at {m.provider!r}: one figure per GPU and provider")
         mentions.setdefault(m.gpu, []).append(m)
     for index, st in enumerate(file.stand_ins if file else []):
         for key in ("gpu", "nearest"):

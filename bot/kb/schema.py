@@ -810,23 +810,30 @@ class PriceMention(_Strict):
     Attributes:
         gpu: GPU id.
         where: the platform or market the figure is about (``"AutoDL"``, ``"Chinese rental market"``).
+        where_zh: ``where`` in Chinese when it is not a name (``"国内租赁市场"``).
+        provider: the id of the cloud the figure is about (``prices/common/unpriced_providers.yaml``:
+            ``autodl``), so a question naming that cloud gets this figure; ``None`` for a market.
         low_per_gpu_hour: the figure (or the low end of a range) per GPU-hour, in ``currency`` as published.
         high_per_gpu_hour: the high end of a range; equal to ``low_per_gpu_hour`` for one figure.
         currency: ``cny`` or ``usd``, as published.
         reliability: ``secondary`` (a copy of a platform's table in someone else's document) or ``unverified``
             (an article with no platform or date per figure).
-        caveat: what is not known about the figure (billing mode, date, platform).
+        caveat, caveat_zh: what is not known about the figure (billing mode, date, platform), in English and
+            Chinese.
         as_of: the date of the document, ``None`` when it has none.
         source: where the figure is published.
     """
 
     gpu: str
     where: str
+    where_zh: str | None = None
+    provider: str | None = None
     low_per_gpu_hour: PositiveFloat
     high_per_gpu_hour: PositiveFloat
     currency: Literal["cny", "usd"]
     reliability: Literal["secondary", "unverified"]
     caveat: Annotated[str, Field(min_length=10)]
+    caveat_zh: Annotated[str, Field(min_length=4)]
     as_of: date | None
     source: Annotated[str, Field(min_length=10)]
 
@@ -844,13 +851,14 @@ class PriceStandIn(_Strict):
     Attributes:
         gpu: the unpriced GPU id.
         nearest: the priced GPU id it is closest to.
-        why: what the two share and where they differ.
+        why, why_zh: what the two share and where they differ, in English and Chinese.
         source: where that is stated.
     """
 
     gpu: str
     nearest: str
     why: Annotated[str, Field(min_length=10)]
+    why_zh: Annotated[str, Field(min_length=4)]
     source: Annotated[str, Field(min_length=10)]
 
 

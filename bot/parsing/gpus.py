@@ -48,6 +48,7 @@ _JOIN_GAP = re.compile(r"^[ \t\-_]{0,2}$")
 _CHAINED_COUNT = re.compile(r"(?<![\w.])(\d{1,3})\s*[x×*]\s*$")  # the "3*" of "3*8*A100"
 #: A product code after a brand word ("Ascend 310P", "Hopper H20"): the brand alone names another product.
 _MODEL_CODE = re.compile(r"^(?:\d{2,5}[a-z]{0,3}|[a-z]{1,2}\d{2,5}[a-z]{0,3})$")
+_MEMORY_AT_END = re.compile(r"[\s(\-_/]*\d{1,3}\s*(?:g|gb|gib)\)?$", re.I)  # "a100 80g" -> "a100"
 _MEMORY_GAP = re.compile(r"^[ \t(\-_/]{0,3}$")  # "a100 40g", "A100 (80GB)", "A100/40GB"
 #: Largest GPU count read from a question: the biggest clusters built fit (xAI's Colossus, 100,000 H100s in
 #: 2024 and about 200,000 GPUs in 2025: x.ai/colossus), so frontier-scale training questions are answered;
@@ -334,6 +335,7 @@ class _GpuScanner:
         self.not_name_prefixes = lex.not_name_prefixes.pattern
         self.percentiles = lex.percentiles  # "p99" is a latency percentile, not a Tesla P-series card
         self.own_card = re.compile(rf"(?:{lex.own_card_words.pattern})\s*$")  # "my 4070 ti super": one card
+        self.variant_words = lex.gpu_variant_words
         self.card_then_paren = _card_then_paren(lex.card_words.pattern)  # "A100 GPUs (40GB)", "A100显卡（40G）"
         gpu_hours = lex.quantity_units.get("gpu_hours")
         # "5,000 H100 GPU-hours", "10k A100 hours": the number before the name is GPU time, not a count
@@ -457,8 +459,26 @@ class _GpuScanner:
             return int(self.words[k][0]), 2
         return None
 
+    def _variant_word_at(self, k: int) -> int:
+        """Words (0, 1 or 2) at word k that spell a variant word joined to the name before it ("ti", "ti super")."""
+        for used in (2, 1):
+            if k + used > len(self.words) or not all(self._joinable(j) for j in range(k - 1, k + used - 1)):
+                continue
+            if self.variant_words.fullmatch(" ".join(w for w, _, _ in self.words[k:k + used])):
+                return used
+        return 0
+
     def _add(self, i: int, n: int, gpu_id: str, key: str, glued: int | None, n_note: Note | None) -> int:
-        """Record a match of words i..i+n-1; take memory and counts around it. Returns the next word."""
+        """Record a match of words i..i+n-1; take memory and counts around it. Returns the next word.
+
+        A variant word after the name that makes no GPU of the knowledge base ("RTX 5090 Ti"), or a memory size
+        no variant of the product has ("H200 64G"), is an unknown variant: read as the product (with the memory
+        stated), and reported with the product's real variants and the nearest known cards (``unknown_variant``).
+        """
+        suffix_words = self._variant_word_at(i + n) if glued is None else 0
+        suffix = " ".join(w for w, _, _ in self.words[i + n:i + n + suffix_words])
+        product_end = self.words[i + n - 1][2]  # the product's name as written, before a variant word and memory
+        n += suffix_words
         start, end = self.words[i][1], self.words[i + n - 1][2]
         span_start, span_end = start, end
         notes = [n_note] if n_note else []
@@ -492,10 +512,8 @@ class _GpuScanner:
                 memory_gb = None
             elif abs(self.tables.memory_of(gpu_id) - memory_gb) < 1:
                 memory_gb = None
-            else:
-                notes.append(note("stated_memory", gpu_name=self.tables.index.display_name("gpu", gpu_id),
-                                  memory_gb=memory_gb))
         written = self.written(start, self.words[i + n - 1][2])
+        named_end = span_end
         count = glued
         nodes = None
         over_limit = None
@@ -542,6 +560,11 @@ class _GpuScanner:
         if count is None and self.own_card.search(self.low[max(0, span_start - 12):span_start]) and not \
                 written.lower().endswith("s"):
             count = 1  # "my 4070 ti super", "我的 4090": the one card the user has
+        if memory_gb is not None and count and abs(count * self.tables.memory_of(gpu_id) - memory_gb) < 1:
+            memory_gb = None  # "3 x RTX 3090 (72GB)": the memory of all the cards, not one card's
+        if suffix or memory_gb is not None:
+            notes.append(_unknown_variant(self.tables, gpu_id, self.written(start, named_end),
+                                          self.written(start, product_end), memory_gb, suffix))
         if assumed and memory_gb is None:
             notes.append(note("assumed_variant", gpu_name=self.tables.index.display_name("gpu", gpu_id),
                               written=written))
@@ -780,12 +803,15 @@ def _other_variant(low: str, start: int, end: int, memory: int, named: list[Foun
     for f in named:
         if f.id is None or f.span_end > start or not gap.fullmatch(low, f.span_end, start):
             continue
+        if not _MEMORY_AT_END.search(f.as_written):
+            continue  # "8 * 4090, 256G memory", "L40S，45G显存": a total or another memory, not a variant listed
         variant = tables.memory_variant(f.id, memory)
         gpu_id = variant or f.id
         return FoundGpu(gpu_id, low[start:end], start, end, start, end,
                         memory_gb=None if variant else float(memory),
-                        notes=[] if variant else [note("stated_memory", gpu_name=tables.index.display_name(
-                            "gpu", gpu_id), memory_gb=memory)])
+                        notes=[] if variant else [_unknown_variant(
+                            tables, gpu_id, f"{_MEMORY_AT_END.sub('', f.as_written)} {low[start:end]}",
+                            _MEMORY_AT_END.sub("", f.as_written), float(memory))])
     return None
 
 
@@ -834,6 +860,22 @@ def _bare_pair(connectors: str) -> re.Pattern[str]:
 def _shared_first(connectors: str) -> re.Pattern[str]:
     """Between a GPU name and a memory size: another size without a unit and a connector ("a100| 40 vs |80gb")."""
     return re.compile(rf"\s*(\d{{2,3}})\s*(?:g|gb)?\s*(?:{connectors}|and|,)\s*")
+
+
+def _unknown_variant(tables: ParserTables, gpu_id: str, written: str, product: str, memory_gb: float | None,
+                     suffix: str = "") -> Note:
+    """The ``unknown_variant`` note of a name that is no GPU of the knowledge base although its product is ("RTX
+    5090 Ti", "H200 64G"): what was written, the product as written ("H200"), the GPU the answer is estimated
+    for, the memory stated, the product's variants and the nearest known cards
+    (:meth:`ParserTables.nearest_cards`), each with its memory unless its name says it."""
+    def item(g: str) -> dict:
+        shown = tables.index.display_name("gpu", g)
+        memory = tables.memory_of(g)
+        return {"gpu_name": shown, "memory_gb": None if f"{memory:g}GB" in shown else memory}
+
+    return note("unknown_variant", written=written, product=product, gpu_name=tables.index.display_name("gpu", gpu_id),
+                memory_gb=memory_gb, suffix=suffix or None, variants=[item(g) for g in tables.variants_of(gpu_id)],
+                nearest=[item(g) for g in tables.nearest_cards(gpu_id, memory_gb)])
 
 
 @lru_cache(maxsize=4)

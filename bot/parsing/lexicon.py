@@ -268,6 +268,9 @@ class LexiconFile(_Vocab):
     simultaneous_words: list[str] = Field(default_factory=list)
     # right before a GPU name: the user's own one card ("my 4070 ti super", "我的 4090")
     own_card_words: list[str] = Field(default_factory=list)
+    # right after a GPU name: a variant word ("ti", "super"); when the product has no such variant ("rtx 5090 ti"),
+    # the name is reported as unknown instead of read as the base card
+    gpu_variant_words: list[str] = Field(default_factory=list)
     # the object of a workload verb names the model ("serve kimi k2 on h200s"): when no model is recognised, the
     # words between one of ``verbs`` and one of ``ends`` are reported as an unknown model, unless they are ``skip``
     model_object: ModelObjectVocab = Field(default_factory=ModelObjectVocab)
@@ -421,6 +424,22 @@ class Phrases:
                 out.append(v)
         return out
 
+    def found_overlapping(self, text: str) -> list[Any]:
+        """Like :meth:`found`, but a phrase that starts inside an earlier one and runs past its end is found
+        too ("需要几台机器": 需要几 and 几台机器), so a short phrase never hides a longer one it overlaps. At each
+        position the longest phrase is taken; one lying wholly inside an earlier match is not."""
+        out: list[Any] = []
+        covered = 0
+        for i in range(len(text)):
+            m = self.regex.match(text, i)
+            if m is None or m.end() <= max(covered, i):
+                continue
+            covered = m.end()
+            v = self.value(m.group(0))
+            if v not in out:
+                out.append(v)
+        return out
+
     def fullmatch(self, text: str) -> bool:
         """Whether all of ``text`` is one phrase."""
         return phrase_key(text) in self.values
@@ -527,6 +546,7 @@ class Lexicon:
     weak_inference: Phrases
     simultaneous_words: Phrases
     own_card_words: Phrases
+    gpu_variant_words: Phrases
     object_verbs: Phrases
     per_machine_before: Phrases
     per_machine_after: Phrases
@@ -723,6 +743,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         pretraining=Phrases(_flat(lists(lambda f: f.workloads.get("pretraining", [])))),
         simultaneous_words=Phrases(_flat(lists(lambda f: f.simultaneous_words))),
         own_card_words=Phrases(_flat(lists(lambda f: f.own_card_words))),
+        gpu_variant_words=Phrases(_flat(lists(lambda f: f.gpu_variant_words))),
         object_verbs=Phrases(_flat(lists(lambda f: f.model_object.verbs))),
         per_machine_before=Phrases(_flat(lists(lambda f: f.per_machine.before))),
         per_machine_after=Phrases(_flat(lists(lambda f: f.per_machine.after)), left_bound=False),

@@ -185,7 +185,7 @@ class _ModelScanner:
         self.tables = tables
         self.found: list[FoundModel] = []
         self.masked = SpanSet()
-        self.family_only: list[str] = []
+        self.family_only: list[tuple[str, str, str]] = []  # (as written, family, version) named without a size
         self.context: _Family | None = None
         self.synonyms = {a.lower(): fam for fam, aliases in tables.kb.model_families.items() for a in aliases
                          if re.fullmatch(r"[a-z0-9]+", a.lower())}
@@ -470,7 +470,7 @@ class _ModelScanner:
                 self.context = _Family(family, shape.version if shape else version, set(shape.extras) if shape else named,
                                        end)
                 return last - i + 1
-            self.family_only.append(self.written(words[i][1], words[i][2]))
+            self.family_only.append((self.written(words[i][1], words[last][2]), family, version))
             self.masked.add((words[i][1], words[last][2]))  # "gemma 2 is ...": the version is part of the name
             self.context = _Family(family, version, named, words[last][2])
             return last - i + 1
@@ -490,11 +490,16 @@ class _ModelScanner:
             billions = _size_billions(size)
             if not billions:
                 return 0
+            # a version of a known family that is not in the knowledge base ("Qwen5-200B"): sized as a generic model
+            # of that size and said first, with the family's models nearest in size
+            nearest = [] if approx else (self.tables.nearest_models(family, billions)
+                                         or self.tables.index.suggest("model", written))
             self.found.append(FoundModel(None, written, start, end, generic=True, params_total_b=billions,
                                          notes=[note("generic_model_named", written=written, size=size.upper(),
-                                                     approximate=bool(approx))],
-                                         unknown=None if approx else written,
-                                         suggestions=[] if approx else self.tables.index.suggest("model", written)))
+                                                     approximate=True) if approx else
+                                                note("unknown_model_generic", written=written, size=size.upper(),
+                                                     suggestions=nearest)],
+                                         unknown=None if approx else written, suggestions=nearest))
         self.masked.add((start, end))
         self.context = _Family(family, version, extras - _BETWEEN_WORDS, end)
         return max(1, k - i)
@@ -513,9 +518,11 @@ class _ModelScanner:
             if not 0 < total <= 5000:
                 continue
             written = self.written(m.start(), m.end())
+            nearest = self.tables.index.suggest("model", written)
             self.found.append(FoundModel(None, written, m.start(), m.end(), generic=True, params_total_b=total,
-                                         notes=[note("unknown_model_generic", written=written, size=f"{m.group(2)}B")],
-                                         unknown=written, suggestions=self.tables.index.suggest("model", written)))
+                                         notes=[note("unknown_model_generic", written=written, size=f"{m.group(2)}B",
+                                                     suggestions=nearest)],
+                                         unknown=written, suggestions=nearest))
             self.masked.add(m.span())
 
     def generic(self, gpu_keys: dict[str, str]) -> None:
@@ -555,11 +562,12 @@ class _ModelScanner:
                 active = float(moe.group(2))
                 active_spans.append((moe.start(2), moe.end()))
             size = f"{total:g}B"
-            notes = [note("unknown_model_generic", written=unknown, size=size) if unknown
+            nearest = self.tables.index.suggest("model", unknown) if unknown else []
+            notes = [note("unknown_model_generic", written=unknown, size=size, suggestions=nearest) if unknown
                      else note("generic_model", size=size, active_b=active)]
             self.found.append(FoundModel(None, self.written(start, m.end()), start, m.end(), generic=True,
                                          params_total_b=total, params_active_b=active, notes=notes, unknown=unknown,
-                                         suggestions=self.tables.index.suggest("model", unknown) if unknown else []))
+                                         suggestions=nearest))
             self.masked.add((start, m.end()))
 
 
@@ -580,7 +588,7 @@ def shape_hints(low: str) -> tuple[int | None, int | None, int | None, list[tupl
 
 
 def scan_models(low: str, written, tables: ParserTables,
-                lex: Lexicon | None = None) -> tuple[list[FoundModel], SpanSet, list[str]]:
+                lex: Lexicon | None = None) -> tuple[list[FoundModel], SpanSet, list[tuple[str, str, str]]]:
     """Model mentions in ``low``, in order of appearance.
 
     Args:
@@ -591,7 +599,7 @@ def scan_models(low: str, written, tables: ParserTables,
 
     Returns:
         (mentions, the spans they occupy (for the GPU and quantity scanners to skip), family words seen
-        without a size).
+        without a size as ``(as written, family, version)``).
     """
     scanner = _ModelScanner(low, written, tables, lex if lex is not None else get_lexicon())
     scanner.ollama()

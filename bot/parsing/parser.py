@@ -86,7 +86,7 @@ _LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 #: Hours in a commitment term (365 x 24 a year).
 _TERM_HOURS = {"1y": 8760.0, "3y": 26280.0}
 _LIMIT_CODES = frozenset({"message_truncated", "quantity_over_limit", "long_number_ignored", "quantity_unusable",
-                          "closed_model", "closed_model_beside", "currency_without_rate"})
+                          "closed_model", "closed_model_beside", "currency_without_rate", "unknown_variant"})
 #: One unit of time in hours (an hour, a day, a week, a month of 730 h, a year): lengths that read as periods.
 _ONE_UNIT_HOURS = frozenset({1.0, 24.0, 168.0, 730.0, 8760.0})
 
@@ -204,7 +204,10 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
             precisions.append(m.precision)
     precisions = _merge_precisions(precisions)
     if family_only and not models:
-        notes.append(note("family_without_size", written=family_only[0]))
+        written, family, version = family_only[0]
+        notes.append(note("family_without_size", written=written,
+                          unknown_version=bool(version) and not tables.has_version(family, version),
+                          models=tables.family_models(family, version)))
     elif not models and not pasted and len(unknown) < MAX_UNKNOWN_TERMS:
         named = _model_object(low, prepared.written, lex, name_spans)
         if named and named.lower() not in {u.as_written.lower() for u in unknown}:
@@ -229,7 +232,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     # no ask is read from inside a model's name ("70亿参数的模型": 参数 is its size, not a spec question) or from
     # an error message's memory details
     ask_text = _masked(low, SpanSet([*model_spans.spans(), *(error_detail_spans(low) if diagnosis else [])]))
-    asks = [a for group in lex.asks.found(ask_text) for a in (group if isinstance(group, list) else [group])]
+    asks = [a for group in lex.asks.found_overlapping(ask_text) for a in (group if isinstance(group, list) else [group])]
     if "gpu_count" not in asks and any(_HOW_MANY_BEFORE.search(low[:f.span_start]) for f in gpu_found):
         asks.append("gpu_count")  # "how many MI300X ...", "how many of the L40S": a count of the GPU named
     asks = list(dict.fromkeys(asks))

@@ -523,9 +523,11 @@ class _Scanner:
             binary = name in _BINARY_K_FIELDS
             if units:
                 for m in _unit_pattern(self.num, units.pattern).finditer(self.low):
-                    if keys and name in _TOKEN_FIELDS and re.fullmatch(keys.pattern, m.group("unit")) and \
+                    if keys and name in _TOKEN_FIELDS and re.search(rf"(?:{keys.pattern})$", m.group("unit")) and \
                             self._keyed_number_after(m.end()):
-                        continue  # "输入1500输出300": 输出 is the key of the 300 after it, not the unit of the 1500
+                        # "输入1500输出300", "输入 2000 token 输出 200 token": 输出 is the key of the number after it,
+                        # not the unit of the one before
+                        continue
                     candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0), name,
                                        number_value(m, lex, binary_k=binary), m.start(), m.end()))
                 if name in _COUNT_FIELDS:  # "two users", "five nodes"

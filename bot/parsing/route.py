@@ -176,8 +176,11 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     # "run 2M documents through llama 3.1 8b: how long and what does it cost": items through a model are a batch
     # inference job, whose cost the serving answer gives
     # "what does llama 70b cost per hour": a model priced with no GPUs and no run named is priced as served
+    # "8 张 A800 跑 qwen 72b 给 200 人用，一个月多少钱": users of a model are a load to serve, whose cost the serving
+    # answer gives
     serving_cost = has_model and (query.workload == "inference" or (
-        ("token_cost" in asks or bool(query.documents) or (not gpus and not query.training_tokens))
+        ("token_cost" in asks or bool(query.documents) or bool(query.concurrent_users)
+         or (not gpus and not query.training_tokens))
         and query.workload is None and not query.method))
     if joined and has_model and gpus >= 2 and not query.claims and "break_even" not in asks:
         # GPUs compared for a model, whatever figure is asked of them (speed, cost per token, cost of a run)

@@ -9,6 +9,7 @@ windows per message), which model families exist, and what size each model is, t
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -186,6 +187,57 @@ class ParserTables:
         """Whether other variants share ``gpu_id``'s product and memory (SXM vs PCIe)."""
         memory = self.memory_of(gpu_id)
         return sum(1 for g in self.products.get(product_key(gpu_id), []) if abs(self.memory_of(g) - memory) < 1) > 1
+
+    def nearest_models(self, family: str, params_b: float, most: int = 3) -> list[str]:
+        """Display names of the known models of ``family`` closest in size to ``params_b`` billion parameters (a
+        version of the family that does not exist, "Qwen5-200B"): nearest by size ratio; among equals plain models
+        before variants with extra name words (coder, air...), then newest first."""
+        shapes = [s for s in self.shapes.get(family, []) if s.id in self.kb.models
+                  and self.kb.models[s.id].kind == "llm"]
+
+        def distance(s: ModelShape) -> float:
+            return abs(math.log(self.kb.models[s.id].params_total_b / params_b))
+
+        shapes.sort(key=lambda s: s.order, reverse=True)  # newest first among equals (a stable sort keeps it)
+        shapes.sort(key=lambda s: (round(distance(s), 1), bool(s.extras)))
+        return [self.index.display_name("model", s.id) for s in shapes[:most]]
+
+    def family_models(self, family: str, version: str = "", most: int = 4) -> list[str]:
+        """Display names of known LLMs of ``family`` (of ``version`` when the family has it), newest first,
+        plain models before variants with extra name words: what to offer when a family is named without a size."""
+        shapes = [s for s in self.shapes.get(family, []) if s.id in self.kb.models
+                  and self.kb.models[s.id].kind == "llm"]
+        if version and any(s.version == version for s in shapes):
+            shapes = [s for s in shapes if s.version == version]
+        shapes.sort(key=lambda s: s.order, reverse=True)
+        shapes.sort(key=lambda s: bool(s.extras))
+        return [self.index.display_name("model", s.id) for s in shapes[:most]]
+
+    def has_version(self, family: str, version: str) -> bool:
+        """Whether the knowledge base has a model of ``family`` with ``version`` ("3" also matches 3.x)."""
+        return any(s.version == version or s.version.split(".")[0] == version
+                   for s in self.shapes.get(family, []))
+
+    def variants_of(self, gpu_id: str) -> list[str]:
+        """The GPU ids of ``gpu_id``'s product (every memory and form factor: the A100's 40 and 80 GB, SXM and
+        PCIe), stock cards first, then by memory."""
+        ids = self.products.get(product_key(gpu_id), [gpu_id])
+        return sorted(ids, key=lambda g: (self.kb.gpus[g].aftermarket_of is not None, self.memory_of(g), g))
+
+    def nearest_cards(self, gpu_id: str, memory_gb: float | None, most: int = 2) -> list[str]:
+        """Known GPUs closest to a variant of ``gpu_id``'s product that does not exist (``memory_gb`` when one was
+        written, else the product's own memory): stock cards of the same vendor from other products, nearest
+        memory first; among equals the same segment (data centre, workstation, consumer), then the same
+        architecture family, then the most rented."""
+        base = self.kb.gpus[gpu_id]
+        target = memory_gb if memory_gb is not None else base.memory_gb
+        own = set(self.products.get(product_key(gpu_id), [gpu_id]))
+        family = base.architecture.split()[0]
+        others = [g for g in self.kb.gpus.values() if g.id not in own and g.vendor == base.vendor
+                  and g.aftermarket_of is None]
+        others.sort(key=lambda g: (abs(g.memory_gb - target), g.segment != base.segment,
+                                   g.architecture.split()[0] != family, -self.offer_counts.get(g.id, 0), g.id))
+        return [g.id for g in others[:most]]
 
     def same_memory(self, memory_gb: float, exclude: str | None = None) -> list[str]:
         """GPU ids with exactly ``memory_gb`` GB, most rented first."""

@@ -11,7 +11,7 @@ from bot.kb.loader import KnowledgeBase
 from bot.kb.schema import PriceMention
 from bot.pricing.currency import cny_per_usd
 
-__all__ = ["MentionPrice", "mention_prices"]
+__all__ = ["MentionPrice", "mention_for", "mention_prices"]
 
 
 @dataclass(frozen=True)
@@ -53,3 +53,24 @@ def mention_prices(kb: KnowledgeBase, gpu_id: str) -> list[MentionPrice]:
         else:
             out.append(MentionPrice(m, None, None, None))
     return out
+
+
+def mention_for(kb: KnowledgeBase, gpu_id: str, providers: tuple[str, ...] | list[str] = ()) -> MentionPrice | None:
+    """The one secondary-source figure every kind of answer uses for ``gpu_id`` (quote, serving, fine-tuning,
+    training, batch jobs, comparisons), so a card gets the same price everywhere.
+
+    Args:
+        kb: the knowledge base.
+        gpu_id: a GPU id (a stated-memory copy ``"a100-sxm-80gb@120gb"`` has none: it is not the stock card).
+        providers: the providers the question names: a figure for one of them comes first.
+
+    Returns:
+        The named provider's figure when there is one; else, for a GPU no tracked cloud lists at all (A800, H20,
+        L20), the first secondary figure (an unverified range is never used as a price); else ``None`` (a GPU with
+        list prices is priced from them: a figure for AutoDL is used only when AutoDL is asked about).
+    """
+    found = [m for m in mention_prices(kb, gpu_id) if m.mention.reliability == "secondary"]
+    named = [m for m in found if m.mention.provider is not None and m.mention.provider in providers]
+    if named:
+        return named[0]
+    return found[0] if found and not kb.offers_for(gpu_id) else None

@@ -30,6 +30,7 @@ from bot.kb.loader import KnowledgeBase
 from bot.notes import note
 from bot.parsing.query import GpuMention, ModelMention, Money, Query
 from bot.parsing.slack_text import clean_slack_text
+from bot.parsing.text import detect_language
 from bot.pricing.offers import (
     CATALOG_STALE_AFTER_DAYS,
     STALE_AFTER_DAYS,
@@ -43,7 +44,7 @@ from bot.render.compose import compose
 from bot.render.i18n import renderer_for
 from bot.slack.forms import FORM_PRECISIONS, PRICING_CHOICES, QuoteForm, SizingForm
 
-__all__ = ["CATALOG_STALE_AFTER_DAYS", "EXAMPLE_QUESTIONS", "STALE_AFTER_DAYS", "AnswerFunction", "AnswerRequest", "ProviderPriceStatus", "Reply", "answer_message",
+__all__ = ["CATALOG_STALE_AFTER_DAYS", "EXAMPLE_QUESTIONS", "STALE_AFTER_DAYS", "AnswerFunction", "AnswerRequest", "ProviderPriceStatus", "Reply", "answer_message", "layer_message",
            "catalog_generation", "form_for", "price_status", "use_stored_catalog", "warm_up_charts"]
 
 log = logging.getLogger("gpu_advisor.answering")
@@ -147,6 +148,21 @@ def _unicode_text(text: str) -> str:
         return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
 
 
+def layer_message(code: str, text: str | None = None, **params) -> str:
+    """A message of the Slack layer itself (an apology, an expired or unreadable button, a full queue), from the
+    render catalogs, in the language of ``text`` (the user's question or follow-up); in English and Chinese both
+    when the language is not known (``text`` is ``None``).
+
+    Args:
+        code: the catalog message code (``slack_apology_timeout``, ``slack_expired``...).
+        text: what the user wrote, or ``None``.
+        params: the message's parameters (``ref``).
+    """
+    if text is None:
+        return "\n".join(renderer_for(lang).say(note(code, **params)) for lang in ("en", "zh"))
+    return renderer_for("zh" if detect_language(text) == "zh" else "en").say(note(code, **params))
+
+
 def answer_message(request: AnswerRequest, kb: KnowledgeBase) -> Reply:
     """Answer one Slack message, button or form with the advice core (the one seam).
 
@@ -177,7 +193,9 @@ def answer_message(request: AnswerRequest, kb: KnowledgeBase) -> Reply:
                      verdict=_verdict(turn.answer), visible=True)
     question = ""
     if request.mode in ("help", "reset"):
-        turn = help_turn(kb, reset=request.mode == "reset", usage=request.usage)
+        # in the conversation's language: a Chinese reset word or a Chinese conversation gets the Chinese help
+        chinese = detect_language(request.text or "") == "zh" or (previous is not None and previous.language == "zh")
+        turn = help_turn(kb, reset=request.mode == "reset", usage=request.usage, language="zh" if chinese else "en")
     elif request.mode == "form":
         if request.form is None:
             raise ValueError("a form request needs its form")

@@ -47,7 +47,15 @@ from bot.kb.loader import KnowledgeBase, get_knowledge
 from bot.ops.logs import describe_exception
 from bot.ops.metrics import Metrics, RequestRecord, get_metrics, report_request
 from bot.settings import Settings
-from bot.slack.answering import AnswerFunction, AnswerRequest, Reply, answer_message, form_for, price_status
+from bot.slack.answering import (
+    AnswerFunction,
+    AnswerRequest,
+    Reply,
+    answer_message,
+    form_for,
+    price_status,
+)
+from bot.slack.answering import layer_message as _say
 from bot.slack.forms import (
     GPU_ACTION,
     MODEL_ACTION,
@@ -81,10 +89,9 @@ _USER_ID = re.compile(r"^[UW][A-Z0-9]{2,30}$")
 #: Slack's limit on a message's text, held by the renderer (bot.render.blockkit.MAX_TOTAL_TEXT, measured as JSON).
 MAX_MESSAGE_CHARS = 12_000
 
-TAMPERED_TEXT = ("I could not read that button: it does not look like one of mine. "
-                 "Please ask the question again.")
-EXPIRED_TEXT = "That answer is too old to follow up on; please ask again."
-BUSY_FORM_TEXT = "I am answering a lot of questions right now; please submit again in a minute."
+TAMPERED_TEXT = _say("slack_tampered")
+EXPIRED_TEXT = _say("slack_expired")
+BUSY_FORM_TEXT = _say("slack_busy_form")
 #: Global shortcuts (the manifest's ``features.shortcuts``) that open the forms.
 SIZE_SHORTCUT = "size_gpus"
 QUOTE_SHORTCUT = "quote_gpus"
@@ -121,17 +128,15 @@ def answer_pool_from_settings(settings: Settings, kb: KnowledgeBase | None = Non
                       catalog_url=settings.database_url)
 
 
-def _apology(failure: AnswerFailure) -> str:
-    if failure.reason == "timeout":
-        return (f"Sorry, that took me too long to answer (reference `{failure.ref}`). "
-                "Please try again, or ask a shorter question.")
-    return (f"Sorry, something went wrong on my side while answering that (reference `{failure.ref}`). "
-            "Please try again.")
+def _apology(failure: AnswerFailure, text: str | None = "") -> str:
+    """The apology for a failed answer, in the language of the question ``text`` (both when unknown)."""
+    code = "slack_apology_timeout" if failure.reason == "timeout" else "slack_apology_error"
+    return _say(code, text, ref=failure.ref)
 
 
-def _busy(ref: str) -> str:
-    return (f"Sorry, I am answering a lot of questions right now (reference `{ref}`). "
-            "Please ask again in a minute.")
+def _busy(ref: str, text: str | None = "") -> str:
+    """The reply when the answer queue is full, in the language of the question ``text``."""
+    return _say("slack_busy", text, ref=ref)
 
 
 def _utf8(value: Any) -> Any:
@@ -329,10 +334,10 @@ def build_app(
                            latency_ms=(time.perf_counter() - started) * 1000, outcome=outcome)
 
     def busy(context, kind: str, type_: str | None, notify: Callable[[str], None], *,
-             channel_type: str | None = None) -> None:
+             channel_type: str | None = None, text: str | None = "") -> None:
         ref = new_ref()
         log.warning("answer queue full (%d in flight), reference %s", pool.capacity, ref, extra={"ref": ref})
-        pool.notify(lambda: notify(_busy(ref)))
+        pool.notify(lambda: notify(_busy(ref, text)))
         report(context, kind, type_, "busy", channel_type=channel_type, ref=ref)
 
     def publish_home(client: WebClient, user: str, team_id: str | None) -> bool:
@@ -360,8 +365,10 @@ def build_app(
             try:
                 action_context = uuid.uuid4().hex[:16]
                 if text.strip().lower() in RESET_WORDS:
+                    stored = store.load_context(key)  # its language is the reply's
                     store.clear_context(key)
-                    request = AnswerRequest(mode="reset")
+                    request = AnswerRequest(mode="reset", text=text,
+                                            previous_query_json=stored.query_json if stored else None)
                 else:
                     stored = store.load_context(key)
                     request = AnswerRequest(text=text, previous_query_json=stored.query_json if stored else None,
@@ -369,7 +376,7 @@ def build_app(
                 outcome = pool.answer(request, kb_provider())
                 if isinstance(outcome, AnswerFailure):
                     tell(client, channel=channel, user=user, thread_ts=thread_ts, channel_type=channel_type,
-                         text=_apology(outcome))
+                         text=_apology(outcome, text))
                     audit(team_id, channel_type, None, started, "error")
                     report(context, "event", event_type, "timeout" if outcome.reason == "timeout" else "error",
                            channel_type=channel_type, ref=outcome.ref)
@@ -386,13 +393,13 @@ def build_app(
                 failure = AnswerFailure(new_ref(), "error")
                 log.error("answering failed, reference %s", failure.ref, exc_info=exc, extra={"ref": failure.ref})
                 tell(client, channel=channel, user=user, thread_ts=thread_ts, channel_type=channel_type,
-                     text=_apology(failure))
+                     text=_apology(failure, text))
                 report(context, "event", event_type, "error", channel_type=channel_type, ref=failure.ref)
 
         if not pool.start(job):
             busy(context, "event", event_type, lambda t: tell(client, channel=channel, user=user, thread_ts=thread_ts,
                                                              channel_type=channel_type, text=t),
-                 channel_type=channel_type)
+                 channel_type=channel_type, text=text)
 
     @app.event("app_mention")
     def on_mention(event: dict, client: WebClient, context) -> None:
@@ -557,7 +564,7 @@ def build_app(
                 try:
                     outcome = pool.answer(request, kb_provider())
                     if isinstance(outcome, AnswerFailure):
-                        respond(response_type="ephemeral", text=_apology(outcome))
+                        respond(response_type="ephemeral", text=_apology(outcome, text))
                         audit(team_id, "command", None, started, "error")
                         report(context, "command", name, "timeout" if outcome.reason == "timeout" else "error",
                                channel_type="command", ref=outcome.ref)
@@ -579,14 +586,14 @@ def build_app(
                     log.error("answering %s failed, reference %s", name, failure.ref, exc_info=exc,
                               extra={"ref": failure.ref})
                     try:
-                        respond(response_type="ephemeral", text=_apology(failure))
+                        respond(response_type="ephemeral", text=_apology(failure, text))
                     except Exception:  # noqa: BLE001
                         log.error("could not deliver the apology, reference %s", failure.ref)
                     report(context, "command", name, "error", channel_type="command", ref=failure.ref)
 
             if not pool.start(job):
                 busy(context, "command", name, lambda t: respond(response_type="ephemeral", text=t),
-                     channel_type="command")
+                     channel_type="command", text=text)
         return handler
 
     app.command("/gpu")(slash(None, "/gpu H100 vs A100 for Llama 2 70B"))
@@ -619,12 +626,12 @@ def build_app(
                                             previous_query_json=stored.query_json, action_context=new_context)
                     outcome = pool.answer(request, kb_provider())
                 if isinstance(outcome, AnswerFailure):
-                    respond(response_type="ephemeral", replace_original=False, text=_apology(outcome))
+                    respond(response_type="ephemeral", replace_original=False, text=_apology(outcome, follow_up))
                     report(context, "action", action_id, "timeout" if outcome.reason == "timeout" else "error",
                            ref=outcome.ref)
                     return
                 if outcome is None or outcome.status == "expired":
-                    respond(response_type="ephemeral", replace_original=False, text=EXPIRED_TEXT)
+                    respond(response_type="ephemeral", replace_original=False, text=_say("slack_expired", follow_up))
                     report(context, "action", action_id, "expired")
                     return
                 if action_id != "show_assumptions":
@@ -639,7 +646,7 @@ def build_app(
                 log.error("answering button %s failed, reference %s", action_id, failure.ref, exc_info=exc,
                           extra={"ref": failure.ref})
                 try:
-                    respond(response_type="ephemeral", replace_original=False, text=_apology(failure))
+                    respond(response_type="ephemeral", replace_original=False, text=_apology(failure, follow_up))
                 except Exception:  # noqa: BLE001
                     log.error("could not deliver the apology, reference %s", failure.ref)
                 report(context, "action", action_id, "error", ref=failure.ref)
