@@ -163,3 +163,19 @@ def test_nvlink_bridges_join_two_pcie_cards_only(kb):
     assert eff.interconnect_class(a40, 2) == "nvlink"
     assert eff.interconnect_class(a40, 4) == "pcie"
     assert eff.interconnect_class(kb.gpus["h100-sxm-80gb"], 8) == "nvlink"  # NVSwitch on HGX boards
+
+
+def test_prefill_heavy_throughput_is_bounded_by_the_prompts_compute(kb):
+    """300-token prompts, 20-token answers at the largest batch on one L4: every output token carries 15 prompt
+    tokens, so output tokens/s <= MFU x peak / (2 x params x (300 + 20) / 20).
+
+    L4 dense bf16 121 TFLOPS and inference MFU 0.63 (knowledge/gpus.yaml, knowledge/efficiency.yaml); Llama 3.1 8B
+    8.03B parameters (knowledge/models.yaml): 0.63 x 121e12 / (2 x 8.03e9 x 16) = 297 tokens/s at most.
+    """
+    from bot.estimation import estimate_inference
+
+    e = estimate_inference(kb, "llama-3.1-8b", "l4-24gb", count=1, precision="bf16", input_tokens=300,
+                           output_tokens=20, batch_size="max")
+    bound = 0.63 * 121e12 / (2 * 8.03e9 * 16)
+    assert e.throughput_tokens_per_s <= bound * 1.001
+    assert e.throughput_tokens_per_s >= 0.6 * bound  # and the decode steps it rides on do not dwarf it

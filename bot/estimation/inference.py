@@ -461,17 +461,36 @@ def _speed(c: _Ctx, ev: _Eval) -> None:
         # chunks of what is left of the token budget (a whole prompt per iteration without chunked
         # prefill). Time per b x output tokens = output decode steps + the extra time of the steps
         # that also carry a prompt chunk.
-        budget = eng.activation_token_budget if eng.chunked_prefill and eng.activation_token_budget else b + new
+        # the token budget of one forward pass (max_num_batched_tokens / max_num_tokens); an engine without one
+        # takes the batch's decode tokens and one whole prompt
+        budget = eng.activation_token_budget or b + new
         b_eff = b
         if budget - b < 1:
             b_eff = max(1, int(budget * c.osl / (c.osl + new)))
             ev.notes.append(f"the {budget:,}-token step budget of {c.engine_name} leaves no room for new prompts at "
                             f"batch {b}: about {b_eff} sequences per replica can be kept decoding")
             step, _, _ = _decode_step(c, tp, pp, ep, b_eff)
-        chunk = min(budget - b_eff, new)
-        n_chunks = math.ceil(b_eff * new / chunk)
-        mixed, _, _ = _decode_step(c, tp, pp, ep, b_eff, chunk, attn_request * chunk / new)
-        cycle = c.osl * step + n_chunks * max(0.0, mixed - step)
+        # To keep b_eff sequences decoding, each of a cycle's output steps must also carry the prompts of the
+        # b_eff / osl requests that replace the finished ones: b_eff x new / osl prompt tokens per step, packed
+        # into the room the token budget leaves (a chunked-prefill scheduler packs several prompts into a step).
+        # While that room suffices every step is a mixed one; beyond it the cycle stretches to as many steps as
+        # the prompts need (prefill-heavy work: long prompts, short outputs). A step's prompt tokens are nearly
+        # free while the step is bound by reading weights, and cost compute once they outweigh it.
+        # without chunked prefill only whole prompts ride along (at least one per step)
+        room = max(1, budget - b_eff) if eng.chunked_prefill else max(1, (budget - b_eff) // new) * new
+        per_step = b_eff * new / c.osl
+        if per_step <= room:
+            mixed, _, _ = _decode_step(c, tp, pp, ep, b_eff, per_step, attn_request * per_step / new)
+            cycle = c.osl * max(mixed, step)
+        else:
+            n_steps = math.ceil(b_eff * new / room)
+            mixed, _, _ = _decode_step(c, tp, pp, ep, b_eff, room, attn_request * room / new)
+            cycle = n_steps * max(mixed, step)
+        # and never less than the output steps plus each prompt chunk's own extra time (chunks of at most one
+        # prompt), the bound that holds when a step's prompt tokens do not overlap its weight reads
+        chunk = max(1, min(budget - b_eff, new))
+        one, _, _ = _decode_step(c, tp, pp, ep, b_eff, chunk, attn_request * chunk / new)
+        cycle = max(cycle, c.osl * step + math.ceil(b_eff * new / chunk) * max(0.0, one - step))
         ev.throughput = b_eff * c.osl / cycle * ev.replicas
     else:
         # static batch: all b prompts prefilled together (through every stage), then decoded together
