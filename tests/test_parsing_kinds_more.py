@@ -289,3 +289,20 @@ def test_words_holding_the_spec_word_ask_no_spec(kb, text):
 def test_trainable_is_a_training_word(kb):
     q = parse_question("is a 350M model trainable on 2x 3090 in under a day?", kb)
     assert q.workload == "training" and q.intent == "size_training"
+
+
+def test_settings_said_before_a_pasted_error_on_the_same_line_are_kept(kb):
+    q = parse_question("qlora on qwen2.5 14b with an L4, seq len 8192, micro batch 4: torch.OutOfMemoryError: CUDA out "
+                       "of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 22.05 GiB", kb)
+    assert (q.batch_size, q.context_tokens) == (4, 8192)
+    assert q.diagnosis is not None and q.diagnosis.kind == "oom"
+
+
+def test_a_load_with_no_dtype_is_a_float32_load(kb):
+    from bot.advice.advise import advise
+
+    q = parse_question("from_pretrained on qwen2.5 7b without torch_dtype on a T4 gives CUDA out of memory", kb)
+    assert "fp32" in q.precisions
+    a = advise(q, kb)
+    # 7.6e9 params x 4 bytes = 30.5 GB in fp32 > a T4's 16 GB; x 2 bytes = 15.2 GB in fp16 (knowledge/models.yaml)
+    assert a.headline.code == "oom_half_precision"

@@ -79,6 +79,26 @@ _REGION = re.compile(
 _PASTE_LINE = re.compile(
     r"(?im)^.*(?:traceback|error|exception|warning|\bfile \"|line \d+|torch\.|cuda|gib|mib|\binfo\b|\bdebug\b"
     r"|at 0x|\.py\b|>>>|nvidia-smi|\|\s*\d+\s*\|).*$")
+#: What makes a line a log line (the markers of ``_PASTE_LINE``), and the end of a sentence of the user's before it.
+_PASTE_MARKER = re.compile(
+    r"(?i)traceback|error|exception|warning|\bfile \"|line \d+|torch\.|cuda|gib|mib|\binfo\b|\bdebug\b"
+    r"|at 0x|\.py\b|>>>|nvidia-smi|\|\s*\d+\s*\|")
+_SENTENCE_END = re.compile(r"[:.?!;](?:\s+|$)|[：。？！；]")
+
+
+def _paste_span(m: re.Match[str]) -> tuple[int, int]:
+    """The part of a log line that is the log: from the end of the user's own sentence before the first marker
+    ("LoRA on a 3090, seq len 2048, micro batch 16: torch.OutOfMemoryError: ..." keeps the settings), else the
+    whole line."""
+    line = m.group(0)
+    first = _PASTE_MARKER.search(line)
+    cut = 0
+    if first is not None:
+        ends = [e.end() for e in _SENTENCE_END.finditer(line, 0, first.start())]
+        cut = ends[-1] if ends else 0
+    return m.start() + cut, m.end()
+
+
 _HELP_STRIP = re.compile(r"[\s!.?？！。]+")
 #: A run of digits longer than the number reader takes (:data:`bot.parsing.numbers.MAX_DIGITS`).
 _LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
@@ -148,7 +168,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     low = prepared.low
     unknown: list[UnknownTerm] = []
     error_paste = is_error_paste(low)
-    paste_spans = SpanSet([m.span() for m in _PASTE_LINE.finditer(low)] if error_paste else [])
+    paste_spans = SpanSet([_paste_span(m) for m in _PASTE_LINE.finditer(low)] if error_paste else [])
 
     # 3. names: models first, their spans ("llama-2-70b", "Qwen3-235B-A22B") are not GPU text
     # a closed model's name ("claude 3.5 sonnet") is read whole first: no model size or quantity is read inside it
