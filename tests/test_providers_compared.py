@@ -152,3 +152,13 @@ def test_a_count_no_tp_degree_divides_is_split_in_pipeline_stages(kb):
     assert (o.tensor_parallel, o.pipeline_parallel) == (1, 3)
     assert o.fits and o.gpu_count == 3
     assert o.memory_per_gpu_gb == pytest.approx(o.memory_total_gb / 3, rel=0.05)
+
+
+def test_a_precision_written_with_each_model_is_that_models(kb):
+    a = ask(kb, "on one L40S at 4k context: gemma 2 9b bf16, qwen2.5 32b int4 and llama 3.1 70b int4, which fit?")
+    rows = [(o.model, o.precision) for o in a.options]
+    assert rows == [("gemma-2-9b", "bf16"), ("qwen2.5-32b", "int4"), ("llama-3.1-70b", "int4")]
+    fits = {o.model: o.meets for o in a.options}
+    # 70.6e9 x ~0.5 bytes = ~38 GB of int4 weights + KV and overhead vs 47.9 GB usable on an L40S
+    # (knowledge/models.yaml, gpus.yaml): fits; 9.2e9 x 2 bytes = 18.5 GB bf16 fits easily
+    assert fits["gemma-2-9b"] and fits["qwen2.5-32b"]

@@ -766,10 +766,14 @@ def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: Se
     q = ctx.query
     options: list[Option] = []
     kv_loads = [replace(load, kv_precision=kv) for kv in q.kv_precisions] or [load]
+    # "8B fp16, 14B int8, 24B int4": a precision written with each model is that model's, not every model's
+    own = {m.id: m.precision for m in q.models if m.id and m.precision}
     for model in models:
         for choice in choices if any(c.fixed for c in choices) else choices[:1]:
             tried = [p for p, _ in precisions_for(ctx, model, choice.gpu)]
-            if q.precisions:
+            if len(own) >= 2 and model.id in own:
+                precisions = [own[model.id]]
+            elif q.precisions:
                 precisions = tried
             elif len(kv_loads) > 1:
                 precisions = [next((p for p in tried if any(
