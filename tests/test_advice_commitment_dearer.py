@@ -40,7 +40,7 @@ def test_a_one_year_h100_reservation_costs_more_than_on_demand_elsewhere(kb, tex
     assert d.params["extra_usd"] == pytest.approx((43.344 - 23.92) * 8760)
     # it does save against AWS's own on-demand p5.48xlarge, $55.04/h: said too
     assert d.params["own_od_price_usd"] == pytest.approx(55.04)
-    assert "committing saves nothing here" in " ".join(compose(a).details)
+    assert "commitment price saves nothing here" in " ".join(compose(a).details)
 
 
 def test_one_gpu_compares_with_one_gpu_on_demand(kb):
@@ -70,4 +70,18 @@ def test_the_difference_asked_is_against_a_list_price_not_a_marketplace_ask(kb):
 def test_the_chinese_answer_says_it_in_chinese(kb):
     a = ask(kb, "8 张 H100 包年多少钱")
     assert dearer(a) is not None
-    assert any("这里签约并不省钱" in line for line in compose(a).details)
+    assert any("并不省钱" in line for line in compose(a).details)
+
+
+def test_a_spot_price_above_on_demand_elsewhere_is_said(kb):
+    a = advise(parse_question("cheapest spot price for 4x A100 80GB over 48 hours", kb), kb, today=date(2026, 12, 1))
+    d = next((n for n in a.details if n.code == "commitment_dearer"), None)
+    if d is not None:  # (only when the cheapest spot row costs more per hour than on-demand for the 4 GPUs)
+        assert d.params["price_usd"] > d.params["od_price_usd"]
+        assert d.params["extra_usd"] == pytest.approx((d.params["price_usd"] - d.params["od_price_usd"]) * 48)
+    spot = [o for o in a.options if o.price and o.price.pricing_model == "spot"]
+    on_demand = [o for o in a.options if o.price and o.price.pricing_model == "on_demand" and not o.price.marketplace
+                 and o.price.idle_gpus == 0]
+    if spot and on_demand and min(o.price.price_per_hour_usd for o in spot) > min(
+            o.price.price_per_hour_usd for o in on_demand) + 1e-9:
+        assert d is not None

@@ -109,13 +109,14 @@ def test_chinese_questions_get_the_same_rules_in_chinese(kb):
     ("how many H100 hours can 1000 euros buy", 1000 * USD_PER_EUR),
 ])
 def test_money_that_buys_gpu_time_is_a_budget_not_a_purchase_price(kb, text, usd):
-    # the cheapest H100 SXM GPU-hour: Vast.ai 1x-H100_SXM-32-65536 at $1.80 (undated catalog row);
-    # $1,000 / 1.80 = 555.6 GPU-hours; EUR 1,000 = $1,176.10 / 1.80 = 653.4
+    # the cheapest H100 SXM GPU-hour at a list price (marketplace asks, e.g. Vast.ai's $1.80, are said beside it):
+    # RunPod 1x_H100-SXM_SECURE at $2.99 (knowledge/prices/runpod.yaml); $1,000 / 2.99 = 334.4 GPU-hours;
+    # EUR 1,000 = $1,176.10 / 2.99 = 393.3
     q = parse_question(text, kb)
     assert q.purchase_price is None and q.budget is not None
     a = advise(q, kb, today=TODAY)
     assert a.headline.code == "budget_gpu_hours"
-    assert a.headline.params["gpu_hours"] == pytest.approx(usd / 1.80, rel=1e-4)
+    assert a.headline.params["gpu_hours"] == pytest.approx(usd / 2.99, rel=1e-4)
 
 
 def test_a_model_priced_with_no_gpus_is_priced_as_served(kb):

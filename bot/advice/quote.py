@@ -216,7 +216,10 @@ def _hardware(ctx: Context) -> Answer:
         budget = ctx.usd(q.budget)
         asked = [r for _g, _c, rows, _m in headline_groups for r in rows if not r.changes and r.price]
         if budget and asked:
-            o = min(asked, key=lambda r: r.price.price_per_gpu_hour_usd)
+            # one machine of the count asked at a list price first (a node is what "8x H100" rents); GPUs spread
+            # over separate hosts or marketplace asks only when nothing else prices them
+            whole = [r for r in asked if (r.price.instances or 1) == 1 and not r.price.marketplace] or asked
+            o = min(whole, key=lambda r: r.price.price_per_gpu_hour_usd)
             details.insert(0, headline)
             headline = note("budget_gpu_hours", budget_usd=budget, gpu_hours=budget / o.price.price_per_gpu_hour_usd,
                             gpu_name=o.gpu_name, per_gpu_usd=o.price.price_per_gpu_hour_usd,
@@ -387,19 +390,22 @@ def _without_idle(groups) -> list:
 
 
 def _commitment_dearer(ctx: Context, groups, hours: float):
-    """When a commitment was asked for one GPU type and its cheapest row renting just the count costs more per hour
+    """When a commitment (or spot) was asked for one GPU type and its cheapest row costs more per hour
     than renting the same count on-demand (a list price, not a marketplace ask, with no idle GPUs; a current dated price first, at any
     provider the question allows): a ``commitment_dearer`` note with both prices and the extra cost over the
     hours priced, and, when the commitment's own provider lists the same instance on-demand for more, that price
     (what the commitment does save against). ``None`` otherwise: a commitment is not called a saving it is not.
     """
     q = ctx.query
-    if len(groups) != 1 or "commitment" not in q.pricing:
+    asked = [m for m in q.pricing if m in ("commitment", "spot")]
+    if len(groups) != 1 or len(asked) != 1:
         return None
     _gpu, _count, rows, _mention = groups[0]
     priced = [r for r in rows if r.price and (not r.changes or not q.providers)]
-    # (a commitment published only for a larger instance is said by the terms headline, for the count asked)
-    commits = [r for r in priced if r.price.pricing_model == "commitment" and r.price.idle_gpus == 0]
+    # (a commitment published only for a larger instance is said by the terms headline, for the count asked; a spot
+    # price is the whole instance's, idle GPUs and all, as the quote's headline gives it)
+    commits = [r for r in priced if r.price.pricing_model == asked[0]
+               and (r.price.idle_gpus == 0 or asked[0] == "spot")]
     on_demand = [r for r in priced if r.price.pricing_model == "on_demand" and not r.price.marketplace
                  and r.price.idle_gpus == 0]
     if not commits or not on_demand:
