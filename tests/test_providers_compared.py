@@ -162,3 +162,15 @@ def test_a_precision_written_with_each_model_is_that_models(kb):
     # 70.6e9 x ~0.5 bytes = ~38 GB of int4 weights + KV and overhead vs 47.9 GB usable on an L40S
     # (knowledge/models.yaml, gpus.yaml): fits; 9.2e9 x 2 bytes = 18.5 GB bf16 fits easily
     assert fits["gemma-2-9b"] and fits["qwen2.5-32b"]
+
+
+def test_cost_per_token_on_a_named_gpu_tries_more_gpus_than_the_fewest(kb):
+    a = ask(kb, "what's the cost per 1M output tokens serving qwen2.5 72b on H100s?")
+    o = a.options[a.recommendation]
+    # 72.7e9 x 1 byte (fp8) = 72.7 GB of weights fill one 85 GB H100, leaving KV cache for a handful of users: at
+    # $2.99-4.29/h and ~60 tokens/s that is $14-20 per 1M tokens. Two or four H100s hold KV for 100+ users each at
+    # >= 10 tokens/s, so the cost per token falls several-fold.
+    assert o.gpu_count >= 2
+    assert o.cost_per_million_tokens_usd == pytest.approx(
+        o.price_per_hour_usd / (o.throughput_tps * 3600) * 1e6, rel=1e-6)
+    assert o.cost_per_million_tokens_usd < 5

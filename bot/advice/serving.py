@@ -639,19 +639,21 @@ def _max_context(ctx: Context, model: Model, fixed: list[GpuChoice], plans: list
 # --------------------------------------------------------------------------- cost per token
 
 def _capacity_plans(ctx: Context, model: Model, choice: GpuChoice, load: ServingLoad) -> list[ServingPlan]:
-    """Plans of ``choice`` at full load, one per precision tried: the user's count, else the fewest of this GPU
-    that hold the model, with as many users as keep the per-user floor (``objective="capacity"``)."""
+    """Plans of ``choice`` at full load, per precision tried: the user's count, else the fewest of this GPU that
+    hold the model and two and four times that within one 8-GPU machine (GPUs beyond the weights hold KV cache
+    for more users, which often lowers the cost per token), each with as many users as keep the per-user floor
+    (``objective="capacity"``)."""
     plans = []
     for precision, _ in precisions_for(ctx, model, choice.gpu):
-        count = choice.count
-        if count is None:  # the fewest of this GPU that hold the model
+        counts = [choice.count] if choice.count else []
+        if not counts:  # the fewest of this GPU that hold the model, and more of them in one machine
             base = plan_serving(ctx, model, choice.gpu, precision, ServingLoad(**{**load.__dict__, "users": 1}))
-            count = base.count if base.est is not None and base.est.fits else None
-        if count is None:
-            continue
-        plans.append(plan_serving(ctx, model, choice.gpu, precision,
-                                  ServingLoad(**{**load.__dict__, "users": None, "total_tps": None}),
-                                  count=count, objective="capacity"))
+            if base.est is not None and base.est.fits:
+                counts = sorted({base.count, *(n for n in (base.count * 2, base.count * 4) if n <= 8)})
+        for count in counts:
+            plans.append(plan_serving(ctx, model, choice.gpu, precision,
+                                      ServingLoad(**{**load.__dict__, "users": None, "total_tps": None}),
+                                      count=count, objective="capacity"))
     return plans
 
 
