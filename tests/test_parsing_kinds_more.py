@@ -306,3 +306,12 @@ def test_a_load_with_no_dtype_is_a_float32_load(kb):
     a = advise(q, kb)
     # 7.6e9 params x 4 bytes = 30.5 GB in fp32 > a T4's 16 GB; x 2 bytes = 15.2 GB in fp16 (knowledge/models.yaml)
     assert a.headline.code == "oom_half_precision"
+
+
+@pytest.mark.parametrize(("text", "gpu", "count"), [
+    ("昇腾 910B 8 卡能不能跑 deepseek v3", "ascend-910b3-64gb", 8),  # the number with its counter is the count
+    ("910B4 两张跑 qwen2.5 14b", "ascend-910b4-32gb", 2),  # the variant written whole stays the variant
+])
+def test_a_number_with_a_counter_after_a_name_is_a_count_not_a_variant_digit(kb, text, gpu, count):
+    q = parse_question(text, kb)
+    assert [(g.id, g.count) for g in q.gpus] == [(gpu, count)]

@@ -442,6 +442,10 @@ class _GpuScanner:
             end = self.words[i + n - 1][2]
             if matched_key.isdigit() and not self._bare_number_ok(self.words[i][1], end, i + n):
                 continue
+            if n > 1 and self.words[i + n - 1][0].isdigit() and self.counts.after.match(self.low[self.words[i + n - 2][2]:end + 8]):
+                # "910B 4 卡", "H100 8 GPUs": a number after the name with a counter is the count, not a variant's
+                # digit ("910B4")
+                continue
             if split_letter and n == 2 and not self._split_name_ok(i + n, end):
                 continue
             return n, gpu_id, matched_key, glued, n_note
