@@ -315,3 +315,12 @@ def test_a_load_with_no_dtype_is_a_float32_load(kb):
 def test_a_number_with_a_counter_after_a_name_is_a_count_not_a_variant_digit(kb, text, gpu, count):
     q = parse_question(text, kb)
     assert [(g.id, g.count) for g in q.gpus] == [(gpu, count)]
+
+
+@pytest.mark.parametrize("text", [
+    "买 2 张 4090 放办公室 vs 在 AutoDL 上租，每天用 10 小时，哪个划算",
+    "is it cheaper to buy four 3090s or rent them on vast, running 8 hours a day?",
+])
+def test_buying_and_renting_compared_is_buy_vs_rent(kb, text):
+    q = parse_question(text, kb)
+    assert "break_even" in q.asks

@@ -256,6 +256,10 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     if "gpu_count" not in asks and any(_HOW_MANY_BEFORE.search(low[:f.span_start]) for f in gpu_found):
         asks.append("gpu_count")  # "how many MI300X ...", "how many of the L40S": a count of the GPU named
     asks = list(dict.fromkeys(asks))
+    if "break_even" not in asks and {"comparison", "cheapest"} & set(asks) and lex.purchase_words.search(low) and \
+            lex.rent_verbs.search(low):
+        # buying and renting both said in a comparison ("买 4 张 4090 自己搭 vs 在 AutoDL 上租，哪个划算") is buy vs rent
+        asks.append("break_even")
     layout = _layout(low, lex, vocab_spans)
     region = _REGION.search(low)
     if region:
