@@ -41,8 +41,13 @@ def test_a_price_question_prices_the_recommendation(kb):
     turns = _chat(kb, "serve qwen2.5 7b to 20 users", "how much for a month?")
     rec = turns[0].answer.options[turns[0].answer.recommendation]
     q = turns[-1].query
-    assert q.intent == "quote" and q.duration_hours == 730
+    # the served model stays: its cost for the month on the configuration recommended leads (price x 730 h)
+    assert q.intent == "size_inference" and "cost" in q.asks and q.duration_hours == 730
     assert [(g.id, g.count) for g in q.gpus] == [(rec.gpu, rec.gpu_count)]
+    a = turns[-1].answer
+    assert a.headline.code == "cost_for_duration"
+    o = a.options[a.recommendation]
+    assert a.headline.params["total_usd"] == pytest.approx(o.price.price_per_hour_usd * 730, rel=1e-6)
 
 
 def test_spot_follow_up_keeps_the_gpus(kb):
@@ -124,5 +129,24 @@ def test_a_price_follow_up_prices_the_recommended_count_of_a_gpu_named_without_o
     turns = _chat(kb, "serve llama 3.1 70b to 100 users at 4k ctx on h100s", "what about int4?", "how much for a week?")
     rec = turns[1].answer.options[turns[1].answer.recommendation]
     q = turns[-1].query
-    assert q.intent == "quote" and q.duration_hours == 168
+    assert q.intent == "size_inference" and "cost" in q.asks and q.duration_hours == 168
     assert [(g.id, g.count) for g in q.gpus] == [(rec.gpu, rec.gpu_count)] and rec.gpu_count > 1
+
+
+def test_a_carried_precision_the_new_gpu_lacks_is_dropped_with_a_note(kb):
+    turns = _chat(kb, "serve qwen2.5 32b to 10 users on one H100 in fp8", "how much per month?", "what about an A100?")
+    q = turns[-1].query
+    assert q.precisions == ["fp8"] and q.precisions_carried
+    a = turns[-1].answer
+    # the A100 has no FP8 (knowledge/gpus.yaml supported_precisions): it is planned in a format it has, and said
+    assert any(n.code == "kept_precision_dropped" for n in a.assumptions)
+    o = a.options[a.recommendation]
+    assert o.gpu.startswith("a100") and o.precision != "fp8" and o.meets
+    # and the month's cost stays the question
+    assert "cost" in q.asks and q.duration_hours == 730
+
+
+def test_a_precision_said_again_on_the_new_gpu_is_kept(kb):
+    turns = _chat(kb, "serve qwen2.5 32b to 10 users on one H100 in fp8", "and on an A100 in fp8?")
+    q = turns[-1].query
+    assert q.precisions == ["fp8"] and not q.precisions_carried  # said in this turn: a constraint, never replaced

@@ -65,6 +65,8 @@ def merge_follow_up(previous: Query, new: Query) -> Query:
         A new Query (neither input is modified); its ``notes`` say what was carried over.
     """
     update: dict = {}
+    # precisions said in this turn are the user's; carried ones stay carried (and become so on a new GPU, below)
+    update["precisions_carried"] = previous.precisions_carried and not new.precisions
     for field in _FIELDS:
         value = getattr(new, field)
         if value not in (None, []):
@@ -82,6 +84,7 @@ def merge_follow_up(previous: Query, new: Query) -> Query:
         update["gpus"] = gpus
         if previous.precisions and not new.precisions:
             notes.append(note("kept_precision", precisions=previous.precisions))
+            update["precisions_carried"] = True
     elif len(previous.gpus) == 1 and (new.gpu_count or _bare_count(new)):
         # "with 64 of them?", "and 16?": a new count for the one GPU type of the conversation
         count = new.gpu_count or _bare_count(new)
@@ -103,7 +106,9 @@ def merge_follow_up(previous: Query, new: Query) -> Query:
     # "换成 A800 呢，要包月多少钱" after sizing a served model: the cost of serving it on the new GPU needs the serving
     # plan first (as in the router: a serving cost is answered by the sizing answer, which prices it), so the
     # model, load and sizing question are kept and the cost is added to what is asked
-    serving_cost = bool(new.gpus and not new.models and previous.models and previous.intent == "size_inference"
+    # ("一个月多少钱" with no GPU named is the same: the served model's cost for that long, on the plan recommended)
+    serving_cost = bool(not new.models and previous.models and previous.intent == "size_inference"
+                        and (new.gpus or "cost" in new.asks)
                         and (new.intent == "quote" or ("cost" in new.asks and new.intent == "size_inference")))
     if serving_cost:
         update["intent"] = "size_inference"

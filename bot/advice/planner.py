@@ -156,7 +156,13 @@ def precisions_for(ctx: Context, model: Model, gpu: Gpu) -> list[tuple[str, bool
     """
     q = ctx.query
     native = model.native_precision or "fp16"
-    if q.precisions:
+    compute_formats = {f for g in ctx.kb.gpus.values() for f in g.supported_precisions}
+    lacking = [p for p in q.precisions if p in compute_formats and not gpu.supports(p)]
+    if q.precisions and q.precisions_carried and lacking:
+        # "换 910B 呢" after an fp8 turn: the format was the last GPU's, not a constraint on this one; the new GPU is
+        # planned in the formats it has, and the answer says the carried one was dropped
+        ctx.assume("kept_precision_dropped", precisions=lacking, gpu_name=gpu.name)
+    elif q.precisions:
         return [(p, True) for p in q.precisions]
     if q.full_precision:
         if not gpu.supports(native) and native not in ("fp16", "bf16", "fp32"):

@@ -231,6 +231,8 @@ class Query(_Record):
             ``int4``, ``awq``, ``gptq``, ``nf4``, ``fp4`` or a GGUF quant such as ``q4_k_m``).
         kv_precision: KV-cache precision when stated ("fp8 kv cache"): the first when several are.
         kv_precisions: every KV-cache precision named when several are ("fp16 vs fp8 kv"), in order; else empty.
+        precisions_carried: the precisions were kept from an earlier turn of a conversation, not said in this one
+            (a new GPU that lacks one of them is planned in the formats it has, with a note).
         full_precision: the model as released, unquantised ("满血版", "full precision"): FP8 for
             DeepSeek-V3/R1, bf16 for most others.
         method: fine-tuning method: ``full``, ``lora`` or ``qlora``.
@@ -335,6 +337,7 @@ class Query(_Record):
     kv_precision: str | None = None
     kv_precisions: list[str] = Field(default_factory=list)
     full_precision: bool = False
+    precisions_carried: bool = False
     method: Literal["full", "lora", "qlora"] | None = None
     workload: Literal["inference", "training", "finetune"] | None = None
     engine: str | None = None
