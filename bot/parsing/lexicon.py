@@ -430,9 +430,11 @@ class Phrases:
         position the longest phrase is taken; one lying wholly inside an earlier match is not."""
         out: list[Any] = []
         covered = 0
-        for i in range(len(text)):
-            m = self.regex.match(text, i)
-            if m is None or m.end() <= max(covered, i):
+        pos = 0
+        # each search finds the next position where a phrase starts (in C), rather than trying every position
+        while (m := self.regex.search(text, pos)) is not None:
+            pos = m.start() + 1
+            if m.end() <= covered:
                 continue
             covered = m.end()
             v = self.value(m.group(0))

@@ -392,14 +392,15 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         # a term said with no commitment word is a length of time ("8张 H100 跑一年": a year of use)
         query = query.model_copy(update={"duration_hours": _TERM_HOURS[query.commitment_term]})
     marked = _mark_gpus(low, gpu_found)
+    # the ask phrases of the message, scanned once for the router's two questions about them
+    ask_hits = [(m.group(0), lex.asks.value(m.group(0))) for m in lex.asks.finditer(low)]
     intent = route(query, RouteInputs(
         low=low, marked=marked,
         gpu_names=len({f.id or f.as_written.lower() for f in gpu_found}),
         error_paste=error_paste,
         help_only=not _HELP_STRIP.sub("", low) or bool(lex.help_phrases.fullmatch(_HELP_STRIP.sub(" ", low).strip())),
-        strong_recommend=_strong_recommend(low, lex),
-        explicit_spec=any("spec" in (lex.asks.value(m.group(0)) or []) and not lex.features.fullmatch(m.group(0))
-                          for m in lex.asks.finditer(low)),
+        strong_recommend=_strong_recommend(ask_hits),
+        explicit_spec=any("spec" in (value or []) and not lex.features.fullmatch(text) for text, value in ask_hits),
     ), lex)
     return query.model_copy(update={"intent": intent})
 
@@ -412,13 +413,13 @@ def _masked(low: str, spans: SpanSet) -> str:
     return "".join(chars)
 
 
-def _strong_recommend(low: str, lex: Lexicon) -> bool:
-    """A recommendation asked in so many words ("recommend", "what should I buy", "推荐"), not just "best"."""
+def _strong_recommend(ask_hits: list[tuple[str, object]]) -> bool:
+    """A recommendation asked in so many words ("recommend", "what should I buy", "推荐"), not just "best";
+    ``ask_hits`` are the message's ask phrases with their values."""
     words = {"recommend", "recommendation", "recommended", "suggest", "suggestion", "advise", "advice",
              "whatshouldi", "whatshouldwe", "shouldibuy", "shouldwebuy", "shouldiget", "shouldirent",
              "推荐", "建议", "方案", "选哪", "おすすめ", "추천"}
-    return any(m.group(0).replace(" ", "") in words or m.group(0) in words for m in lex.asks.finditer(low)
-               if "best" in (lex.asks.value(m.group(0)) or []))
+    return any(text.replace(" ", "") in words or text in words for text, value in ask_hits if "best" in (value or []))
 
 
 # --------------------------------------------------------------------------- pieces
