@@ -408,6 +408,9 @@ def test_every_ask_phrase_reads_as_its_ask():
     asks = get_lexicon().asks
     for ask, phrases in EN["asks"].items():
         for phrase in phrases:
+            if ask == "none":  # words that ask nothing: matched whole, they read as no ask at all
+                assert asks.value(phrase) == [], phrase
+                continue
             assert ask in (asks.value(phrase) or []), (ask, phrase)
 
 

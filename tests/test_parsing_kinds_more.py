@@ -324,3 +324,17 @@ def test_a_number_with_a_counter_after_a_name_is_a_count_not_a_variant_digit(kb,
 def test_buying_and_renting_compared_is_buy_vs_rent(kb, text):
     q = parse_question(text, kb)
     assert "break_even" in q.asks
+
+
+def test_what_should_i_do_after_an_error_asks_for_no_recommendation(kb):
+    q = parse_question("mistral 7b fp32 on a T4 gives CUDA out of memory, what should I do?", kb)
+    assert "best" not in q.asks and q.intent != "recommend"
+
+
+@pytest.mark.parametrize(("text", "context"), [
+    ("serve llama 3.1 8b to 40 users, and if the context goes to 16k?", 16384),
+    ("what happens when context grows to 64k for qwen2.5 7b on an L40S", 65536),
+])
+def test_a_quantity_said_to_change_to_a_value(kb, text, context):
+    q = parse_question(text, kb)
+    assert q.context_tokens == context and q.not_understood == []

@@ -174,3 +174,18 @@ def test_cost_per_token_on_a_named_gpu_tries_more_gpus_than_the_fewest(kb):
     assert o.cost_per_million_tokens_usd == pytest.approx(
         o.price_per_hour_usd / (o.throughput_tps * 3600) * 1e6, rel=1e-6)
     assert o.cost_per_million_tokens_usd < 5
+
+
+def test_a_count_asked_for_a_run_is_the_fewest_that_meets_the_deadline(kb):
+    a = ask(kb, "we need to pretrain a 300M model on 15B tokens within 4 days, how many A100 80GB?")
+    o = a.options[a.recommendation]
+    # 6 x 0.3e9 x 15e9 = 2.7e19 FLOPs is about 100 A100-hours at this MFU (the answer's own GPU-hours): 1 GPU takes
+    # ~4 days or more, 2 finish in about half; never the 8 of a whole node only because a node rents 8
+    assert o.gpu_count in (1, 2)
+    assert o.wall_clock_hours <= 96
+
+
+def test_a_run_cost_with_a_deadline_leads_with_a_run_that_meets_it(kb):
+    a = ask(kb, "what does pretraining a 1B model on 60B tokens cost if it must finish in 10 days on H100s?")
+    o = a.options[a.recommendation]
+    assert o.wall_clock_hours <= 240

@@ -931,7 +931,8 @@ def plan_finetune(ctx: Context, model: Model, gpu: Gpu, count: int | None, metho
     last = None
     for n in counts:
         placement = place(ctx, gpu, n, min(n, 8))
-        if not count and placement is not None and n < placement.gpus_rented <= min(8, cap):
+        if not count and placement is not None and n < placement.gpus_rented <= min(8, cap) and \
+                "gpu_count" not in q.asks:  # (a count asked is answered with the fewest that hold the run)
             # the only instance rents more GPUs than n (a whole node): the run uses every GPU it pays for
             # (data parallel inside the node), so it is planned on all of them
             n = placement.gpus_rented

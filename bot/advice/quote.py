@@ -784,6 +784,8 @@ def _run_cost(ctx: Context, model) -> Answer:
         options = training_runs(ctx, model, tokens, candidate_gpus(ctx, "training"))
         table = training_table(options)
     priced = [i for i, o in enumerate(options) if o.fits and o.total_cost_usd is not None]
+    if q.deadline_hours:  # a run that misses the user's deadline does not answer them, however cheap
+        priced = [i for i in priced if (options[i].wall_clock_hours or 0) <= q.deadline_hours * 1.0001] or priced
     rec = min(priced, key=lambda i: options[i].total_cost_usd) if priced else None
     for o in options[:3]:
         caveats(ctx, o)

@@ -97,7 +97,8 @@ def training_runs(ctx: Context, model: Model, tokens: float, choices: list[GpuCh
             est, placement, why = plan_training(ctx, model, choice.gpu, n, tokens, precision)
             if est is None:
                 break
-            if placement is not None and n < placement.gpus_rented <= min(8, group_cap(ctx, choice.gpu)):
+            if placement is not None and n < placement.gpus_rented <= min(8, group_cap(ctx, choice.gpu)) and \
+                    "gpu_count" not in ctx.query.asks:  # (a count asked is answered with the fewest that do it)
                 # the only instance rents more GPUs than n (a whole 8-GPU node): a run uses every GPU it pays for
                 # (data parallel inside the node), so it is planned on all of them
                 full = plan_training(ctx, model, choice.gpu, placement.gpus_rented, tokens, precision)
