@@ -797,7 +797,12 @@ def _run_cost(ctx: Context, model) -> Answer:
                         rented=o.price.gpus_rented if o.price.gpus_rented > (o.gpu_count or 0) else None,
                         price_usd=o.price.price_per_hour_usd)
     else:
-        headline = note("run_cost_unpriced", model_name=model_label(model), tokens_tokens=tokens)
+        # no price: the run itself (the user's setup first) is still the answer's first line, its time with it
+        run = next((o for o in options if o.fits and not o.changes and o.wall_clock_hours), None) or next(
+            (o for o in options if o.fits and o.wall_clock_hours), None)
+        headline = note("run_cost_unpriced", model_name=model_label(model), tokens_tokens=tokens,
+                        config=config(run) if run else None, wall_hours=run.wall_clock_hours if run else None,
+                        gpu_hours=run.gpu_hours if run else None)
     mentioned = [(i, n) for i, o in enumerate(options) if rec is None and o.fits and o.price is None
                  and (n := mention_cost(ctx, config(o), o.gpu, o.gpu_count, o.wall_clock_hours))]
     if mentioned:

@@ -674,7 +674,9 @@ def _token_cost(ctx: Context, model: Model, choices: list[GpuChoice], load: Serv
             o.cost_per_million_tokens_usd = cost_per_million_tokens(o.price_per_hour_usd, o.throughput_tps)
             opts.append(o)
         # formats that keep quality first; 4-bit only when asked or nothing else works
-        options.append(min(opts, key=lambda o: (quality_tier(o.precision), o.cost_per_million_tokens_usd or math.inf)))
+        # (with no list price, the most tokens/s per GPU at full load: what any price per GPU-hour divides)
+        options.append(min(opts, key=lambda o: (quality_tier(o.precision), o.cost_per_million_tokens_usd or math.inf,
+                                                -(o.throughput_tps or 0) / (o.gpu_count or 1))))
     if not fixed:
         options.sort(key=lambda o: (o.cost_per_million_tokens_usd is None, o.cost_per_million_tokens_usd or 0))
     rec = next((i for i, o in enumerate(options) if o.cost_per_million_tokens_usd), None)
