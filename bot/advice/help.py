@@ -16,7 +16,7 @@ EXAMPLES = [
     "how long to pretrain a 3b model on 300B tokens with 32 H100s",
 ]
 EXAMPLES_ZH = ["两张A100 40G能跑70b吗", "H100 和 A100 哪个适合推理 Llama 2 70B", "8张H100 三天多少钱",
-               "用 vllm 部署 qwen2.5 72b 给 50 个用户，需要几张 H20", "两张 3090 能 qlora 微调 llama 70b 吗",
+               "用 vllm 部署 qwen2.5 32b 给 80 个用户，需要几张 L20", "两张 3090 能 qlora 微调 llama 70b 吗",
                "32 张 H100 预训练 3b 模型 3000 亿 token 要多久"]
 
 

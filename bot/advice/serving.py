@@ -59,7 +59,7 @@ __all__ = ["answer"]
 
 _EXAMPLES = ["serve Llama 3 70B to 200 users at 8k context", "can a 4090 run 13b int4?",
              "how many users can one H100 serve with Llama 3.1 8B?"]
-_EXAMPLES_ZH = ["用 vllm 部署 qwen2.5 72b 给 50 个用户，需要几张 H20", "单张 4090 能跑 qwen2.5 14b int4 吗"]
+_EXAMPLES_ZH = ["用 vllm 部署 qwen2.5 32b 给 80 个用户，需要几张 L20", "单张 4090 能跑 qwen2.5 14b int4 吗"]
 
 
 def answer(ctx: Context) -> Answer:
