@@ -239,11 +239,18 @@ def _tokens_for_budget(ctx: Context, model: Model) -> Answer:
     most = max(x.tokens for x in options)
     options.sort(key=lambda x: (x.wall_clock_hours > target, -round(x.tokens / most, 2), x.wall_clock_hours))
     o = options[0]
-    optimal = ctx.policy.training.chinchilla_tokens_per_param.value * model.compute_params_b * 1e9
     headline = note("tokens_for_budget", budget_usd=budget, config=config(o), model_name=model_label(model),
                     tokens_tokens=o.tokens, gpu_hours=o.gpu_hours, wall_hours=o.wall_clock_hours,
                     per_gpu_usd=o.price.price_per_gpu_hour_usd if o.price else None,
                     provider=o.price.provider_name if o.price else None)
+    return _tokens_answer(ctx, model, options, headline)
+
+
+def _tokens_answer(ctx: Context, model: Model, options: list[Option], headline) -> Answer:
+    """The answer of a tokens-for-a-budget question: ``headline`` on ``options[0]``, the compute-optimal token count
+    beside it (Chinchilla, policy ``training.chinchilla_tokens_per_param``), every run in the table."""
+    o = options[0]
+    optimal = ctx.policy.training.chinchilla_tokens_per_param.value * model.compute_params_b * 1e9
     details = [note("chinchilla_compare", tokens_tokens=optimal, per_param=20)]
     table = Table(columns=["config", "fits", "gb_per_gpu", "tokens", "wall_clock", "usd_per_hour", "total_usd"],
                   rows=[[config(x), x.fits, x.memory_per_gpu_gb, x.tokens, x.wall_clock_hours, x.price_per_hour_usd,
@@ -289,20 +296,11 @@ def _tokens_for_gpu_hours(ctx: Context, model: Model) -> Answer:
     most = max(x.tokens for x in options)
     options.sort(key=lambda x: (-round(x.tokens / most, 2), x.wall_clock_hours))
     o = options[0]
-    optimal = ctx.policy.training.chinchilla_tokens_per_param.value * model.compute_params_b * 1e9
     headline = note("tokens_for_gpu_hours", gpu_hours=have, config=config(o), model_name=model_label(model),
                     tokens_tokens=o.tokens, wall_hours=o.wall_clock_hours, total_usd=o.total_cost_usd,
                     per_gpu_usd=o.price.price_per_gpu_hour_usd if o.price else None,
                     provider=o.price.provider_name if o.price else None)
-    details = [note("chinchilla_compare", tokens_tokens=optimal, per_param=20)]
-    table = Table(columns=["config", "fits", "gb_per_gpu", "tokens", "wall_clock", "usd_per_hour", "total_usd"],
-                  rows=[[config(x), x.fits, x.memory_per_gpu_gb, x.tokens, x.wall_clock_hours, x.price_per_hour_usd,
-                         x.total_cost_usd] for x in options])
-    if o.mfu:
-        ctx.assume("training_mfu", mfu_pct=o.mfu * 100, sharding=o.sharding)
-    return ctx.answer(title=note("title_training", model_name=model_label(model)), headline=headline, details=details,
-                      options=options, recommendation=0, table=table,
-                      actions=next_actions(ctx, o, precision_switch=False))
+    return _tokens_answer(ctx, model, options, headline)
 
 
 def largest_trainable(ctx: Context) -> Answer:
