@@ -189,3 +189,33 @@ def test_a_run_cost_with_a_deadline_leads_with_a_run_that_meets_it(kb):
     a = ask(kb, "what does pretraining a 1B model on 60B tokens cost if it must finish in 10 days on H100s?")
     o = a.options[a.recommendation]
     assert o.wall_clock_hours <= 240
+
+
+# --------------------------------------------------------------------------- models sharing GPUs
+
+def test_models_said_to_share_a_gpu_have_their_memory_summed(kb):
+    a = ask(kb, "could we run qwen2.5 7b in bf16 and llama 3.2 3b in fp16 together on a single L4?")
+    assert a.headline.code == "cohosted_fit"
+    items = a.headline.params["items"]
+    assert [i["precision"] for i in items] == ["bf16", "fp16"]
+    # Qwen2.5 7B 7.6e9 x 2 B = 15.2 GB and Llama 3.2 3B 3.2e9 x 2 B = 6.4 GB of weights (knowledge/models.yaml), each
+    # with its own KV cache and engine overhead: more than the 24 GB L4's usable memory holds together
+    total = sum(i["mem_gb"] for i in items)
+    assert total == pytest.approx(a.headline.params["total_gb"])
+    assert total > 15.2 + 6.4
+    assert a.headline.params["fits"] == (total <= a.headline.params["usable_gb"])
+
+
+def test_an_llm_and_an_embedding_model_side_by_side_in_chinese(kb):
+    a = ask(kb, "一张 L40S 上同时部署 qwen2.5 14b（fp16）和 bge-m3，显存够吗")
+    assert a.headline.code == "cohosted_fit"
+    names = [i["model_name"] for i in a.headline.params["items"]]
+    assert len(names) == 2
+    # 14.8e9 x 2 B = 29.5 GB + KV + overhead, and BGE-M3 0.57e9 x 2 B = 1.1 GB with headroom: about 35 GB of 47.9 GB
+    assert a.headline.params["fits"]
+    assert render_text(a).splitlines()[1].startswith("可以")
+
+
+def test_two_models_without_a_sharing_word_are_sized_each(kb):
+    q = parse_question("llama 3 8b and mistral 7b on an A10G, which is faster?", kb)
+    assert not q.co_hosted

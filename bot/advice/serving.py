@@ -22,7 +22,7 @@ from bot.advice import batch_job
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, model_question, resolve_models
-from bot.advice.non_llm import answer_non_llm
+from bot.advice.non_llm import answer_non_llm, need_gb
 from bot.advice.options import (
     caveats,
     config,
@@ -68,6 +68,9 @@ def answer(ctx: Context) -> Answer:
     models = resolve_models(ctx)
     if not models:
         return _ask_for_model(ctx)
+    if q.co_hosted and len(models) >= 2:
+        # "Llama 8B and Mistral 7B side by side on one A100": the models share the GPUs, their memory adds up
+        return _cohosted(ctx, models, candidate_gpus(ctx, "serving"), serving_load(ctx))
     if all(m.kind != "llm" for m in models):
         return answer_non_llm(ctx, next(m for m in models if m.kind != "llm"))
     models = [m for m in models if m.kind == "llm"]
@@ -94,6 +97,43 @@ def answer(ctx: Context) -> Answer:
         # "OOM loading it in fp32": the 16-bit (and 8/4-bit) memory on the same GPUs is the fix, said first
         out = out.model_copy(update={"headline": oom_fix, "details": [out.headline, *out.details]})
     return out
+
+
+# --------------------------------------------------------------------------- models sharing GPUs
+
+def _cohosted(ctx: Context, models: list[Model], choices: list[GpuChoice], load: ServingLoad) -> Answer:
+    """Several models on the same GPUs ("side by side", "同时部署"): each one's memory at its precision (an LLM's
+    weights, KV cache for the load and engine overhead from its serving plan on those GPUs; another model's weights
+    with headroom and a CUDA context, :func:`bot.advice.non_llm.need_gb`), summed against the GPUs' usable memory.
+    A precision written with each model is that model's; as many precisions as models, said in order, pair up."""
+    q = ctx.query
+    choice = next((c for c in choices if c.fixed), choices[0])
+    count = choice.count or 1
+    own = {m.id: m.precision for m in q.models if m.id and m.precision}
+    in_order = dict(zip([m.id for m in models], q.precisions, strict=True)) if len(q.precisions) == len(models) else {}
+    usable = usable_memory_gb(efficiency_for(ctx.kb), choice.gpu) * count
+    items, options = [], []
+    for model in models:
+        precision = own.get(model.id) or in_order.get(model.id) or (
+            q.precisions[0] if len(q.precisions) == 1 else precisions_for(ctx, model, choice.gpu)[0][0])
+        if model.kind == "llm":
+            o = serving_option(ctx, plan_serving(ctx, model, choice.gpu, precision, load, count=count))
+            need = (o.memory_per_gpu_gb or 0) * count
+        else:
+            o = Option(model=model.id, model_name=model_label(model), gpu=choice.gpu.id, gpu_name=choice.gpu.name,
+                       gpu_count=count, precision=precision)
+            o.weights_gb, need = need_gb(ctx, model, precision)
+            o.memory_total_gb = o.memory_per_gpu_gb = need
+        options.append(o)
+        items.append({"model_name": model_label(model), "precision": precision, "mem_gb": need})
+    total = sum(i["mem_gb"] for i in items)
+    ctx.assume("cohosted_sum")
+    headline = note("cohosted_fit", fits=total <= usable, not_fits=total > usable, items=items, total_gb=total, usable_gb=usable,
+                    config={"gpu_count": count, "gpu_name": choice.gpu.name})
+    table = Table(columns=["config", "weights_gb", "gb_per_gpu"],
+                  rows=[[config(o, with_model=True), o.weights_gb, o.memory_per_gpu_gb] for o in options])
+    return ctx.answer(title=note("title_items", model_names=[model_label(m) for m in models]), headline=headline,
+                      options=options, recommendation=None, table=table, actions=next_actions(ctx, None))
 
 
 # --------------------------------------------------------------------------- sizing a load

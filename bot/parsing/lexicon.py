@@ -299,6 +299,8 @@ class LexiconFile(_Vocab):
     #: the machine runs at home or in an office ("at home", "home lab", "my basement", "workstation"): a purchase is
     #: costed with home electricity and no colocation, whatever the card count
     home_words: list[str] = Field(default_factory=list)
+    #: several models said to run together on the same GPUs ("side by side", "co-host", "同时部署"): their memory adds up
+    cohost_words: list[str] = Field(default_factory=list)
     full_precision_words: list[str] = Field(default_factory=list)
     spec_fields: dict[str, list[str]] = Field(default_factory=dict)
     followup: FollowupVocab = Field(default_factory=FollowupVocab)
@@ -578,6 +580,7 @@ class Lexicon:
     single_user_words: Phrases
     same_machine_words: Phrases
     home_words: Phrases
+    cohost_words: Phrases
     full_precision_words: Phrases
     spec_fields: Phrases
     followup_openers: Phrases
@@ -775,6 +778,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         single_user_words=Phrases(_flat(lists(lambda f: f.single_user_words))),
         same_machine_words=Phrases(_flat(lists(lambda f: f.same_machine_words))),
         home_words=Phrases(_flat(lists(lambda f: f.home_words))),
+        cohost_words=Phrases(_flat(lists(lambda f: f.cohost_words))),
         full_precision_words=Phrases(_flat(lists(lambda f: f.full_precision_words))),
         spec_fields=Phrases(_inverse(groups(lambda f: f.spec_fields))),
         followup_openers=Phrases(_flat(lists(lambda f: f.followup.openers))),

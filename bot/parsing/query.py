@@ -295,6 +295,8 @@ class Query(_Record):
             "how many 8-gpu nodes"): the count is then searched in whole machines of this many GPUs.
         one_machine: the GPUs must share one machine ("in one server", "单机", "with NVLink between them"):
             a quote then prices them as one instance, never as several smaller ones.
+        co_hosted: several models named are to run together on the same GPUs ("side by side", "同时部署"): their
+            memory is summed against the GPUs', never checked one model at a time.
         at_home: the machine bought runs at home or in an office ("home lab", "in my basement", "workstation",
             "家里"): buy vs rent costs it with home electricity and no colocation, however many cards.
         sharding: ``fsdp``, ``zero1``, ``zero2``, ``zero3``.
@@ -393,6 +395,7 @@ class Query(_Record):
     gpus_per_node: int | None = None
     one_machine: bool = False
     at_home: bool = False
+    co_hosted: bool = False
     sharding: str | None = None
     cpu_offload: bool = False
     gradient_checkpointing: bool | None = None
