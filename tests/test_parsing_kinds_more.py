@@ -338,3 +338,12 @@ def test_what_should_i_do_after_an_error_asks_for_no_recommendation(kb):
 def test_a_quantity_said_to_change_to_a_value(kb, text, context):
     q = parse_question(text, kb)
     assert q.context_tokens == context and q.not_understood == []
+
+
+@pytest.mark.parametrize(("text", "periods"), [
+    ("A100 按天租多少钱，租 5 天一共多少", [24.0, 120.0]),
+    ("what's the weekly price of 8x H100, and for 6 weeks?", [168.0, 1008.0]),
+])
+def test_a_period_named_and_a_length_said_are_both_asked(kb, text, periods):
+    q = parse_question(text, kb)
+    assert q.periods_hours == periods and q.duration_hours == periods[-1]

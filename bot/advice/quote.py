@@ -193,7 +193,8 @@ def _hardware(ctx: Context) -> Answer:
         details += _without_idle(headline_groups)
     details += _marketplace_lower(headline_groups)
     if headline.code != "quote_terms":  # the terms' totals are in the headline already
-        details += _period_totals(ctx, headline_groups, hours)
+        # the other periods asked ("daily price, and for 2 weeks?") answer the question: right under the headline
+        details = _period_totals(ctx, headline_groups, hours) + details
     if over_limit is not None:
         details.insert(0, headline)
         headline = _over_limit_headline(ctx, headline_groups, over_limit, hours)
