@@ -219,3 +219,21 @@ def test_an_llm_and_an_embedding_model_side_by_side_in_chinese(kb):
 def test_two_models_without_a_sharing_word_are_sized_each(kb):
     q = parse_question("llama 3 8b and mistral 7b on an A10G, which is faster?", kb)
     assert not q.co_hosted
+
+
+def test_a_compute_bound_small_batch_decode_cites_the_measurement_on_that_gpu(kb):
+    a = ask(kb, "single-stream decode, H20 or H100, for qwen2.5 32b in bf16?")
+    m = next((d for d in a.details if d.code == "measured_batch1"), None)
+    if any(d.params.get("compute_bound_gpu") for d in [a.headline, *a.details] if d.code == "compare_decode"):
+        assert m is not None
+    if m is not None:
+        # the dense row nearest the 32B asked, knowledge/benchmarks.yaml cc-sglang-qwen3-32b-h20-bf16-bs1: 20.72
+        # tokens/s at batch 1 (QwenLM speed benchmark); H20 4,000 GB/s / (32.8e9 x 2 bytes) = 61 tokens/s if
+        # bandwidth alone decided
+        assert m.params["measured_tps"] == pytest.approx(20.72)
+        assert m.params["bandwidth_tps"] == pytest.approx(61.0, rel=0.02)
+
+
+def test_one_user_compared_leads_with_the_speed_not_a_load(kb):
+    a = ask(kb, "for one user, how much faster is llama 3 70b on 2x H100 than on 2x A100?")
+    assert a.headline.code in ("compare_decode", "compare_decode_equal")

@@ -33,6 +33,8 @@ from bot.advice.runs import (
     training_tokens,
 )
 from bot.advice.specs import ratio_facts, spec_table
+from bot.errors import AdvisorError
+from bot.estimation import efficiency_for
 from bot.kb.schema import Model
 from bot.notes import note
 from bot.pricing.mentions import mention_for
@@ -166,6 +168,12 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
                               compute_bound_gpu=gb.name if gb and compute_bound.get(gb.id) else None,
                               dense_tflops=(gb.dense_tflops.bf16 or gb.dense_tflops.fp16)
                               if gb and compute_bound.get(gb.id) else None)
+        if gb and compute_bound.get(gb.id):
+            # a compute-bound small-batch decode surprises readers who expect bandwidth to decide: the published
+            # batch-1 measurement on that GPU that the estimate is calibrated on is said beside it
+            measured = _batch1_measurement(ctx, gb, model)
+            if measured is not None:
+                details.append(measured)
         if fast.gpu_count != slow.gpu_count and ga and gb:
             # unequal counts (each holds the model on the fewest it needs): per GPU the picture can flip
             details.append(note("compare_counts_differ", a=ga.name, a_count=fast.gpu_count, b=gb.name,
@@ -195,13 +203,13 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
             details.insert(0, headline)
             headline = mentioned
     counted = any(c.count for c in choices)
-    if len(choices) >= 2 and ("users_served" in q.asks or (load.users and counted)):
+    if len(choices) >= 2 and ("users_served" in q.asks or (load.users and load.users > 1 and counted)):
         # "how many users can each serve", or a load on GPUs whose count is given: the users each count serves
         # (and, short of the load, the count it would take) lead; single-stream speed follows
         if headline is not None:
             details.insert(0, headline)
         headline = _users_line(ctx, model, choices, speeds, load)
-    elif load.users and len(fits) >= 2:
+    elif load.users and load.users > 1 and len(fits) >= 2:
         # a load was given: the comparison is what each GPU type needs to carry it, not single-stream speed
         if headline is not None:
             details.insert(0, headline)
@@ -250,6 +258,32 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     return ctx.answer(title=note("title_compare", gpu_names=[c.gpu.name for c in choices], model_name=model_label(model)),
                       headline=headline, details=details, options=options, recommendation=rec, table=table,
                       actions=next_actions(ctx, options[rec] if rec is not None else None))
+
+
+def _batch1_measurement(ctx: Context, gpu, model: Model):
+    """The ``measured_batch1`` note of the published single-GPU, batch-1 decode measurement on ``gpu`` in
+    ``knowledge/benchmarks.yaml`` of the dense model nearest in size to ``model`` (tokens/s), with what the GPU's
+    memory bandwidth alone would allow for that model in that format (bandwidth / weight bytes, efficiency.yaml
+    bytes per weight); ``None`` when there is none."""
+    eff = efficiency_for(ctx.kb)
+    size = model.params_total_b or 0
+    for b in sorted(ctx.kb.benchmarks.values(), key=lambda b: abs((b.params_b or 0) - size)):
+        if b.gpu_id != gpu.id or b.kind != "inference" or b.gpu_count != 1 or b.conditions.get("batch") != 1 \
+                or b.unit != "tokens/s" or not b.params_b:
+            continue
+        if float(b.conditions.get("input_tokens") or 0) > 64:  # (its speed counts a long prompt's tokens too)
+            continue
+        model = ctx.kb.models.get(b.model_id or "")
+        if model is None or model.is_moe:  # a dense model's weights are all read per token: the bandwidth bound
+            continue
+        try:
+            bytes_per_weight = eff.weight_format(b.precision.lower())[1].bytes_per_weight
+        except (AdvisorError, KeyError, ValueError):
+            continue
+        ctx.cite(b.source)
+        return note("measured_batch1", gpu_name=gpu.name, framework=b.framework, model=b.model, precision=b.precision,
+                    measured_tps=b.value, bandwidth_tps=gpu.memory_bandwidth_gb_s / (b.params_b * bytes_per_weight))
+    return None
 
 
 def _cost_at_mentions(ctx: Context, full: list[Option]):
