@@ -237,3 +237,12 @@ def test_a_compute_bound_small_batch_decode_cites_the_measurement_on_that_gpu(kb
 def test_one_user_compared_leads_with_the_speed_not_a_load(kb):
     a = ask(kb, "for one user, how much faster is llama 3 70b on 2x H100 than on 2x A100?")
     assert a.headline.code in ("compare_decode", "compare_decode_equal")
+
+
+def test_the_released_format_is_kept_when_it_serves_on_the_gpus_the_user_fixed(kb):
+    a = ask(kb, "is 4x A100 80GB enough for qwen2.5 32b with 60 users at 8k context?")
+    o = a.options[a.recommendation]
+    # 32.8e9 x 2 B = 65.5 GB of bf16 weights + 60 x 8,192 x 262 KB = 129 GB of KV cache (knowledge/models.yaml)
+    # = ~200 GB, under 4 x 85 GB: the model as released serves on the count given, so it is not quantized
+    assert o.gpu_count == 4 and o.meets
+    assert o.precision in ("bf16", "fp16")

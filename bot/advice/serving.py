@@ -411,8 +411,13 @@ def _best(plans: list[ServingPlan]) -> ServingPlan | None:
 
 
 def _plan_key(p: ServingPlan) -> tuple:
+    """Quality tier, then price, then fewest GPUs; at the same price and count (a count the user fixed) the model
+    as released before a quantized copy (quantizing is not needed when the released weights serve the load), then
+    the faster."""
     price = p.placement.price_per_hour_usd if p.placement else float("inf")
-    return (quality_tier(p.precision), p.placement is None, price, p.count, -(p.per_user_tps or 0))
+    native = p.model.native_precision or "fp16"
+    as_released = p.precision == native or {p.precision, native} <= {"bf16", "fp16"}
+    return (quality_tier(p.precision), p.placement is None, price, p.count, not as_released, -(p.per_user_tps or 0))
 
 
 def _rank(o: Option) -> tuple:
