@@ -68,30 +68,39 @@ def _job_load(ctx: Context) -> ServingLoad:
 
 def _job_option(ctx: Context, model: Model, choice: GpuChoice, load: ServingLoad) -> Option | None:
     """The best configuration of ``choice`` for the job: the user's count, else the fewest GPUs that hold the
-    model; among precisions, quality first, then the shortest job. ``None`` when nothing fits."""
+    model and two and four times that within one 8-GPU machine (GPUs beyond the weights hold KV cache for a larger
+    batch, which often does more per GPU); quality first, then the fewest GPU-hours for the job (what copies scale
+    by to meet a deadline, and what it costs), then the shortest job. ``None`` when nothing fits."""
     opts: list[Option] = []
     for precision, _ in precisions_for(ctx, model, choice.gpu):
-        count = choice.count
-        if count is None:
+        counts = [choice.count] if choice.count else []
+        if not counts:
             base = plan_serving(ctx, model, choice.gpu, precision, ServingLoad(**{**load.__dict__, "users": 1}))
-            count = base.count if base.est is not None and base.est.fits else None
-        if count is None:
-            continue
-        plan = plan_serving(ctx, model, choice.gpu, precision, load, count=count, objective="capacity")
-        opt = serving_option(ctx, plan)
-        if not plan.capacity or not plan.throughput_tps:
-            if choice.fixed:
+            if base.est is not None and base.est.fits:
+                counts = sorted({base.count, *(n for n in (base.count * 2, base.count * 4) if n <= 8)})
+        for count in counts:
+            opt = _at_count(ctx, model, choice, precision, load, count)
+            if opt is not None:
                 opts.append(opt)
-            continue
-        opt.max_users = plan.capacity
-        opt.wall_clock_hours = ctx.query.documents * load.output_tokens / plan.throughput_tps / 3600
-        if opt.price_per_hour_usd:
-            opt.total_cost_usd = opt.wall_clock_hours * opt.price_per_hour_usd
-        opts.append(opt)
     if not opts:
         return None
     return min(opts, key=lambda o: (o.wall_clock_hours is None, quality_tier(o.precision),
-                                    o.wall_clock_hours or math.inf))
+                                    (o.wall_clock_hours or math.inf) * (o.gpu_count or 1), o.wall_clock_hours or math.inf))
+
+
+def _at_count(ctx: Context, model: Model, choice: GpuChoice, precision: str, load: ServingLoad,
+              count: int) -> Option | None:
+    """The job on ``count`` x ``choice`` in ``precision`` at the largest batch: its wall clock (items x output
+    tokens / output tokens/s in all) and cost; ``None`` when it does not run (kept for a GPU the user named)."""
+    plan = plan_serving(ctx, model, choice.gpu, precision, load, count=count, objective="capacity")
+    opt = serving_option(ctx, plan)
+    if not plan.capacity or not plan.throughput_tps:
+        return opt if choice.fixed else None
+    opt.max_users = plan.capacity
+    opt.wall_clock_hours = ctx.query.documents * load.output_tokens / plan.throughput_tps / 3600
+    if opt.price_per_hour_usd:
+        opt.total_cost_usd = opt.wall_clock_hours * opt.price_per_hour_usd
+    return opt
 
 
 def answer(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
