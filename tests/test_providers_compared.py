@@ -250,3 +250,11 @@ def test_the_released_format_is_kept_when_it_serves_on_the_gpus_the_user_fixed(k
     if o.precision not in ("bf16", "fp16"):
         alt = next(d for d in a.details if d.code == "native_alternative")
         assert alt.params["price_usd"] > o.price_per_hour_usd
+
+
+def test_a_cost_per_token_in_4bit_says_its_quality_cost(kb):
+    # DeepSeek-V3 671B in fp8 is 671 GB: more than 8 H100s hold with any KV cache; only 4-bit fits there
+    a = ask(kb, "cost per million output tokens for deepseek v3 on 8x H100 at full load")
+    o = a.options[a.recommendation]
+    if o.precision in ("int4", "awq", "gptq"):
+        assert any(w.code == "quantization_quality" for w in a.warnings)

@@ -736,6 +736,9 @@ def _token_cost(ctx: Context, model: Model, choices: list[GpuChoice], load: Serv
     else:
         o = options[rec]
         _assumptions_of(ctx, model, o)
+        if quality_tier(o.precision) and not ctx.query.precisions:
+            # 4-bit only because nothing better holds the model on these GPUs: its quality cost is said
+            ctx.warn("quantization_quality", precision=o.precision, model_name=model_label(model))
         per_m = o.cost_per_million_tokens_usd
         headline = note("token_cost" if per_m else "token_cost_unpriced", config=config(o),
                         model_name=model_label(model), per_million_usd=per_m, max_users=o.max_users,
