@@ -258,3 +258,13 @@ def test_a_cost_per_token_in_4bit_says_its_quality_cost(kb):
     o = a.options[a.recommendation]
     if o.precision in ("int4", "awq", "gptq"):
         assert any(w.code == "quantization_quality" for w in a.warnings)
+
+
+def test_when_speed_not_memory_sets_the_count_it_is_said_next_to_the_count(kb):
+    a = ask(kb, "how many H20 for deepseek r1 fp8 with 200 concurrent users at 32k context?")
+    codes = [d.code for d in a.details]
+    if "memory_fits_fewer" in codes:
+        # fewer GPUs hold the users' KV cache but decode below the 10 tokens/s floor: said right under the sizing
+        assert codes.index("memory_fits_fewer") <= 1
+        n = a.details[codes.index("memory_fits_fewer")].params
+        assert n["count"] < a.options[a.recommendation].gpu_count

@@ -240,10 +240,12 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         same = [p for p in plans if p.meets and p.gpu.id == shown[rec].gpu and p.count == shown[rec].gpu_count]
         same.sort(key=lambda p: p.precision != shown[rec].precision)
         line = _instance_line(ctx, model, load, same[0]) if same else []
-        line += _memory_would_fit(ctx, model, load, same[0]) if same else []
         if line:  # the line says the instance size and the idle GPUs: the generic warning would repeat it
             ctx.warnings[:] = [w for w in ctx.warnings if w.code != "idle_gpus"]
         details += line
+        # fewer GPUs would hold the users but not at the speed floor: the speed, not memory, sets the count, which
+        # the reader needs next to the count (not after the memory lines)
+        details[:0] = _memory_would_fit(ctx, model, load, same[0]) if same else []
     if rec is not None:  # machines asked: they lead, the sizing line follows
         headline, details = machines_first(ctx, headline, details, config(shown[rec]), model_label(model))
     if limit is not None and fixed and shown and shown[0].price is not None and not shown[0].changes:
