@@ -24,6 +24,7 @@ from bot.advice.options import caveats, config, machines_first, mention_cost, ne
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
+    fuller_counts,
     place,
     plan_serving,
     precisions_for,
@@ -77,7 +78,7 @@ def _job_option(ctx: Context, model: Model, choice: GpuChoice, load: ServingLoad
         if not counts:
             base = plan_serving(ctx, model, choice.gpu, precision, ServingLoad(**{**load.__dict__, "users": 1}))
             if base.est is not None and base.est.fits:
-                counts = sorted({base.count, *(n for n in (base.count * 2, base.count * 4) if n <= 8)})
+                counts = fuller_counts(ctx, base.count)
         for count in counts:
             opt = _at_count(ctx, model, choice, precision, load, count)
             if opt is not None:

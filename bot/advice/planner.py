@@ -55,6 +55,7 @@ __all__ = [
     "canonical_precision",
     "given_placement",
     "group_cap",
+    "fuller_counts",
     "machine_size",
     "workload_of",
     "ServingPlan",
@@ -156,9 +157,11 @@ def precisions_for(ctx: Context, model: Model, gpu: Gpu) -> list[tuple[str, bool
     """
     q = ctx.query
     native = model.native_precision or "fp16"
-    compute_formats = {f for g in ctx.kb.gpus.values() for f in g.supported_precisions}
-    lacking = [p for p in q.precisions if p in compute_formats and not gpu.supports(p)]
-    if q.precisions and q.precisions_carried and lacking:
+    lacking = []
+    if q.precisions and q.precisions_carried:  # (formats some GPU computes natively; weight-only formats run anywhere)
+        compute_formats = {f for g in ctx.kb.gpus.values() for f in g.supported_precisions}
+        lacking = [p for p in q.precisions if p in compute_formats and not gpu.supports(p)]
+    if lacking:
         # "换 910B 呢" after an fp8 turn: the format was the last GPU's, not a constraint on this one; the new GPU is
         # planned in the formats it has, and the answer says the carried one was dropped
         ctx.assume("kept_precision_dropped", precisions=lacking, gpu_name=gpu.name)
@@ -245,6 +248,14 @@ def machine_size(ctx: Context) -> int | None:
     per_node = int(ctx.policy.limits.gpus_per_machine.value)
     ctx.assume("machine_size_assumed", per_node=per_node)
     return per_node
+
+
+def fuller_counts(ctx: Context, fewest: int) -> list[int]:
+    """``fewest`` GPUs (the fewest that hold a model) and two and four times that within one machine (policy
+    ``limits.gpus_per_machine``): GPUs beyond the weights hold KV cache for a larger batch, which often does more
+    work per GPU (a lower cost per token, fewer GPU-hours for a batch job)."""
+    per_machine = int(ctx.policy.limits.gpus_per_machine.value)
+    return sorted({fewest, *(n for n in (fewest * 2, fewest * 4) if n <= per_machine)})
 
 
 def place_nearest_variant(ctx: Context, gpu: Gpu, count: int, group: int, need_gb: float | None

@@ -57,7 +57,7 @@ def _at(ctx: Context, o: Option, provider: str) -> dict | None:
     total, rented, spread = None, price.gpus_rented if price.gpus_rented > o.gpu_count else None, None
     if o.gpu_hours:  # a run: GPU-hours x price per GPU-hour
         total = o.gpu_hours * price.price_per_hour_usd / o.gpu_count
-        if rented and o.gpu_count <= 8 and rented <= 8:
+        if rented and rented <= int(ctx.policy.limits.gpus_per_machine.value):
             # the instance's other GPUs are paid for anyway: a run spreads over them data-parallel inside the
             # node, the same GPU-hours in a fraction of the wall clock (NVLink keeps scaling near-linear there)
             total, spread, rented = o.gpu_hours * price.price_per_hour_usd / price.gpus_rented, price.gpus_rented, None

@@ -41,6 +41,7 @@ from bot.advice.planner import (
     candidate_gpus,
     canonical_precision,
     cost_per_million_tokens,
+    fuller_counts,
     machine_size,
     place,
     plan_serving,
@@ -696,7 +697,7 @@ def _capacity_plans(ctx: Context, model: Model, choice: GpuChoice, load: Serving
         if not counts:  # the fewest of this GPU that hold the model, and more of them in one machine
             base = plan_serving(ctx, model, choice.gpu, precision, ServingLoad(**{**load.__dict__, "users": 1}))
             if base.est is not None and base.est.fits:
-                counts = sorted({base.count, *(n for n in (base.count * 2, base.count * 4) if n <= 8)})
+                counts = fuller_counts(ctx, base.count)
         for count in counts:
             plans.append(plan_serving(ctx, model, choice.gpu, precision,
                                       ServingLoad(**{**load.__dict__, "users": None, "total_tps": None}),
