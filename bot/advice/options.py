@@ -33,10 +33,14 @@ _FULL_32 = ("fp32", "tf32")
 
 
 def config(opt: Option, *, with_model: bool = False, with_precision: bool = True) -> dict:
-    """The label of an option as data: ``{gpu_count, gpu_name, precision, method, model_name}``."""
+    """The label of an option as data: ``{gpu_count, gpu_name, precision, method, model_name}``; the precision
+    reads ``"int8 + fp8 KV"`` when the option changes the KV-cache format."""
     out = {"gpu_count": opt.gpu_count, "gpu_name": opt.gpu_name}
     if with_precision and opt.precision and not opt.method:
         out["precision"] = opt.precision
+        if opt.kv_precision and "kv_precision" in (opt.changes or []):
+            # the KV-cache format is what this option changes: its label says it (a technical term in both languages)
+            out["precision"] = f"{opt.precision} + {opt.kv_precision} KV"
     if opt.method:
         out["method"] = opt.method
     if with_model and opt.model_name:

@@ -273,9 +273,12 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         if cost is not None:
             details = [headline] + [d for d in details if d is not cost]
             headline = cost
-    if rec is not None and fixed and "fit" in q.asks and not q.precisions and headline.code in ("fit_yes", "serve_one"):
-        # "does it fit" with no format named: the model as released first; a quantized fit comes second
-        o = shown[rec]
+    tight = headline.code == "fit_tight_budget"
+    if (rec is not None or tight) and fixed and "fit" in q.asks and not q.precisions and \
+            headline.code in ("fit_yes", "serve_one", "fit_tight_budget"):
+        # "does it fit" with no format named: the model as released first; a quantized fit comes second (also one
+        # that holds only once the engine's memory reserve is raised: the headline's option, shown first)
+        o = shown[0] if tight else shown[rec]
         native = next((p for p in plans if p.gpu.id == o.gpu and p.count == o.gpu_count
                        and p.precision == precisions_for(ctx, model, p.gpu)[0][0]), None)
         if native is not None and native.precision != o.precision and not native.meets and native.est is not None:
@@ -311,7 +314,7 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
     return ctx.answer(title=note("title_serving", model_name=model_label(model), users=load.users,
                                  total_tps=load.total_tps),
                       headline=headline, details=details, options=shown, recommendation=rec,
-                      table=_table(shown), actions=next_actions(ctx, shown[rec] if rec is not None else None,
+                      table=_table(ctx, shown), actions=next_actions(ctx, shown[rec] if rec is not None else None,
                                                                 show_all=len(options) > ctx.policy.serving.shown_options))
 
 
@@ -486,12 +489,9 @@ def _headline(ctx: Context, model: Model, load: ServingLoad, shown: list[Option]
                     max_count=int(ctx.policy.serving.max_gpus.value))
     first = shown[0]
     fixed = any(g.id for g in q.gpus)
-    ceiling = ctx.policy.serving.max_memory_utilization
-    if fixed and not first.meets and first.rejection is not None and ceiling is not None and \
-            first.rejection.code == "reject_engine_budget" and first.memory_per_gpu_gb and first.usable_gb and \
-            first.memory_per_gpu_gb <= ceiling.value * first.usable_gb:
+    if fixed and _only_engine_budget(ctx, first):
         # everything fits the GPU, only the engine's default reserve does not: a setting, not a "no"
-        ctx.cite(ceiling.source)
+        ctx.cite(ctx.policy.serving.max_memory_utilization.source)
         return note("fit_tight_budget", config=config(first), model_name=model_label(model),
                     mem_gb=first.memory_per_gpu_gb, usable_gb=first.usable_gb, engine=first.engine,
                     default_utilization=str(efficiency_for(ctx.kb).engine(first.engine or "vllm")[1].memory_utilization),
@@ -514,6 +514,15 @@ def _headline(ctx: Context, model: Model, load: ServingLoad, shown: list[Option]
     if (load.users or 1) > 1:
         return note("serve_users", **common)
     return note("serve_one", **common)
+
+
+def _only_engine_budget(ctx: Context, o: Option) -> bool:
+    """True when ``o`` fails only on the engine's default memory reserve and stays within the policy's ceiling
+    (``serving.max_memory_utilization``): it runs once the setting is raised, so it is "just", not "no"."""
+    ceiling = ctx.policy.serving.max_memory_utilization
+    return not o.meets and o.rejection is not None and ceiling is not None and \
+        o.rejection.code == "reject_engine_budget" and bool(o.memory_per_gpu_gb) and bool(o.usable_gb) and \
+        o.memory_per_gpu_gb <= ceiling.value * o.usable_gb
 
 
 def _scale_needed(ctx: Context, model: Model, load: ServingLoad, choices: list[GpuChoice]):
@@ -603,10 +612,12 @@ def _details(ctx: Context, model: Model, load: ServingLoad, shown: list[Option],
     return out
 
 
-def _table(options: list[Option]) -> Table:
+def _table(ctx: Context, options: list[Option]) -> Table:
+    """The serving table; a row that only exceeds the engine's default memory reserve says "just", as the
+    headline does (:func:`_only_engine_budget`), not "NO"."""
     return Table(columns=["config", "serves", "gb_per_gpu", "ttft_s", "decode_tps", "tps_per_user", "total_tps",
                           "usd_per_hour", "usd_per_m_tokens"],
-                 rows=[[config(o), o.meets, o.memory_per_gpu_gb, o.ttft_s, o.decode_tps, o.tps_per_user,
+                 rows=[[config(o), "tight" if _only_engine_budget(ctx, o) else o.meets, o.memory_per_gpu_gb, o.ttft_s, o.decode_tps, o.tps_per_user,
                         o.throughput_tps, o.price_per_hour_usd, o.cost_per_million_tokens_usd] for o in options])
 
 
@@ -760,7 +771,7 @@ def _token_cost(ctx: Context, model: Model, choices: list[GpuChoice], load: Serv
         throughput = note("token_cost_unpriced", **{**headline.params, "no_price": False})
         headline, details = mentioned, [throughput, *(d for d in details if d.code != "mention_cost")]
     return ctx.answer(title=note("title_serving", model_name=model_label(model), users=None, total_tps=None),
-                      headline=headline, details=details, options=options, recommendation=rec, table=_table(options),
+                      headline=headline, details=details, options=options, recommendation=rec, table=_table(ctx, options),
                       actions=next_actions(ctx, options[rec] if rec is not None else None))
 
 
@@ -807,7 +818,7 @@ def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: Se
         headline = cost
     title = "title_throughput" if headline.code == "throughput_capacity" else "title_users_served"
     return ctx.answer(title=note(title, model_name=model_label(model)), headline=headline, details=details,
-                      options=options, recommendation=rec, table=_table(options),
+                      options=options, recommendation=rec, table=_table(ctx, options),
                       actions=next_actions(ctx, options[rec] if rec is not None else None))
 
 
