@@ -719,7 +719,7 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
     counts = _counts(lex)
     # a notebook platform is said where a card word is ("15 GB colab", "kaggle 16GB")
     cards = f"{lex.card_words.pattern}|{lex.platform_words.pattern}"
-    pattern = _capacity_pattern(cards, lex.memory_scaled_units.pattern)
+    pattern = _capacity_pattern(cards, lex.memory_units.pattern, lex.memory_scaled_units.pattern)
     card_before = _card_before_pattern(cards)
     requirement = _ends_with(lex.memory_requirement_words.pattern, lex.approx_words.pattern)
     not_card = _starts_with(lex.not_card_after.pattern)
@@ -755,7 +755,8 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         if near and (max(0, start - 16) + near.start(1)) in claimed:
             continue  # "RTX 2060 8GB": the number is the named card's (a name, known or not), the memory its too
         lead = _CAPACITY_LEAD.search(low[max(0, start - 12):start]) or near  # "three 24 gb gpus": any count
-        card = bool(m.group("card")) or named_card
+        # a unit of the lexicon may hold the card word itself ("16 gb of vram", "24 gb card")
+        card = bool(m.group("card")) or named_card or bool(lex.card_words.search(unit))
         if not (card or lead):
             continue
         # no card has a size outside the knowledge base's range: said by the memory alone (an explicit unit and a card
@@ -942,11 +943,11 @@ def _memory_in_gb(value: float, scale: float | None, tables: ParserTables) -> tu
 
 
 @lru_cache(maxsize=4)
-def _capacity_pattern(card_words: str, scaled_units: str) -> re.Pattern[str]:
+def _capacity_pattern(card_words: str, units: str, scaled_units: str) -> re.Pattern[str]:
     # "3x24 GB": a memory right after a count's "x" (the count is read by the caller); "16000 MB", "81559MiB",
-    # "1.5 TB" in another unit (converted by the caller)
+    # "1.5 TB" in another unit (converted by the caller); GB units are the lexicon's ("24 gigs")
     return re.compile(rf"(?:(?<![\w.$])|(?<=\dx)|(?<=\d\*)|(?<=\d×))(?P<mem>\d{{1,3}}(?:\.\d{{1,2}})?|\d{{4,6}})\s*"
-                      rf"(?P<unit>gb|g|gib|{scaled_units})(?![a-z0-9])"
+                      rf"(?P<unit>{units}|{scaled_units})(?![a-z0-9])"
                       rf"(?:\s*(?:of\s+)?(?P<card>{card_words}))?")
 
 

@@ -188,9 +188,11 @@ class UnitList(_Vocab):
 
 
 class PercentVocab(UnitList):
-    """Percent units, and the words that make a percent next to them a training MFU ("at 40% MFU", "MFU 45%")."""
+    """Percent units; the words that make a percent next to them a training MFU ("at 40% MFU", "MFU 45%"); and the
+    words that make it the share of the users in flight at once ("10% use it at the same time", "10% 同时在线")."""
 
     mfu_words: list[str] = Field(default_factory=list)
+    concurrent_share_words: list[str] = Field(default_factory=list)
 
 
 class UnitMap(_Vocab):
@@ -538,6 +540,7 @@ class Lexicon:
     per_item: Phrases
     percent_units: Phrases
     mfu_words: Phrases
+    concurrent_share_words: Phrases
     power_units: Phrases
     per_kwh: Phrases
     asks: Phrases
@@ -737,6 +740,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         per_item=Phrases(_inverse(groups(lambda f: f.observations.per_item))),
         percent_units=Phrases(_flat(lists(lambda f: f.percent.units)), left_bound=False),
         mfu_words=Phrases(_flat(lists(lambda f: f.percent.mfu_words))),
+        concurrent_share_words=Phrases(_flat(lists(lambda f: f.percent.concurrent_share_words))),
         power_units=Phrases(merged_maps(lambda f: f.power.units), left_bound=False),
         per_kwh=Phrases(_flat(lists(lambda f: f.electricity.per_kwh))),
         asks=asks,

@@ -241,7 +241,11 @@ class _ModelScanner:
                 continue  # the part after "/" is scanned as a name below
             end = m.end()
             precision, end = self._suffixes(end)
-            self.found.append(FoundModel(model_id, self.written(m.start(), end), m.start(), end, precision=precision))
+            # the repository's own name may carry the format ("Qwen/Qwen3-235B-A22B-FP8")
+            named = next((_SUFFIX_PRECISION[w] for w in reversed(re.split(r"[-_/.]", m.group(0)))
+                          if w in _SUFFIX_PRECISION), None)
+            self.found.append(FoundModel(model_id, self.written(m.start(), end), m.start(), end,
+                                         precision=precision or named))
             self.masked.add((m.start(), end))
 
     # ----------------------------------------------------------------- 3.-5. word windows
@@ -374,7 +378,11 @@ class _ModelScanner:
                         if extended is not None and extended != model_id:
                             model_id, end = extended, words[i + n][2]
                             n += 1
+                # a name whose alias carries its format ("Qwen3-235B-A22B-FP8", a released FP8 repository) keeps
+                # that format, as a format written after the name does
+                named = next((_SUFFIX_PRECISION[w] for w in reversed(reps[i:i + n]) if w in _SUFFIX_PRECISION), None)
                 precision, end = self._suffixes(end)
+                precision = precision or named
                 written = self.written(start, end)
                 self.found.append(FoundModel(model_id, written, start, end, variant_assumed=extended == model_id,
                                              precision=precision,

@@ -582,6 +582,16 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
             out["mfu_pct"] = f.value
             percents = [p for p in percents if p is not f]
             break
+    users = out.get("concurrent_users") or out.get("daily_active_users")
+    for f in percents:
+        # "2000 employees, 10% use it at the same time": the users in flight are that share of the users named
+        near = scan.text[max(0, f.start - 16):f.start] + " " + scan.text[f.end:f.end + 24]
+        if users and 0 < f.value < 100 and lex.concurrent_share_words.search(near):
+            out["concurrent_users"] = max(1, round(users * f.value / 100))
+            out.pop("daily_active_users", None)
+            notes.append(note("concurrent_share", users=users, percent=f.value, concurrent=out["concurrent_users"]))
+            percents = [p for p in percents if p is not f]
+            break
     out["percents"] = [f.value for f in percents]
     power = scan.first("power_watts")
     if power:

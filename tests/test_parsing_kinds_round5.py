@@ -1,0 +1,58 @@
+"""Parser kinds found by the fifth round of fresh evaluators (issue 12): a format inside a model's released name,
+memory units of the lexicon on a card named by its memory, Chinese magnitudes after digits, and a share of the
+users said to be in flight at once.
+
+Hand-computed values: 10% of 2,000 users = 200 concurrent; 15% of 4,000 = 600; 5百 = 5 x 100 = 500.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.parsing.parser import parse_question
+
+
+@pytest.mark.parametrize(("text", "model_id", "precision"), [
+    ("how fast is Qwen3 235B-A22B fp8 on 8x H100 for 16 users?", "qwen3-235b-a22b", "fp8"),
+    ("serving qwen3-235b-a22b-fp8 with 8 H200", "qwen3-235b-a22b", "fp8"),
+    ("Qwen/Qwen3-235B-A22B-FP8 on 4x H200, users at 4k?", "qwen3-235b-a22b", "fp8"),
+])
+def test_a_format_in_the_released_name_is_the_precision(kb, text, model_id, precision):
+    q = parse_question(text, kb)
+    assert [m.id for m in q.models] == [model_id]
+    assert q.models[0].precision == precision
+    assert q.precisions == [precision]
+
+
+@pytest.mark.parametrize("text", [
+    "can my 24 gigs card hold mistral 7b in bf16?",
+    "will llama 3 8b run on a 24 gig gpu",
+    "qwen2.5 7b on my 24 GB of VRAM?",
+])
+def test_a_card_named_by_memory_in_any_lexicon_unit(kb, text):
+    q = parse_question(text, kb)
+    assert len(q.gpus) == 1
+    g = q.gpus[0]
+    assert g.count == 1 and kb.gpus[g.id].memory_gb == 24
+
+
+@pytest.mark.parametrize(("text", "users"), [
+    ("llama 3 70b，5百并发，要几张 H100", 500),
+    ("qwen2.5 32b 给 3百个用户同时用，A100 要几张", 300),
+])
+def test_a_digit_then_a_chinese_magnitude(kb, text, users):
+    q = parse_question(text, kb)
+    assert q.concurrent_users == users
+    assert not q.not_understood
+
+
+@pytest.mark.parametrize(("text", "users"), [
+    ("our 2,000 staff will use it, roughly 10% at the same time: llama 3 8b on L40S, how many?", 200),
+    ("4000 users, 15% concurrently, mistral 7b on A10G", 600),
+    ("内部 2000 个用户，大约 10% 同时在线，qwen2.5 14b 用 4090 要几张", 200),
+])
+def test_a_share_of_the_users_at_once_sets_the_concurrency(kb, text, users):
+    q = parse_question(text, kb)
+    assert q.concurrent_users == users
+    assert not q.percents
+    assert any(n.code == "concurrent_share" for n in q.notes)
