@@ -311,7 +311,9 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         details.insert(0, headline)
         headline = note("serve_whole_instance", config=config(shown[rec]), model_name=model_label(model),
                         **whole_note.params)
-    return ctx.answer(title=note("title_serving", model_name=model_label(model), users=load.users,
+    # one user is no audience to name in the title ("Serving X: 1 users")
+    return ctx.answer(title=note("title_serving", model_name=model_label(model),
+                                 users=load.users if (load.users or 0) > 1 else None,
                                  total_tps=load.total_tps),
                       headline=headline, details=details, options=shown, recommendation=rec,
                       table=_table(ctx, shown), actions=next_actions(ctx, shown[rec] if rec is not None else None,
