@@ -81,3 +81,23 @@ def test_ttft_at_128k_sums_the_chunked_prefill(kb):
     assert r.ttft_s == pytest.approx(ttft + 0.010, rel=1e-6)
     assert 5 < r.ttft_s < 15
     assert r.memory.kv_cache_gb == pytest.approx(131_073 * 131_072 / 1e9, rel=1e-9)
+
+
+def test_attention_dp_replicates_what_the_engine_builds_whole(kb):
+    # Llama 4 Scout FP8 on 4x H100, TP4, batch 1: attention data parallelism adds, per GPU, 3/4 of what every
+    # rank then holds whole (the KV shard and the overheads are the same with and without it).
+    # models.yaml: 108.641793536e9 parameters, 17.0e9 active, 16 experts, 1 routed per token, so one routed
+    # expert = (108.641793536 - 17.0)e9 / 15 = 6.109452902e9 and all routed experts 97.751246442e9 (1 B each).
+    # TensorRT-LLM (engines.yaml attention_dp_replicates: non_expert; modeling_llama.py builds the dense MLP and
+    # shared expert with overridden_tp_size=1 under enable_attention_dp): everything but the routed experts,
+    # 108.641793536e9 - 97.751246442e9 = 10.890547094e9 B, so + 10.890547094e9 x 3/4 = 8.168 GB per GPU.
+    # vLLM (default attention): the attention projections only, 48 layers x (2 x 5120 x 40 x 128 + 2 x 5120 x 8
+    # x 128) = 3.019898880e9 B, so + 3.019898880e9 x 3/4 = 2.265 GB per GPU.
+    def per_gpu(engine, adp):
+        r = estimate_inference(kb, "llama-4-scout", "h100-sxm-80gb", count=4, tensor_parallel=4, precision="fp8",
+                               engine=engine, input_tokens=1000, output_tokens=1000, batch_size=1,
+                               attention_data_parallel=adp)
+        return r.memory.per_gpu_gb
+
+    assert per_gpu("tensorrt-llm", True) - per_gpu("tensorrt-llm", False) == pytest.approx(8.168, abs=0.01)
+    assert per_gpu("vllm", True) - per_gpu("vllm", False) == pytest.approx(2.265, abs=0.01)

@@ -136,8 +136,8 @@ class EngineProfile(Sourced):
         kv_cache_dtype_default, kv_cache_dtype_quantized: the engine's KV dtype rule
             (:class:`bot.kb.schema.Engine`).
         chunked_prefill, continuous_batching, prefix_caching, cuda_graphs, fp16_accumulate,
-        multi_gpu_split, fused_attention, fused_attention_since: documented defaults
-        (:class:`bot.kb.schema.Engine`).
+        multi_gpu_split, fused_attention, fused_attention_since, attention_dp_replicates: documented
+        defaults (:class:`bot.kb.schema.Engine`).
         fact_sources: sources of the documented defaults.
     """
 
@@ -165,6 +165,7 @@ class EngineProfile(Sourced):
     multi_gpu_split: Literal["tensor", "layer"] = "tensor"
     fused_attention: bool = True
     fused_attention_since: date | None = None
+    attention_dp_replicates: Literal["attention", "non_expert"] = "attention"
     fact_sources: list[str] = Field(default_factory=list)
 
 
@@ -375,6 +376,7 @@ class EfficiencyTable(_Strict):
                 "multi_gpu_split": e.multi_gpu_split,
                 "fused_attention": e.fused_attention,
                 "fused_attention_since": e.fused_attention_since,
+                "attention_dp_replicates": e.attention_dp_replicates,
                 "fact_sources": list(e.sources),
             })
         alias: dict[str, str] = {}

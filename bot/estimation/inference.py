@@ -166,11 +166,15 @@ def _overhead_bytes(c: _Ctx, tp: int, pp: int, batch: int) -> float:
 
 
 def _adp_extra(c: _Ctx, tp: int, pp: int) -> float:
-    """Extra weight bytes per GPU under attention data parallelism: every rank holds the whole
-    attention projections instead of 1/tp of them."""
+    """Extra weight bytes per GPU under attention data parallelism: every rank holds whole what the
+    engine replicates (``attention_dp_replicates``, knowledge/engines.yaml) instead of 1/tp of it:
+    the attention projections, or every weight but the routed experts (TensorRT-LLM builds dense
+    MLP layers and shared experts with ``overridden_tp_size=1`` and an untiled embedding and LM head
+    when ``enable_attention_dp`` is on)."""
     if not (c.attention_dp and tp > 1):
         return 0.0
-    return c.attn_b * (1 - 1 / tp) / pp
+    whole = c.weights_b - c.expert_b if c.engine.attention_dp_replicates == "non_expert" else c.attn_b
+    return whole * (1 - 1 / tp) / pp
 
 
 def _attention_params(m: Model) -> float:

@@ -1055,6 +1055,11 @@ class Engine(_Strict):
         fused_attention_since: the date from which the engine's builds use fused attention by
             default; earlier builds materialise the score matrix unless asked (llama.cpp ``-fa``).
             ``None`` = every build the knowledge base covers behaves as ``fused_attention`` says.
+        attention_dp_replicates: which weights every rank holds whole when attention runs
+            data-parallel across a tensor-parallel group (TensorRT-LLM ``enable_attention_dp``,
+            SGLang ``--enable-dp-attention``): ``attention`` = only the attention projections;
+            ``non_expert`` = every weight but the routed experts (attention, dense MLP layers,
+            shared experts, embeddings and LM head), which then run at TP 1 on each rank.
     """
 
     id: str
@@ -1075,6 +1080,7 @@ class Engine(_Strict):
     fp16_accumulate: bool = False
     fused_attention: bool = True
     fused_attention_since: date | None = None
+    attention_dp_replicates: Literal["attention", "non_expert"] = "attention"
     sources: Annotated[list[str], Field(min_length=1)]
     as_of: date
     notes: list[str] = Field(default_factory=list)
