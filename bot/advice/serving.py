@@ -863,7 +863,17 @@ def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: Se
     headline = note("kv_items_summary" if kv_col else "items_summary",
                     rows=[{"config": config(o, with_model=True), "meets": o.meets, "per_user_tps": o.tps_per_user,
                            "mem_gb": o.memory_per_gpu_gb, "kv_precision": o.kv_precision} for o in options[:6]])
+    details: list = []
+    timed = [o for o in served if o.tps_per_user]
+    if len(timed) > 1 and ({"comparison", "speed"} & set(q.asks)):
+        # "which is fastest?": the answer to the comparison leads; every row's figures follow
+        fast, slow = max(timed, key=lambda o: o.tps_per_user), min(timed, key=lambda o: o.tps_per_user)
+        details.append(headline)
+        headline = note("items_fastest", config=config(fast, with_model=True), fast_tps=fast.tps_per_user,
+                        slow_config=config(slow, with_model=True), slow_tps=slow.tps_per_user,
+                        ratio_x=fast.tps_per_user / slow.tps_per_user)
     return ctx.answer(title=note("title_items", model_names=[model_label(m) for m in models]), headline=headline,
+                      details=details,
                       options=options, recommendation=options.index(served[0]) if served else None,
                       table=Table(columns=["config", "serves", "weights_gb", *(["kv_gb"] if kv_col else []),
                                            "gb_per_gpu", "decode_tps", "tps_per_user", "usd_per_hour"], rows=rows),
