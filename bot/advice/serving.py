@@ -865,7 +865,7 @@ def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: Se
                            "mem_gb": o.memory_per_gpu_gb, "kv_precision": o.kv_precision} for o in options[:6]])
     details: list = []
     timed = [o for o in served if o.tps_per_user]
-    if len(timed) > 1 and ({"comparison", "speed"} & set(q.asks)):
+    if len(timed) > 1 and not kv_col and ({"comparison", "speed"} & set(q.asks)):
         # "which is fastest?": the answer to the comparison leads; every row's figures follow
         fast, slow = max(timed, key=lambda o: o.tps_per_user), min(timed, key=lambda o: o.tps_per_user)
         details.append(headline)
