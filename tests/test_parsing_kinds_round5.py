@@ -56,3 +56,12 @@ def test_a_share_of_the_users_at_once_sets_the_concurrency(kb, text, users):
     assert q.concurrent_users == users
     assert not q.percents
     assert any(n.code == "concurrent_share" for n in q.notes)
+
+
+@pytest.mark.parametrize(("text", "hours"), [
+    ("rent 4x A100 on runpod for a weekend, cost?", 48),  # Saturday and Sunday: 2 x 24 h
+    ("周末租 4 张 4090 多少钱", 48),
+])
+def test_a_weekend_is_two_days(kb, text, hours):
+    q = parse_question(text, kb)
+    assert q.duration_hours == hours

@@ -784,8 +784,11 @@ def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: Se
     for choice in (c for c in choices if c.fixed):
         plans = _capacity_plans(ctx, model, choice, load)
         working = [p for p in plans if p.capacity > 0]
-        # most users among the formats that keep quality; 4-bit only when the user asked for it or nothing else fits
-        best = min(working, key=lambda p: (quality_tier(p.precision), -p.capacity)) if working else _best(plans)
+        # most users among the formats that keep quality, on the fewest GPUs that hold the model when no count was
+        # given ("how many users can an A100 serve" is per card, not per machine); 4-bit only when the user asked
+        # for it or nothing else fits
+        best = min(working, key=lambda p: (quality_tier(p.precision), p.count, -p.capacity)) if working \
+            else _best(plans)
         if best is not None:
             opt = serving_option(ctx, best)
             opt.max_users = best.capacity
