@@ -37,9 +37,15 @@ def answer(ctx: Context) -> Answer:
     variant_notes(ctx)
     tokens = finetune_tokens(ctx)
     choices = candidate_gpus(ctx, "finetune")
-    options = finetune_setups(ctx, model, tokens, choices)
+    method = q.method
+    if method is None and q.full_precision:
+        # "fine-tune X in full precision": every weight trained, unquantised; when that does not fit, LoRA (also
+        # unquantised) follows as the alternative, so either reading is answered
+        method = "full"
+        ctx.assume("full_precision_full_finetune")
+    options = finetune_setups(ctx, model, tokens, choices, methods=[method] if method else None)
     fixed = [c for c in choices if c.fixed]
-    if fixed and q.method and options and not any(o.fits for o in options):
+    if fixed and method and options and not any(o.fits for o in options):
         options += finetune_alternatives(ctx, model, tokens, options[0], fixed[0])
     if q.deadline_hours:
         options += _in_time(ctx, model, tokens, choices, options)
@@ -54,7 +60,7 @@ def answer(ctx: Context) -> Answer:
     details: list = []
     if o is None:
         headline = note("finetune_nothing", model_name=model_label(model))
-    elif rec is None or (fixed and q.method and not options[0].fits):
+    elif rec is None or (fixed and method and not options[0].fits):
         first = options[0]
         headline = note("finetune_fixed_fails", config=config(first), model_name=model_label(model),
                         mem_gb=first.memory_per_gpu_gb, usable_gb=first.usable_gb)
