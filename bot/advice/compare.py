@@ -127,11 +127,13 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     single = ServingLoad(**{**load.__dict__, "users": load.users or 1, "total_tps": None})
     rows: list[tuple[Option, Option | None]] = []
     compute_bound: dict[str, bool] = {}
+    common = _common_format(ctx, model, choices, single)
     for choice in choices:
         precisions = precisions_for(ctx, model, choice.gpu)
-        # the precision asked (or the model's native one) for the like-for-like speed row, on the fewest GPUs
-        # that hold it (not a larger rented instance: the counts compared are the ones needed)
-        speed_plan = plan_serving(ctx, model, choice.gpu, precisions[0][0], single, count=choice.count,
+        # the precision asked (or the model's native one, else the first format that holds the model on every
+        # count the user gave) for the like-for-like speed row, on the fewest GPUs that hold it (not a larger
+        # rented instance: the counts compared are the ones needed)
+        speed_plan = plan_serving(ctx, model, choice.gpu, common or precisions[0][0], single, count=choice.count,
                                   whole_instance=False, objective="fewest")
         speed = serving_option(ctx, speed_plan)
         br = speed_plan.est.decode_breakdown if speed_plan.est is not None else None
@@ -258,6 +260,30 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     return ctx.answer(title=note("title_compare", gpu_names=[c.gpu.name for c in choices], model_name=model_label(model)),
                       headline=headline, details=details, options=options, recommendation=rec, table=table,
                       actions=next_actions(ctx, options[rec] if rec is not None else None))
+
+
+def _common_format(ctx: Context, model: Model, choices: list[GpuChoice], single: ServingLoad) -> str | None:
+    """The format the speed rows compare in when the user fixed GPU counts but no format and the model as released
+    does not fit every one of them ("70B on 2x A6000 vs 1x A100"): the first format of the policy's order that fits
+    on all of them, said as an assumption; ``None`` (each side's first format) otherwise."""
+    q = ctx.query
+    if q.precisions or q.full_precision or not all(c.count for c in choices):
+        return None
+    orders = [[p for p, _ in precisions_for(ctx, model, c.gpu)] for c in choices]
+    native = orders[0][0] if orders and orders[0] else None
+
+    def fits(precision: str, choice: GpuChoice) -> bool:
+        plan = plan_serving(ctx, model, choice.gpu, precision, single, count=choice.count, whole_instance=False)
+        return plan.est is not None and plan.est.fits
+
+    if native is None or all(native in o and fits(native, c) for o, c in zip(orders, choices, strict=True)):
+        return None
+    for precision in orders[0][1:]:
+        if all(precision in o for o in orders) and all(fits(precision, c) for c in choices):
+            ctx.assume("compare_format_to_fit", native=native, precision=precision,
+                       configs=[{"gpu_count": c.count, "gpu_name": c.gpu.name} for c in choices])
+            return precision
+    return None
 
 
 def _batch1_measurement(ctx: Context, gpu, model: Model):

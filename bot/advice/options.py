@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import re
+
 import math
 
 from bot.advice.answer import Action, Option
@@ -271,6 +273,9 @@ def variant_notes(ctx: Context) -> None:
         chosen = ctx.kb.gpus[mention.id]
         key = _product_number(chosen.name)
         others = [g for g in ctx.kb.gpus.values() if g.id != chosen.id and _product_number(g.name) == key]
+        if mention.memory_gb is None and re.search(rf"(?<![\d.]){chosen.memory_gb:g}\s*g", mention.as_written.lower()):
+            # the user wrote the memory ("A100 80GB"): only the variants of that memory are left to choose from
+            others = [g for g in others if g.memory_gb == chosen.memory_gb]
         if others:
             ctx.assume("variant_alternatives", written=mention.as_written, gpu_name=chosen.name,
                        bandwidth_gb_s=chosen.memory_bandwidth_gb_s,
