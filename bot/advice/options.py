@@ -11,9 +11,8 @@
 
 from __future__ import annotations
 
-import re
-
 import math
+import re
 
 from bot.advice.answer import Action, Option
 from bot.advice.context import Context
