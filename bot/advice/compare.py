@@ -192,7 +192,7 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         else:
             details.insert(0, speed_line)
     full = [c for _, c in rows if c is not None and c.throughput_tps and c.max_users]
-    if "cheapest" in q.asks and len(priced) < 2 and len(full) >= 2:
+    if {"cheapest", "token_cost"} & set(q.asks) and len(priced) < 2 and len(full) >= 2:
         # cost-effectiveness without prices: what each does at full load, per GPU (a price per hour divides it)
         capacity = note("compare_capacity", per_user_tps=load.capacity_tps,
                         items=[{"config": config(c), "max_users": c.max_users, "throughput_tps": c.throughput_tps,
