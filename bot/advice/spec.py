@@ -1,6 +1,8 @@
 """``spec_lookup``: hardware facts - specs, feature support (bf16, FP8, FlashAttention-2, MIG), NVLink and
 P2P, and the H100 article's claims checked per GPU.
 
+A spec figure or ratio the user states and asks about ("is the 4090 really 165 TFLOPS in fp16?") gets its verdict
+first (:mod:`bot.advice.spec_checks`), then the figures of each variant it was checked against.
 A claim quoted or paraphrased gets its verdict first (``knowledge/claims.yaml``, every ratio computed from
 ``gpus.yaml``), then the per-GPU truth. A feature question gets yes or no per GPU with the requirement that
 decides it. An accelerator the knowledge base knows of but has no figures for is said to be so.
@@ -12,6 +14,7 @@ from bot.advice.answer import Answer, Table
 from bot.advice.context import Context
 from bot.advice.options import next_actions, variant_notes
 from bot.advice.planner import place, price_of, resolve_gpu
+from bot.advice.spec_checks import SpecVerdict, check_specs
 from bot.advice.specs import feature_support, interconnect_fact, ratio_facts, spec_table
 from bot.kb.claims import claim_text, ratio_values
 from bot.notes import note
@@ -24,6 +27,8 @@ def answer(ctx: Context) -> Answer:
     q = ctx.query
     if q.claims:
         return _claims(ctx)
+    if q.spec_checks and (verdicts := check_specs(ctx.kb, q.spec_checks, q.gpus)):
+        return _spec_checks(ctx, verdicts)
     gpus = [resolve_gpu(ctx, m) for m in q.gpus if m.id in ctx.kb.gpus]
     unlisted = [t for t in q.unknown_terms if t.unlisted]
     if not gpus:
@@ -116,6 +121,9 @@ def _claims(ctx: Context) -> Answer:
                                 zh=claim_text(kb, claim, claim.verdict_text.zh)))
         for truth in claim.per_gpu_truth:
             details.append(note("bilingual", en=claim_text(kb, claim, truth.en), zh=claim_text(kb, claim, truth.zh)))
+        wording = claim.article_wording
+        if wording is not None and claim.id in ctx.query.claims_wording_quoted:
+            details.append(note("bilingual", en=claim_text(kb, claim, wording.en), zh=claim_text(kb, claim, wording.zh)))
         if claim.topic == "price":  # "can I rent at that price now?": today's prices before where the claim came from
             details += _prices_today(ctx, claim.gpus[0])
         details.append(note("claim_origin", en=claim.origin.en, zh=claim.origin.zh))
@@ -129,6 +137,65 @@ def _claims(ctx: Context) -> Answer:
     return ctx.answer(title=note("title_claims", claim_ids=[c.id for c in claims]), headline=headline,
                       details=details, table=Table(columns=["ratio_label", "numerator", "denominator", "ratio"],
                                                    rows=rows) if rows else None,
+                      actions=next_actions(ctx, None, precision_switch=False))
+
+
+def _unit(spec: str) -> str:
+    return {"memory_gb": "GB", "tflops": "TFLOPS", "tdp_watts": "W"}.get(spec, "GB/s")
+
+
+def _claimed(check) -> object:
+    return note(f"spec_claimed_{check.bound}", ratio_x=check.ratio)
+
+
+def _verdict_sentence(v: SpecVerdict) -> object:
+    """The sentence of one checked figure or ratio (its verdict first)."""
+    c = v.check
+    unit = _unit(c.spec)
+    if v.figures:
+        first = v.figures[0]
+        matching = [f.gpu.name for f in v.figures if f.outcome != "none"]
+        others = [{"gpu_name": f.gpu.name, "figure": f.dense, "unit": unit} for f in v.figures if f.outcome == "none"
+                  and f.dense is not None]
+        return note("spec_check_figure", verdict=v.verdict, sentence=note(
+            f"spec_figure_{v.verdict}", written=c.as_written, spec=c.spec, unit=unit,
+            precision=(first.precision or "").upper() or None, gpu_names=matching or [first.gpu.name],
+            actual=first.dense, dense=first.dense, sparse=first.sparse, others=others))
+    held = [r for r in v.ratios if r.holds]
+    failed = [r for r in v.ratios if not r.holds]
+
+    def case(r) -> dict:
+        return {"gpu_name": r.gpu.name, "other_name": r.other.name, "ratio_x": r.value, "num": r.numerator,
+                "den": r.denominator, "unit": unit}
+
+    first = (held or failed)[0]
+    return note("spec_check_ratio", verdict=v.verdict, sentence=note(
+        f"spec_ratio_{v.verdict}", spec=c.spec, claimed=_claimed(c), **case(first),
+        holds=[case(r) for r in held], fails=[case(r) for r in failed]))
+
+
+def _spec_checks(ctx: Context, verdicts: list[SpecVerdict]) -> Answer:
+    """Stated spec figures and ratios: the verdict that is not simply true first, then every figure checked."""
+    details = [_verdict_sentence(v) for v in verdicts[1:]]
+    details.append(note("spec_check_tolerance", tolerance_pct=ctx.kb.policy.spec_check.match_tolerance.value * 100))
+    gpus: list = []
+    for v in verdicts:
+        unit = _unit(v.check.spec)
+        for f in v.figures:
+            details.append(note("spec_variant_figure", gpu_name=f.gpu.name, spec=v.check.spec, unit=unit,
+                                precision=(f.precision or "").upper() or None, figure=f.dense, sparse=f.sparse))
+            gpus.append(f.gpu)
+        for r in v.ratios:
+            details.append(note("spec_variant_ratio", gpu_name=r.gpu.name, other_name=r.other.name, spec=v.check.spec,
+                                unit=unit, num=r.numerator, den=r.denominator, ratio_x=r.value))
+            gpus += [r.gpu, r.other]
+    for g in {g.id: g for g in gpus}.values():
+        ctx.cite(*g.sources[:1])
+    if any(v.check.spec == "tflops" for v in verdicts):
+        ctx.assume("dense_not_sparse")
+    shown = list({g.id: g for g in gpus}.values())[:5]
+    return ctx.answer(title=note("title_spec_check", gpu_names=[g.name for g in shown]),
+                      headline=_verdict_sentence(verdicts[0]), details=details, table=spec_table(ctx, shown),
                       actions=next_actions(ctx, None, precision_switch=False))
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "compile_term",
     "match_claims",
     "normalize_question",
+    "quotes_article_wording",
     "ratio_values",
     "resolve_operand",
 ]
@@ -294,3 +295,21 @@ def match_claims(kb: KnowledgeBase, text: str) -> list[Claim]:
         if best:
             found.append((-best, position, compiled.claim))
     return [claim for *_, claim in sorted(found, key=lambda item: (item[0], item[1]))]
+
+
+def quotes_article_wording(claim: Claim, text: str) -> bool:
+    """Whether ``text`` quotes the article's own wording of ``claim`` (``Claim.article_wording``): all terms of one of
+    its cue alternatives occur in it, matched as :func:`match_claims` matches a claim's cues.
+
+    Args:
+        claim: a claim of the knowledge base.
+        text: the question, any language, as the user wrote it.
+
+    Returns:
+        ``False`` for a claim without ``article_wording``.
+    """
+    wording = claim.article_wording
+    if wording is None:
+        return False
+    question = normalize_question(text)
+    return any(all(compile_term(t).search(question) for t in alt) for alt in (*wording.cues.en, *wording.cues.zh))

@@ -540,6 +540,13 @@ class BreakEvenPolicy(_Strict):
     amortization_years: Sourced
 
 
+class SpecCheckPolicy(_Strict):
+    """Checking a spec figure or ratio the user states (``Query.spec_checks``): ``match_tolerance`` is the largest
+    relative difference (a fraction) at which a stated figure or ratio matches the knowledge base's."""
+
+    match_tolerance: Sourced
+
+
 class Policy(_Strict):
     """``knowledge/policy.yaml``: the advice policy (defaults and candidate lists), each with a source."""
 
@@ -552,6 +559,7 @@ class Policy(_Strict):
     quote: QuotePolicy
     memory: MemoryPolicy
     break_even: BreakEvenPolicy
+    spec_check: SpecCheckPolicy
 
     def gpu_ids(self) -> list[tuple[str, str]]:
         """(section.field, GPU id) for every GPU the policy names, for the loader's cross-check."""
@@ -1245,6 +1253,22 @@ class Cues(_Strict):
                   Field(min_length=1)]
 
 
+class ArticleWording(_Strict):
+    """What the article's own wording of a claim gets wrong beyond the claim's source (C01: the article says training
+    and inference are both up to 30x, where NVIDIA said 30x for inference only). Said only to a question that quotes
+    the article or that wording's figure (``cues``, matched as the claim's cues are), never to every question the
+    claim answers.
+
+    Attributes:
+        en, zh: the sentence (placeholders of the claim's ratios allowed).
+        cues: terms showing the question quotes the article or the figure ("article", "30x", "文章", "30倍").
+    """
+
+    en: Annotated[str, Field(min_length=1)]
+    zh: Annotated[str, Field(min_length=1)]
+    cues: Cues
+
+
 class Claim(_Strict):
     """One claim of the H100 article, checked per GPU (``knowledge/claims.yaml``).
 
@@ -1265,6 +1289,8 @@ class Claim(_Strict):
         sources: where origin, conditions and truth come from.
         as_of: when the claim was last checked against its sources.
         topic: ``price`` for a claim about what renting costs (answers add today's prices), else ``None``.
+        article_wording: what the article's own wording adds wrongly, said only when the question quotes it
+            (:class:`ArticleWording`).
     """
 
     id: str
@@ -1279,6 +1305,7 @@ class Claim(_Strict):
     ratios: list[Ratio] = Field(default_factory=list)
     cues: Cues
     cue_exclusions: list[str] = Field(default_factory=list)
+    article_wording: ArticleWording | None = None
     sources: Annotated[list[str], Field(min_length=1)]
     as_of: date
     notes: list[str] = Field(default_factory=list)
@@ -1301,6 +1328,8 @@ class Claim(_Strict):
                 if side.gpu is not None and side.gpu not in self.gpus:
                     raise ValueError(f"ratio {ratio.id} reads GPU {side.gpu!r}, which is not in the claim's gpus")
         texts = [self.verdict_text.en, self.verdict_text.zh]
+        if self.article_wording is not None:
+            texts += [self.article_wording.en, self.article_wording.zh]
         for truth in self.per_gpu_truth:
             texts += [truth.en, truth.zh]
             stray = [g for g in truth.gpus if g not in self.gpus]

@@ -199,6 +199,27 @@ class UnitMap(_Vocab):
     units: dict[str, float] = Field(default_factory=dict)
 
 
+class MultiplierVocab(UnitList):
+    """Ratios: ``units`` after a number ("30x", "3 times", "6倍"), ``words`` that are a ratio alone ("twice": 2,
+    "翻倍": 2)."""
+
+    words: dict[str, float] = Field(default_factory=dict)
+
+
+class SpecCheckVocab(_Vocab):
+    """A stated spec figure or ratio asked to be checked (``Query.spec_checks``): ``truth_cues`` anywhere in the
+    question ask whether it is true ("really", "right?", "真的吗", "号称"); ``truth_openers`` at its start do too
+    ("does an L40S have 864 GB/s?"). ``more_than`` / ``less_than`` right ``_before`` or ``_after`` a ratio bound it
+    ("more than twice", "一倍多", "2 倍以上")."""
+
+    truth_cues: list[str] = Field(default_factory=list)
+    truth_openers: list[str] = Field(default_factory=list)
+    more_than_before: list[str] = Field(default_factory=list)
+    more_than_after: list[str] = Field(default_factory=list)
+    less_than_before: list[str] = Field(default_factory=list)
+    less_than_after: list[str] = Field(default_factory=list)
+
+
 class ElectricityVocab(_Vocab):
     per_kwh: list[str] = Field(default_factory=list)
 
@@ -253,7 +274,10 @@ class LexiconFile(_Vocab):
     money: MoneyVocab = Field(default_factory=MoneyVocab)
     memory: MemoryVocab = Field(default_factory=MemoryVocab)
     bandwidth: UnitMap = Field(default_factory=UnitMap)
-    multipliers: UnitList = Field(default_factory=UnitList)
+    #: tensor compute rates after a number ("4000 TFLOPS", "4.5 PFLOPS"), TFLOPS per unit
+    compute: UnitMap = Field(default_factory=UnitMap)
+    multipliers: MultiplierVocab = Field(default_factory=MultiplierVocab)
+    spec_checks: SpecCheckVocab = Field(default_factory=SpecCheckVocab)
     observations: ObservationVocab = Field(default_factory=ObservationVocab)
     percent: PercentVocab = Field(default_factory=PercentVocab)
     power: UnitMap = Field(default_factory=UnitMap)
@@ -529,7 +553,16 @@ class Lexicon:
     cloud_words: Phrases
     memory_name_joiners: Phrases
     bandwidth_units: Phrases
+    compute_units: Phrases
     multiplier_units: Phrases
+    multiplier_words: Phrases
+    #: the ``spec_checks`` section (see :class:`SpecCheckVocab`)
+    truth_cues: Phrases
+    truth_openers: Phrases
+    more_than_before: Phrases
+    more_than_after: Phrases
+    less_than_before: Phrases
+    less_than_after: Phrases
     #: the ``observations`` section: words that make a figure one the user saw (see :class:`ObservationVocab`)
     observed_before: Phrases
     observed_after: Phrases
@@ -730,7 +763,15 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         cloud_words=Phrases(_flat(lists(lambda f: f.memory.cloud_words))),
         memory_name_joiners=Phrases(_flat(lists(lambda f: f.memory.name_joiners))),
         bandwidth_units=Phrases(merged_maps(lambda f: f.bandwidth.units), left_bound=False),
+        compute_units=Phrases(merged_maps(lambda f: f.compute.units), left_bound=False),
         multiplier_units=Phrases(_flat(lists(lambda f: f.multipliers.units)), left_bound=False),
+        multiplier_words=Phrases(merged_maps(lambda f: f.multipliers.words)),
+        truth_cues=Phrases(_flat(lists(lambda f: f.spec_checks.truth_cues))),
+        truth_openers=Phrases(_flat(lists(lambda f: f.spec_checks.truth_openers))),
+        more_than_before=Phrases(_flat(lists(lambda f: f.spec_checks.more_than_before))),
+        more_than_after=Phrases(_flat(lists(lambda f: f.spec_checks.more_than_after)), left_bound=False),
+        less_than_before=Phrases(_flat(lists(lambda f: f.spec_checks.less_than_before))),
+        less_than_after=Phrases(_flat(lists(lambda f: f.spec_checks.less_than_after)), left_bound=False),
         observed_before=Phrases(_flat(lists(lambda f: f.observations.before))),
         observed_after=Phrases(_flat(lists(lambda f: f.observations.after))),
         target_before=Phrases(_flat(lists(lambda f: f.observations.targets))),

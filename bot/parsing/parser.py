@@ -26,7 +26,7 @@ import logging
 import re
 import uuid
 
-from bot.kb.claims import match_claims
+from bot.kb.claims import match_claims, quotes_article_wording
 from bot.kb.loader import KnowledgeBase, get_knowledge
 from bot.notes import Note, note
 from bot.parsing.closed import FoundClosed, scan_closed
@@ -49,6 +49,7 @@ from bot.parsing.quantities import QUANTITY_LIMITS, QuantityScan, scan_quantitie
 from bot.parsing.query import GpuMention, ModelMention, Money, Observation, Query, UnknownTerm
 from bot.parsing.route import RouteInputs, find_workload, route
 from bot.parsing.slack_text import clean_slack_text
+from bot.parsing.spec_checks import find_spec_checks
 from bot.parsing.tables import ParserTables, get_tables
 from bot.parsing.text import PreparedText, SpanSet, detect_language, prepare_text
 
@@ -275,6 +276,11 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     not_understood += [n for n in unclaimed_numbers(low, lex, claimed) if n not in not_understood]
     # a figure glued to a GPU name ("910b280T"): the name is read, the figure is said not to be
     not_understood += [f.glued_figure for f in gpu_found if f.glued_figure and f.glued_figure not in not_understood]
+    # a stated spec figure or ratio asked about ("is the 4090 really 165 TFLOPS?"); a TFLOPS figure is read for
+    # nothing else, so one no check uses is not understood
+    spec_checks, unused_computes = find_spec_checks(low, prepared.written, scan, gpu_found, lex,
+                                                     has_model=bool(models))
+    not_understood += [w for f in unused_computes if (w := low[f.start:f.end].strip()) not in not_understood]
     for f in scan.rejected:
         notes.append(note("quantity_unusable", written=prepared.written(f.start, f.end).strip(), quantity=f.field))
     for f in scan.over_limit:
@@ -369,7 +375,9 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         # the currency asked for, else the one the user's own amounts are in ("按每卡每小时 15 块算" -> CNY)
         answer_currency=next(iter(lex.answer_currency.found(low)), None) or (
             "cny" if any(f.value["currency"] == "cny" for f in scan.all("money")) else None),
-        claims=[c.id for c in match_claims(kb, cleaned)],
+        claims=(claims := [c.id for c in match_claims(kb, cleaned)]),
+        claims_wording_quoted=[c for c in claims if quotes_article_wording(kb.claims[c], cleaned)],
+        spec_checks=spec_checks,
         diagnosis=diagnosis,
         config_error=pasted.error if pasted is not None and pasted.entry is None else None,
         unknown_terms=unknown,
@@ -573,7 +581,7 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
     out["bandwidth_stated_gb_s"] = [f.value for f in scan.all("bandwidth_gb_s")]
     ratio = scan.first("multiplier")
     if ratio:
-        out["claimed_ratio"] = ratio.value
+        out["claimed_ratio"] = ratio.value["value"]
     percents = [f for f in scan.all("percent")]
     for f in percents:
         # "at 40% MFU", "MFU of 45%", "算力利用率 40%": a training MFU, not a bare percent

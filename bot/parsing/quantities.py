@@ -12,8 +12,8 @@ never also a duration):
 4. latency limits (``ttft under 500ms``, ``p99 latency < 2s``);
 5. prompt/output pairs (``500 in / 200 out``);
 6. durations (``3 days``, ``a week``, ``一个月``, ``monthly``) as a rental length, a deadline or audio hours;
-7. memory amounts (``18gb``), ratios (``30x``, ``6倍``: quoted, or seen: ``3 times slower``), percentages, power
-   (``700W``);
+7. memory amounts (``18gb``), compute rates (``4000 TFLOPS``), ratios (``30x``, ``6倍``, ``twice``: quoted, or
+   seen: ``3 times slower``), percentages, power (``700W``);
 8. the counted and token quantities of ``quantities:`` in the lexicon (users, GPUs, nodes, batch, rank,
    steps, images, documents, epochs, context, input, output, training tokens), from a unit after the
    number or a key word before it; where several readings match, the longest phrase wins.
@@ -206,7 +206,30 @@ class _Scanner:
             self.claim("observed_ratio", {"value": 2.0 if value == 1 and direction else value, "direction": direction},
                        m.start(), m.end() + (after.end() if after else 0))
         else:
-            self.claim("multiplier", value, m.start(), m.end())
+            self._claimed_ratio(value, direction, m.start(), m.end())
+
+    def _claimed_ratio(self, value: float, direction: str | None, start: int, end: int) -> None:
+        """A ratio quoted to be checked (``multiplier``): its value, direction and bound ("more than twice", "一倍多":
+        ``more_than``; "2 倍以下": ``less_than``). Said with a direction, a ratio of 1 is faster or slower by 100%
+        ("快一倍"), so 2, as for a ratio seen."""
+        lex = self.lex
+        bound = "about"
+        before = self.before(start, 14)
+        after = self.low[end:end + 8]
+        if re.search(rf"(?:{lex.more_than_before.pattern})\s*$", before) or re.match(
+                rf"\s*(?:{lex.more_than_after.pattern})", after):
+            bound = "more_than"
+        elif re.search(rf"(?:{lex.less_than_before.pattern})\s*$", before) or re.match(
+                rf"\s*(?:{lex.less_than_after.pattern})", after):
+            bound = "less_than"
+        self.claim("multiplier", {"value": 2.0 if value == 1 and direction else value, "direction": direction,
+                                  "bound": bound}, start, end)
+
+    def ratio_words(self) -> None:
+        """A ratio written as a word ("twice the bandwidth", "显存翻倍"): quoted to be checked (``multiplier``)."""
+        for m in self.lex.multiplier_words.finditer(self.low):
+            if self.free(m.start(), m.end()):
+                self._claimed_ratio(float(self.lex.multiplier_words.value(m.group(0))), None, m.start(), m.end())
 
     # ------------------------------------------------------------------ 1. resolution
     def resolutions(self) -> None:
@@ -495,7 +518,8 @@ class _Scanner:
 
     def units(self) -> None:
         lex = self.lex
-        for name, phrases in (("bandwidth_gb_s", lex.bandwidth_units), ("memory_gb", lex.memory_units),
+        for name, phrases in (("bandwidth_gb_s", lex.bandwidth_units), ("compute_tflops", lex.compute_units),
+                              ("memory_gb", lex.memory_units),
                               ("memory_gb", lex.memory_scaled_units), ("multiplier", lex.multiplier_units),
                               ("percent", lex.percent_units), ("power_watts", lex.power_units)):
             for m in _unit_pattern(self.num, phrases.pattern).finditer(self.low):
@@ -508,7 +532,7 @@ class _Scanner:
                     self.ratio(m)
                     continue
                 value = number_value(m, lex)
-                if name in ("power_watts", "bandwidth_gb_s") or phrases is lex.memory_scaled_units:
+                if name in ("power_watts", "bandwidth_gb_s", "compute_tflops") or phrases is lex.memory_scaled_units:
                     value *= float(phrases.value(m.group("unit")) or 1)
                 self.claim(name, value, m.start(), m.end())
 
@@ -642,6 +666,7 @@ class _Scanner:
         self.counted(_BEFORE_DURATIONS)
         self.durations()
         self.units()
+        self.ratio_words()
         self.counted()
         self.item_lengths()
         self.out.found.sort(key=lambda f: f.start)
@@ -677,7 +702,7 @@ def _any_unit(lex: Lexicon) -> re.Pattern[str]:
     """Any unit phrase of a quantity that is not money, at the start of a text ("gpus", "days", "gb")."""
     phrases = [*(p.pattern for p in lex.quantity_units.values() if p), lex.duration_units.pattern,
                lex.memory_units.pattern, lex.memory_scaled_units.pattern, lex.rates.pattern, lex.percent_units.pattern,
-               lex.multiplier_units.pattern]
+               lex.multiplier_units.pattern, lex.compute_units.pattern]
     return _unit_start(tuple(phrases))
 
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bot.notes import Note
 
 __all__ = ["Ask", "Currency", "Diagnosis", "GpuMention", "Intent", "ModelMention", "Money", "Observation", "Query",
-           "UnknownTerm"]
+           "SpecCheck", "SpecField", "UnknownTerm"]
 
 #: What the user wants answered (routing input; see :func:`bot.advice.route.route`).
 Intent = Literal[
@@ -159,6 +159,41 @@ class Observation(_Record):
     item: Literal["image", "token", "request", "step", "item"] | None = None
     direction: Literal["slower", "faster"] | None = None
     quoted: bool = False
+    as_written: str = ""
+
+
+#: A GPU figure a stated spec can be checked against, as :class:`~bot.kb.schema.Gpu` names it: ``memory_gb`` (GB),
+#: ``memory_bandwidth_gb_s`` (GB/s), ``tflops`` (tensor TFLOPS, TOPS for int8/int4: ``Gpu.dense_tflops`` and
+#: ``Gpu.sparse_tflops``), ``tdp_watts`` (W), ``nvlink_gb_s`` (NVLink GB/s per GPU, both directions).
+SpecField = Literal["memory_gb", "memory_bandwidth_gb_s", "tflops", "tdp_watts", "nvlink_gb_s"]
+
+
+class SpecCheck(_Record):
+    """A spec figure or a spec ratio the question states and asks whether it is true: "is the 4090 really 165
+    TFLOPS in fp16?", "does an L40S have 864 GB/s?", "MI300X has 2.4x the memory of H100, right?", "比 A100 快一倍
+    多，对吗". Either ``value`` (a figure of ``gpu``) or ``ratio`` (``gpu``'s figure over ``other_gpu``'s) is set.
+
+    Attributes:
+        spec: which figure (:data:`SpecField`).
+        gpu: the knowledge-base id of the GPU the figure or ratio is about (for a ratio, the numerator).
+        value: the figure stated, converted to ``unit`` (3.35 TB/s -> 3350 GB/s, 4.5 PFLOPS -> 4500 TFLOPS).
+        unit: ``GB``, ``GB/s``, ``TFLOPS`` or ``W``, the unit of ``value``.
+        precision: for ``tflops``, the precision named with it (``fp8``, ``fp16``, ...); ``None``: any.
+        ratio: the ratio stated, ``gpu``'s figure divided by ``other_gpu``'s (2.4 for "2.4x the memory of"; a ratio
+            said as slower or less is inverted: "2x slower than B" is 0.5). "快一倍" (faster by 100%) is 2.
+        other_gpu: the GPU the ratio compares with.
+        bound: ``about`` (the figure or ratio itself), ``more_than`` ("more than twice", "一倍多") or ``less_than``.
+        as_written: the figure or ratio as typed.
+    """
+
+    spec: SpecField
+    gpu: str
+    value: float | None = None
+    unit: Literal["GB", "GB/s", "TFLOPS", "W"] | None = None
+    precision: str | None = None
+    ratio: float | None = None
+    other_gpu: str | None = None
+    bound: Literal["about", "more_than", "less_than"] = "about"
     as_written: str = ""
 
 
@@ -313,6 +348,11 @@ class Query(_Record):
             beside them. ``observed_tokens_per_s`` and ``observed_ratio`` give the first of each kind.
         percents: percentages the question quotes (other than utilisation).
         claims: ids of the article claims (``knowledge/claims.yaml``) the question quotes or paraphrases.
+        claims_wording_quoted: of ``claims``, those whose ``article_wording`` the question quotes (it names the article
+            or the article's own figure, ``Claim.article_wording.cues``): the answer then says what that wording gets
+            wrong.
+        spec_checks: spec figures and ratios the question states and asks whether they are true
+            (:class:`SpecCheck`), in order; empty when it asks of none.
         memory_stated_gb: memory amounts the question states that are not a GPU ("used ~18gb").
         bandwidth_stated_gb_s: bandwidths the question quotes ("3.2TB/s" -> 3200), as written (bits or bytes
             are not guessed).
@@ -406,6 +446,8 @@ class Query(_Record):
     observations: list[Observation] = Field(default_factory=list)
     percents: list[float] = Field(default_factory=list)
     claims: list[str] = Field(default_factory=list)
+    claims_wording_quoted: list[str] = Field(default_factory=list)
+    spec_checks: list[SpecCheck] = Field(default_factory=list)
     memory_stated_gb: list[float] = Field(default_factory=list)
     bandwidth_stated_gb_s: list[float] = Field(default_factory=list)
     diagnosis: Diagnosis | None = None

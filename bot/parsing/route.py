@@ -193,7 +193,7 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     # "support" is a hardware question when a feature is named ("does the T4 support FA2"), or a precision of
     # GPUs with no model ("does the L20 support fp8"); "this should work with 24gb" beside a model is not
     supports = "support" in asks and bool(query.features or (query.precisions and not has_model))
-    if joined and query.claimed_ratio is None and not supports and not ("spec" in asks and x.explicit_spec):
+    if joined and query.claimed_ratio is None and not query.spec_checks and not supports and not ("spec" in asks and x.explicit_spec):
         return "compare"  # "8xH100+nvlink is worse than 4xA100": two GPUs compared, a feature named on the way
     # a kernel feature asked of a GPU with no sizing asked and no workload ("can a T4 do FA2 for llama 3 8b");
     # a precision that is also a feature ("bf16") is the model's precision there, not a question
@@ -203,7 +203,8 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     # Qwen2.5-32B 吗"): with a model and a fit asked, that is sizing, not a spec question
     stated_card = has_model and bool(asks & _SIZING_ASKS) and bool(
         query.bandwidth_stated_gb_s or query.memory_stated_gb or any(g.capacity_only for g in query.gpus))
-    strong_spec = ("spec" in asks and not stated_card) or supports or feature_question or query.claimed_ratio is not None
+    strong_spec = ("spec" in asks and not stated_card) or supports or feature_question or \
+        query.claimed_ratio is not None or bool(query.spec_checks)
     if strong_spec and diagnosis != "feature_gate" and (not has_model or not query.workload):
         if gpus or query.features or query.claimed_ratio is not None:
             return "spec_lookup"
