@@ -162,6 +162,7 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         _apply_limit(ctx, plans, limit)
     working = [p for p in plans if p.meets]
     options: list[Option] = []
+    layout: list[Option] = []
     if fixed:
         # every GPU the user named is answered; best precision first per GPU
         for choice in fixed:
@@ -173,7 +174,8 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         if not any(o.meets for o in options):
             options += _alternatives(ctx, model, fixed, load)
         elif options[0].meets and options[0].price is not None:
-            options += _cheaper_layout(ctx, options[0], cheaper)
+            layout = _cheaper_layout(ctx, options[0], cheaper)
+            options += layout
     else:
         by_gpu: dict[str, ServingPlan] = {}
         for p in working:
@@ -200,6 +202,13 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
                  floor_tps=load.floor_tps)
     headline = _headline(ctx, model, load, shown, rec)
     details = _details(ctx, model, load, shown, rec)
+    if layout and rec == 0:
+        # more GPUs that rent for less (replicas on small instances): said right under the fewest, not only a row
+        o, alt = shown[0], layout[0]
+        details.insert(0, note("cheaper_layout", config=config(alt), price_usd=alt.price_per_hour_usd,
+                               provider=alt.price.provider_name if alt.price else None,
+                               shown_config=config(o), shown_price_usd=o.price_per_hour_usd,
+                               per_user_tps=alt.tps_per_user, layout=_layout(alt)))
     if rec is not None and not ctx.query.precisions and not ctx.query.full_precision and shown[rec].gpu:
         # a quantized format chosen by us, not the user: the model as released is said beside it (its count), so the
         # answer never implies quantizing is needed when it is only cheaper
@@ -566,7 +575,8 @@ def _scale_needed(ctx: Context, model: Model, load: ServingLoad, choices: list[G
 def _layout(o: Option) -> dict | None:
     if (o.tensor_parallel or 1) == 1 and (o.pipeline_parallel or 1) == 1 and (o.replicas or 1) == 1:
         return None
-    return {"tp": o.tensor_parallel, "pp": o.pipeline_parallel, "replicas": o.replicas}
+    return {"tp": o.tensor_parallel or 1, "pp": o.pipeline_parallel if (o.pipeline_parallel or 1) > 1 else None,
+            "replicas": o.replicas or 1}
 
 
 def _details(ctx: Context, model: Model, load: ServingLoad, shown: list[Option], rec: int | None) -> list:
