@@ -93,6 +93,17 @@ def test_a_4bit_pick_under_a_tight_budget_says_its_quality_cost(kb):
     assert any(w.code == "quantization_quality" for w in a.warnings)
 
 
+def test_nothing_under_budget_names_the_cheapest_the_sizing_answer_finds(kb):
+    # $2,000 / 730 h = $2.74/h for 300 users of an 8B: the cheapest working setup is the sizing answer's own (any
+    # count, not only 1, 2, 4 or 8 GPUs), and it costs more than the budget
+    a = ask(kb, "what's the best I can do with $2000 a month to serve llama 3.1 8b for 300 users")
+    sized = ask(kb, "serve llama 3.1 8b for 300 users")
+    cheapest = sized.options[sized.recommendation]
+    assert a.headline.code == "nothing_under_budget" and a.headline.params["limit_usd"] == pytest.approx(2000 / 730)
+    assert cheapest.price_per_hour_usd > 2000 / 730
+    assert a.headline.params["cheapest_usd"] == pytest.approx(cheapest.price_per_hour_usd)
+
+
 # ----------------------------------------------------------------------- 2. "for one user" is batch 1
 
 def test_for_one_user_is_the_batch_one_figure(kb):

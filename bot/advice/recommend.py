@@ -102,7 +102,8 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
     for choice in candidate_gpus(ctx, "serving"):
         best: Option | None = None
         for precision, _ in precisions_for(ctx, model, choice.gpu):
-            counts = [choice.count] if choice.count else list(_COUNTS)
+            # a load to meet: also the planner's own fewest/cheapest count for it (6x, 12x ...), not only 1-8
+            counts = [choice.count] if choice.count else [*([None] if load.users else []), *_COUNTS]
             for n in counts:
                 if load.users:
                     plan = plan_serving(ctx, model, choice.gpu, precision, load, count=n)
