@@ -18,6 +18,7 @@ from bot.errors import AdvisorError
 from bot.estimation import EstimationError, estimate_finetune
 from bot.kb.schema import Model
 from bot.notes import note
+from bot.pricing.mentions import mention_for
 
 __all__ = ["answer"]
 
@@ -116,16 +117,27 @@ def _tokens_for_budget(ctx: Context, model: Model) -> Answer:
                   if g in ctx.kb.gpus]
         setups = finetune_setups(ctx, model, _REFERENCE_TOKENS, abroad)
         ctx.assume("budget_checked_abroad")
-    options = []
+    options, rates = [], {}
     for o in setups:
-        if not (o.fits and o.wall_clock_hours and o.price and o.price.price_per_hour_usd and budget):
+        if not (o.fits and o.wall_clock_hours and budget):
+            continue
+        rate = (o.price.price_per_hour_usd, o.price.provider_name, False) if o.price else None
+        mp = mention_for(ctx.kb, o.gpu or "", q.providers) if rate is None else None
+        if mp is not None and mp.low_usd:
+            # a card with no list price (H800, A800, ...): the secondary-source figure every answer uses, said as such
+            rate = (mp.low_usd * (o.gpu_count or 1), mp.mention.where, True)
+        if rate is None or not rate[0]:
             continue
         per_hour = _REFERENCE_TOKENS / o.wall_clock_hours
-        hours = budget / o.price.price_per_hour_usd
+        hours = budget / rate[0]
         o.tokens, o.wall_clock_hours = per_hour * hours, hours
         o.gpu_hours, o.total_cost_usd = hours * (o.gpu_count or 1), budget
         options.append(o)
+        rates[id(o)] = rate
     if not options:
+        for o in setups:
+            if o.fits and o.price is None:
+                ctx.lack("no_price_for_gpu", gpu_name=o.gpu_name, count=o.gpu_count)
         return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_budget_and_gpu"),
                           examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
     most = max(x.tokens for x in options)
@@ -133,8 +145,9 @@ def _tokens_for_budget(ctx: Context, model: Model) -> Answer:
     o = options[0]
     for x in options[:3]:
         caveats(ctx, x)
+    price_usd, provider, secondary = rates[id(o)]
     headline = note("tokens_for_budget_finetune", budget_usd=budget, model_name=model_label(model), config=config(o),
-                    tokens_tokens=o.tokens, price_usd=o.price.price_per_hour_usd, provider=o.price.provider_name,
+                    tokens_tokens=o.tokens, price_usd=price_usd, provider=provider, secondary=secondary,
                     hours=o.wall_clock_hours, per_hour_tokens=o.tokens / o.wall_clock_hours)
     return ctx.answer(title=note("title_finetune", model_name=model_label(model)), headline=headline,
                       options=options, recommendation=0, table=finetune_table(options),
