@@ -112,11 +112,12 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
                 if plan.est is None or not plan.est.fits:
                     continue
                 price = plan.placement.price_per_hour_usd if plan.placement else None
+                works = plan.meets if load.users else plan.capacity > 0
                 if not _within(price, plan.count, limit, per_gpu):
-                    if price is not None and plan.capacity > 0:
+                    if price is not None and works:  # "the cheapest that does" must carry the load
                         over.append(serving_option(ctx, plan))
                     continue
-                if not (plan.meets if load.users else plan.capacity > 0):
+                if not works:
                     continue
                 opt = serving_option(ctx, plan)
                 opt.max_users = plan.capacity or opt.max_users
