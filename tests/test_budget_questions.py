@@ -209,3 +209,14 @@ def test_one_gpu_type_is_both_bought_and_rented(kb):
     assert q.rented_gpu is None and q.utilization_pct == pytest.approx(50)
     a = ask(kb, "buy 8x H100 or rent, 12 hours a day")
     assert all(o.gpu == "h100-sxm-80gb" and o.gpu_count == 8 for o in a.options)
+
+
+def test_tokens_a_budget_fine_tunes_on_a_card_with_no_list_price(kb):
+    # H800 has no cloud list price here: the secondary-source AutoDL figure (price_mentions.yaml, ¥8.88 per GPU-hour,
+    # as of 2026-05-01) is the rate, said as such; ¥30,000 / ¥8.88 = 3,378 h on one H800
+    a = ask(kb, "预算3万元，在H800上LoRA微调Qwen2.5 14B能训多少token")
+    assert a.headline.code == "tokens_for_budget_finetune" and a.headline.params["secondary"] is True
+    o = a.options[0]
+    assert (o.gpu, o.gpu_count) == ("h800-sxm-80gb", 1)
+    assert a.headline.params["price_usd"] == pytest.approx(8.88 / CNY_PER_USD, rel=1e-6)
+    assert o.wall_clock_hours == pytest.approx(30000 / 8.88, rel=1e-6)
