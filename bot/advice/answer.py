@@ -89,8 +89,10 @@ class Option(_Data):
         users: concurrent users (sequences) this option is evaluated at; max_users: the most it serves
             at the per-user speed target.
         ttft_s: time to first token, s. tpot_ms: time per output token, ms.
-        decode_tps: a sequence's decode speed (1 / TPOT), tokens/s; tps_per_user: what each user gets
-            over time with prefill counted; throughput_tps: all users together (users x tps_per_user).
+        decode_tps: a sequence's decode speed (1 / TPOT) at the load evaluated (``users``), tokens/s; tps_per_user:
+            what each user gets over time with prefill counted; throughput_tps: all users together (users x
+            tps_per_user). single_user_tps: one sequence's decode speed alone on a replica (batch 1), tokens/s: the
+            only figure a sentence may call "for one user".
         cost_per_million_tokens_usd: USD per 1M output tokens at this load.
         tokens: training/fine-tuning tokens; gpu_hours; wall_clock_hours; mfu; sharding.
         price: how it is rented (``None``: no price known).
@@ -127,6 +129,7 @@ class Option(_Data):
     ttft_s: float | None = None
     tpot_ms: float | None = None
     decode_tps: float | None = None
+    single_user_tps: float | None = None
     tps_per_user: float | None = None
     throughput_tps: float | None = None
     cost_per_million_tokens_usd: float | None = None

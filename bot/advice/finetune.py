@@ -12,12 +12,13 @@ from bot.advice.answer import Answer, Option
 from bot.advice.context import Context
 from bot.advice.models import model_label, model_question, resolve_models
 from bot.advice.options import caveats, config, machines_first, mention_cost, next_actions, variant_notes
-from bot.advice.planner import candidate_gpus, finetune_option, group_cap, plan_finetune
+from bot.advice.planner import GpuChoice, candidate_gpus, finetune_option, group_cap, plan_finetune
 from bot.advice.runs import finetune_alternatives, finetune_setups, finetune_table, finetune_tokens
 from bot.errors import AdvisorError
 from bot.estimation import EstimationError, estimate_finetune
 from bot.kb.schema import Model
 from bot.notes import note
+from bot.pricing.mentions import mention_for
 
 __all__ = ["answer"]
 
@@ -35,6 +36,9 @@ def answer(ctx: Context) -> Answer:
                           examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
     model = models[0]
     variant_notes(ctx)
+    if "tokens_in_time" in q.asks and q.budget is not None and not (q.duration_hours or q.deadline_hours) \
+            and not q.training_tokens:
+        return _tokens_for_budget(ctx, model)
     tokens = finetune_tokens(ctx)
     choices = candidate_gpus(ctx, "finetune")
     method = q.method
@@ -92,6 +96,67 @@ def answer(ctx: Context) -> Answer:
         headline, details = machines_first(ctx, headline, details, config(o), model_label(model))
     return ctx.answer(title=note("title_finetune", model_name=model_label(model)), headline=headline, details=details,
                       options=options, recommendation=rec, table=finetune_table(options),
+                      actions=next_actions(ctx, o, precision_switch=False))
+
+
+#: Tokens of the reference run a budget is scaled from (any size: cost is linear in tokens at a fixed setup).
+_REFERENCE_TOKENS = 1e8
+
+
+def _tokens_for_budget(ctx: Context, model: Model) -> Answer:
+    """Tokens a money budget fine-tunes ("with $5k, how many tokens can I LoRA llama 3 8b on an H100").
+
+    Per setup (the GPUs named, else the candidates; the method named, else each), from a reference run of the same
+    setup: tokens per hour = reference tokens / its wall clock; hours the budget rents = budget / price per hour of
+    the setup; tokens = hours x tokens per hour. The setup that gets the most tokens leads, the faster one among
+    equals (to 1%). Setups without a price are left out (a price is what turns money into hours).
+
+    Returns:
+        :class:`Answer` headed ``tokens_for_budget_finetune``, or ``ask_budget_and_gpu`` when no setup is priced.
+    """
+    q = ctx.query
+    budget = ctx.usd(q.budget)
+    setups = finetune_setups(ctx, model, _REFERENCE_TOKENS)
+    if ctx.zh and not q.gpus and not any(o.fits and o.price for o in setups):
+        # no price for the cards sold in China: money turns into hours only at prices elsewhere (said)
+        abroad = [GpuChoice(ctx.kb.gpus[g], None, False) for g in ctx.policy.finetune.candidate_gpus
+                  if g in ctx.kb.gpus]
+        setups = finetune_setups(ctx, model, _REFERENCE_TOKENS, abroad)
+        ctx.assume("budget_checked_abroad")
+    options, rates = [], {}
+    for o in setups:
+        if not (o.fits and o.wall_clock_hours and budget):
+            continue
+        rate = (o.price.price_per_hour_usd, o.price.provider_name, False) if o.price else None
+        mp = mention_for(ctx.kb, o.gpu or "", q.providers) if rate is None else None
+        if mp is not None and mp.low_usd:
+            # a card with no list price (H800, A800, ...): the secondary-source figure every answer uses, said as such
+            rate = (mp.low_usd * (o.gpu_count or 1), mp.mention.where, True)
+        if rate is None or not rate[0]:
+            continue
+        per_hour = _REFERENCE_TOKENS / o.wall_clock_hours
+        hours = budget / rate[0]
+        o.tokens, o.wall_clock_hours = per_hour * hours, hours
+        o.gpu_hours, o.total_cost_usd = hours * (o.gpu_count or 1), budget
+        options.append(o)
+        rates[id(o)] = rate
+    if not options:
+        for o in setups:
+            if o.fits and o.price is None:
+                ctx.lack("no_price_for_gpu", gpu_name=o.gpu_name, count=o.gpu_count)
+        return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_budget_and_gpu"),
+                          examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
+    most = max(x.tokens for x in options)
+    options.sort(key=lambda x: (-round(x.tokens / most, 2), x.wall_clock_hours))
+    o = options[0]
+    for x in options[:3]:
+        caveats(ctx, x)
+    price_usd, provider, secondary = rates[id(o)]
+    headline = note("tokens_for_budget_finetune", budget_usd=budget, model_name=model_label(model), config=config(o),
+                    tokens_tokens=o.tokens, price_usd=price_usd, provider=provider, secondary=secondary,
+                    hours=o.wall_clock_hours, per_hour_tokens=o.tokens / o.wall_clock_hours)
+    return ctx.answer(title=note("title_finetune", model_name=model_label(model)), headline=headline,
+                      options=options, recommendation=0, table=finetune_table(options),
                       actions=next_actions(ctx, o, precision_switch=False))
 
 

@@ -48,8 +48,9 @@ def observation_notes(query: Query, answer: Answer) -> list[Note]:
         if o.quoted:
             continue
         if o.kind == "tokens_per_s" and opt is not None:
-            out.append(note("observed_speed", observed_tps=o.value, decode_tps=opt.decode_tps, config=config(opt),
-                            below=o.value < BELOW_SHARE * opt.decode_tps))
+            one = opt.single_user_tps or opt.decode_tps  # the sentence says "for one user": the batch-1 figure
+            out.append(note("observed_speed", observed_tps=o.value, decode_tps=one, config=config(opt),
+                            below=o.value < BELOW_SHARE * one))
         elif o.kind == "seconds_per_item" and o.item == "token" and opt is not None and opt.tpot_ms:
             out.append(note("observed_tpot", observed_ms=o.value * 1000, tpot_ms=opt.tpot_ms, config=config(opt),
                             below=opt.tpot_ms < BELOW_SHARE * o.value * 1000))

@@ -500,7 +500,7 @@ class ServingPlan:
         tp, pp, replicas: the layout; ``count`` = tp x pp x replicas GPUs.
         users: sequences in flight in total (all replicas); batch: per replica.
         capacity: the most users this count serves at the per-user floor (all replicas).
-        est: the estimate of one replica at ``batch``.
+        est: the estimate of one replica at ``batch``. single: one replica at batch 1 (one user alone).
         placement: how it is rented, or ``None``.
         meets: every target holds. rejection: why not, when it does not.
         fixed_count: the count was the user's.
@@ -519,6 +519,7 @@ class ServingPlan:
     batch: int = 1
     capacity: int = 0
     est: InferenceEstimate | None = None
+    single: InferenceEstimate | None = None
     placement: Placement | None = None
     meets: bool = False
     rejection: Note | None = None
@@ -780,6 +781,7 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
             plan.users = 1
         plan.capacity = cap * replicas
         plan.est = _estimate(ctx, model, gpu, precision, engine, tp, pp, batch, load, adp) or cap_est
+        plan.single = _estimate(ctx, model, gpu, precision, engine, tp, pp, 1, load, adp)  # (memoised: _capacity's)
         why = _meets(plan.est, batch, load) if plan.est is not None else note("reject_layout", tp=tp, pp=pp)
         if why is None and load.total_tps is not None and (plan.throughput_tps or 0) + 1e-6 < load.total_tps:
             why = note("reject_total", throughput_tps=plan.throughput_tps or 0, target_tps=load.total_tps)
@@ -869,6 +871,8 @@ def serving_option(ctx: Context, plan: ServingPlan, *, changes: list[str] | None
         opt.memory_total_gb, opt.memory_per_gpu_gb, opt.usable_gb = m.total_gb, m.per_gpu_gb, m.usable_memory_gb
     if est is not None and est.fits:  # speed and cost of a configuration that does not fit mean nothing
         opt.ttft_s, opt.tpot_ms, opt.decode_tps = est.ttft_s, est.tpot_ms, est.decode_tokens_per_s_per_sequence
+        one = plan.single if plan.single is not None else est if plan.batch == 1 else None
+        opt.single_user_tps = one.decode_tokens_per_s_per_sequence if one is not None and one.fits else None
         opt.tps_per_user, opt.throughput_tps = plan.per_user_tps, throughput
         if plan.users > 1:  # a cost per token at one user describes an idle machine, not a price
             opt.cost_per_million_tokens_usd = cost_per_million_tokens(price.price_per_hour_usd if price else None,

@@ -201,15 +201,25 @@ def _hardware(ctx: Context) -> Answer:
     limit = ctx.hourly_limit_usd()
     if limit is not None and headline_groups and "gpu_count" in q.asks:
         # "每月预算3万，能租几张4090": how many the money rents at the cheapest price per GPU-hour
+        # count = floor(budget per hour / price per GPU-hour) (budget per hour = the budget over the period), in
+        # instances that exist: k GPUs a machine -> k x floor(budget per hour / machine price); the most GPUs win
         gpu = headline_groups[0][0]
-        one = min((p for n in (1, 8) if (p := place(ctx, gpu, n, 1)) is not None),
-                  key=lambda p: p.price_per_gpu_hour_usd, default=None)
-        if one is not None:
-            n = int(limit[0] // one.price_per_gpu_hour_usd)
+        rentable = [(p.gpus_rented * int(limit[0] / p.price_per_hour_usd + 1e-9), p)
+                    for k in (1, 2, 4, 8) if (p := place(ctx, gpu, k, 1)) is not None and p.price_per_hour_usd]
+        best = max(rentable, key=lambda t: (t[0], -t[1].price_per_gpu_hour_usd), default=None)
+        n, per_gpu, where, secondary = (best[0], best[1].price_per_gpu_hour_usd, best[1].offer.provider_name, False) \
+            if best else (0, None, None, False)
+        mp = mention_for(ctx.kb, gpu.id, q.providers) if best is None else None
+        if mp is not None and mp.low_usd:
+            # no list price at the provider named (AutoDL publishes none): the secondary-source figure every
+            # answer uses (per GPU), labelled as such in the line under the count
+            per_gpu, where, secondary = mp.low_usd, mp.mention.where, True
+            n = int(limit[0] / per_gpu + 1e-9)
+        if per_gpu:
             details.insert(0, headline)
             headline = note("budget_rents_gpus", count=n, gpu_name=gpu.name, hours=hours,
-                            per_gpu_usd=one.price_per_gpu_hour_usd, provider=one.offer.provider_name,
-                            total_usd=n * one.price_per_gpu_hour_usd * hours, limit_usd=limit[0])
+                            per_gpu_usd=per_gpu, provider=where, secondary=secondary,
+                            total_usd=n * per_gpu * hours, limit_usd=limit[0])
     elif limit is not None and headline_groups:
         headline, details = _against_limit(ctx, headline_groups, hours, limit, headline, details)
     elif q.budget is not None and not q.duration_hours and headline_groups:
@@ -837,7 +847,8 @@ def _break_even(ctx: Context) -> Answer:
     q = ctx.query
     pol = ctx.policy.break_even
     month = ctx.policy.quote.month_hours.value
-    mention = next((m for m in q.gpus if m.id in ctx.kb.gpus), None)
+    # the GPU bought: the first named that is not the rental alternative ("buy 2x 4090 or rent an A100")
+    mention = next((m for m in q.gpus if m.id in ctx.kb.gpus and m.id != q.rented_gpu), None)
     gpu = resolve_gpu(ctx, mention) if mention is not None else None
     if gpu is None:
         return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_break_even"),
@@ -918,9 +929,16 @@ def _break_even(ctx: Context) -> Answer:
             ctx.cite(pol.desk_max_cards.source, pol.home_electricity_usd_per_kwh.source)
     ctx.assume("break_even_utilization", util_pct=util * 100)
     placements = []
+    bought = {"gpu_count": count, "gpu_name": gpu.name}
+    rented_mention = next((m for m in q.gpus if m.id == q.rented_gpu and m.id in ctx.kb.gpus), None)
+    if rented_mention is not None:
+        # the rental named is what buying is compared with ("or rent an A100"): its GPU and count (one when none
+        # is said), at the same utilisation; power and hosting stay those of what is bought
+        gpu, count = resolve_gpu(ctx, rented_mention), rented_mention.count or 1
+        ctx.assume("break_even_rent_named", bought=bought, rented={"gpu_count": count, "gpu_name": gpu.name})
     # what is bought is one machine of them: the market's price for the same machine; a desktop's cards (no fast
     # link between consumer or workstation cards) rent as well as separate 1-GPU instances
-    group = 1 if workstation else min(count, 8)
+    group = 1 if gpu.segment in ("consumer", "workstation") else min(count, 8)
     users = given_placement(ctx, gpu, count, group)
     if users is not None:
         placements.append(users)
@@ -970,6 +988,7 @@ def _break_even(ctx: Context) -> Answer:
         horizon = life * 12
         running = (power_month + hosting_month) * horizon
         headline = note("break_even_max_price", config=config(first[0], with_precision=False), years=life,
+                        bought=bought if rented_mention is not None else None,
                         rent_total_usd=first[2] * horizon, own_running_usd=running,
                         max_price_usd=max(0.0, first[2] * horizon - running), util_pct=util * 100,
                         provider=first[0].price.provider_name if first[0].price else None)
@@ -980,18 +999,20 @@ def _break_even(ctx: Context) -> Answer:
                           actions=next_actions(ctx, None, precision_switch=False))
     if first[1] is None:
         # renting costs less than power and hosting alone: buying never pays back at this use
-        headline = note("break_even_never", config=config(first[0], with_precision=False), purchase_usd=purchase,
+        headline = note("break_even_never", config=bought, purchase_usd=purchase,
+                        rented=config(first[0], with_precision=False) if rented_mention is not None else None,
                         hosting=not desk,
                         rent_month_usd=first[2], own_month_usd=power_month + hosting_month, util_pct=util * 100,
                         provider=first[0].price.provider_name)
     elif users is not None:
-        headline = note("break_even_given", config=config(first[0], with_precision=False), purchase_usd=purchase,
+        headline = note("break_even_given", config=bought, purchase_usd=purchase,
                         hosting=not desk,
                         months=first[1], rent_month_usd=first[2], own_month_usd=power_month + hosting_month,
                         count=count, per_gpu_usd=users.price_per_hour_usd / count, month_hours=month * util,
                         util_pct=util * 100)
     else:
-        headline = note("break_even", config=config(first[0], with_precision=False), purchase_usd=purchase,
+        headline = note("break_even", config=bought, purchase_usd=purchase,
+                        rented=config(first[0], with_precision=False) if rented_mention is not None else None,
                         hosting=not desk,
                         months=first[1], rent_month_usd=first[2], own_month_usd=power_month + hosting_month,
                         provider=first[0].price.provider_name, pricing_model=first[0].price.pricing_model,

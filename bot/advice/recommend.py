@@ -1,8 +1,9 @@
 """``recommend``: the best configuration under a budget, or what the hardware a user has (or can afford) runs.
 
-* A model and a price limit ("best setup under $5/hr to serve a 70b"): per GPU and precision, the
-  configuration within the limit that serves the most users at the per-user floor; the best one first.
-  "Best" is capacity within the budget, not the cheapest thing that runs.
+* A model and a price limit ("best setup under $5/hr to serve a 70b"): one objective (:func:`_best_key`): a
+  format that keeps quality before 4-bit, then, for stated users, the fastest per user at that load (else the
+  most users at the per-user floor), within the limit; one row per GPU type, the best first. "Best" is not the
+  cheapest thing that runs: the budget is there to be used.
 * A model and a total budget for a run: the fastest run that fits the budget.
 * No model: what each affordable (or named) configuration runs - the largest models that fit it in 16-bit,
   FP8 and 4-bit (or the precisions the question names), at the context, users and KV format it states (one
@@ -16,7 +17,7 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
-from bot.advice.options import caveats, config, next_actions
+from bot.advice.options import caveats, config, next_actions, quality_tier
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
@@ -78,48 +79,72 @@ def _within(price: float | None, count: int, limit: float | None, per_gpu: bool)
     return (price / count if per_gpu else price) <= limit + 1e-9
 
 
+def _best_key(o: Option, users: int | None) -> tuple:
+    """The one objective of "best under a budget", as a sort key (smallest first).
+
+    1. a weight format that keeps quality (16-bit, FP8, INT8) before 4-bit (:func:`quality_tier`);
+    2. with users stated (a load to meet): the fastest each of those users is served (tokens/s per user at that
+       load, prefill counted); with no users: the most users served at the per-user floor;
+    3. then the other of the two, then the lower price per hour.
+    """
+    speed, served = o.tps_per_user or 0.0, o.max_users or 0
+    first, second = (speed, served) if users else (served, speed)
+    return (quality_tier(o.precision), -round(first, 1), -second, o.price_per_hour_usd or 1e9)
+
+
 def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool) -> Answer:
+    """The best configuration within a price limit (:func:`_best_key`), one row per GPU type, the table in the
+    same order as the headline's pick; a 4-bit pick says its quality cost."""
     load = serving_load(ctx)
     capacity = ServingLoad(**{**load.__dict__, "users": None, "total_tps": None})
     options: list[Option] = []
     over: list[Option] = []
     for choice in candidate_gpus(ctx, "serving"):
-        best = None
+        best: Option | None = None
         for precision, _ in precisions_for(ctx, model, choice.gpu):
-            counts = [choice.count] if choice.count else list(_COUNTS)
+            # a load to meet: also the planner's own fewest/cheapest count for it (6x, 12x ...), not only 1-8
+            counts = [choice.count] if choice.count else [*([None] if load.users else []), *_COUNTS]
             for n in counts:
                 if load.users:
                     plan = plan_serving(ctx, model, choice.gpu, precision, load, count=n)
-                    score = (plan.meets, -(plan.placement.price_per_hour_usd if plan.placement else 1e9))
                 else:
                     plan = plan_serving(ctx, model, choice.gpu, precision, capacity, count=n, objective="capacity")
-                    score = (plan.capacity > 0, plan.capacity, plan.per_user_tps or 0)
                 if plan.est is None or not plan.est.fits:
                     continue
                 price = plan.placement.price_per_hour_usd if plan.placement else None
+                works = plan.meets if load.users else plan.capacity > 0
                 if not _within(price, plan.count, limit, per_gpu):
-                    if price is not None and plan.capacity > 0:
+                    if price is not None and works:  # "the cheapest that does" must carry the load
                         over.append(serving_option(ctx, plan))
                     continue
-                if best is None or score > best[0]:
-                    best = (score, plan)
-        if best is not None and best[0][0]:
-            opt = serving_option(ctx, best[1])
-            opt.max_users = best[1].capacity or opt.max_users
-            options.append(opt)
-    options.sort(key=lambda o: (-(o.max_users or 0) if not load.users else (o.price_per_hour_usd or 1e9),
-                                -(o.tps_per_user or 0)))
+                if not works:
+                    continue
+                opt = serving_option(ctx, plan)
+                opt.max_users = plan.capacity or opt.max_users
+                if best is None or _best_key(opt, load.users) < _best_key(best, load.users):
+                    best = opt
+        if best is not None:
+            options.append(best)
+    options.sort(key=lambda o: _best_key(o, load.users))
     shown = options[:ctx.policy.serving.shown_options]
     for o in shown[:3]:
         caveats(ctx, o, ctx.kb.gpus.get((o.gpu or "").split("@")[0]))
-    ctx.assume("best_means_capacity", per_user_tps=load.capacity_tps)
+    if shown and quality_tier(shown[0].precision) and not ctx.query.precisions:
+        # 4-bit leads only when nothing that keeps quality meets the load within the budget: its cost is said
+        ctx.warn("quantization_quality", precision=shown[0].precision, model_name=model_label(model))
+    ctx.assume("best_means_speed" if load.users else "best_means_capacity", per_user_tps=load.capacity_tps,
+               users=load.users)
     # a budget for a period ("每月预算 5 万"): the period's totals beside the hourly figures
     hours = ctx.query.duration_hours if ctx.query.duration_hours and limit is not None and not per_gpu else None
     if shown:
         o = shown[0]
         headline = note("best_under_budget", config=config(o), model_name=model_label(model), limit_usd=limit,
-                        price_usd=o.price_per_hour_usd, max_users=o.max_users, per_user_tps=load.capacity_tps,
-                        decode_tps=o.decode_tps, provider=o.price.provider_name if o.price else None, hours=hours,
+                        price_usd=o.price_per_hour_usd, max_users=o.max_users,
+                        # at full load each user gets at least the floor (more when memory, not speed, caps the users)
+                        per_user_tps=load.capacity_tps if load.users else max(load.capacity_tps, o.tps_per_user or 0),
+                        users=load.users if load.users else None, users_tps=o.tps_per_user if load.users else None,
+                        single_tps=o.single_user_tps, provider=o.price.provider_name if o.price else None,
+                        hours=hours,
                         total_usd=o.price_per_hour_usd * hours if hours and o.price_per_hour_usd else None)
     else:
         cheapest = min(over, key=lambda o: o.price_per_hour_usd or 1e9) if over else None
@@ -129,8 +154,10 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
                         limit_total_usd=limit * hours if hours else None,
                         cheapest_total_usd=cheapest.price_per_hour_usd * hours if hours and cheapest else None,
                         users=load.users)
-    table = Table(columns=["config", "max_users", "decode_tps", "ttft_s", "usd_per_hour", "usd_per_m_tokens"],
-                  rows=[[config(o), o.max_users, o.decode_tps, o.ttft_s, o.price_per_hour_usd,
+    # users at the floor; per-user speed at the load evaluated (the users stated, else that full load); batch 1 apart
+    table = Table(columns=["config", "capacity_users", "tps_per_user", "single_user_tps", "ttft_s", "usd_per_hour",
+                           "usd_per_m_tokens"],
+                  rows=[[config(o), o.max_users, o.tps_per_user, o.single_user_tps, o.ttft_s, o.price_per_hour_usd,
                          o.cost_per_million_tokens_usd] for o in shown])
     return ctx.answer(title=note("title_best", model_name=model_label(model), limit_usd=limit), headline=headline,
                       options=shown, recommendation=0 if shown else None, table=table,

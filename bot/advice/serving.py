@@ -518,13 +518,14 @@ def _headline(ctx: Context, model: Model, load: ServingLoad, shown: list[Option]
                   ttft_s=o.ttft_s, total_tps=o.throughput_tps, layout=_layout(o))
     if load.total_tps is not None:
         return note("serve_total", target_tps=load.total_tps, ttft_limit_s=load.ttft_s, **common)
-    if "fit" in q.asks and fixed and (load.users or 1) == 1:
-        return note("fit_yes", **common)
-    if "speed" in q.asks and (load.users or 1) == 1:
-        return note("speed_single", **common)
     if (load.users or 1) > 1:
         return note("serve_users", **common)
-    return note("serve_one", **common)
+    one = {**common, "decode_tps": o.single_user_tps or o.decode_tps}  # "for one user": the batch-1 figure
+    if "fit" in q.asks and fixed:
+        return note("fit_yes", **one)
+    if "speed" in q.asks:
+        return note("speed_single", **one)
+    return note("serve_one", **one)
 
 
 def _only_engine_budget(ctx: Context, o: Option) -> bool:

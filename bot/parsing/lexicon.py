@@ -116,6 +116,8 @@ class DurationVocab(_Vocab):
     rental_words: list[str] = Field(default_factory=list)
     # verbs that make named GPUs a rental ("rent 8x H100", "louer 8 H100"): priced, with or without a duration
     rent_verbs: list[str] = Field(default_factory=list)
+    # words between a period and the hours used in it ("每天 用 8 小时", "每天租8小时"): the hours are still a share of it
+    usage_fillers: list[str] = Field(default_factory=list)
 
 
 class CurrencyVocab(_Vocab):
@@ -529,6 +531,7 @@ class Lexicon:
     deadline_words: Phrases
     rental_words: Phrases
     rent_verbs: Phrases
+    usage_fillers: Phrases
     currency_before: Phrases
     currency_after: Phrases
     per_hour: Phrases
@@ -739,6 +742,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         deadline_words=Phrases(_flat(lists(lambda f: f.durations.deadline_words))),
         rental_words=Phrases(_flat(lists(lambda f: f.durations.rental_words))),
         rent_verbs=Phrases(_flat(lists(lambda f: f.durations.rent_verbs))),
+        usage_fillers=Phrases(_flat(lists(lambda f: f.durations.usage_fillers)), left_bound=False),
         currency_before=Phrases(currency_before),
         currency_after=Phrases(currency_after, left_bound=False),
         per_hour=Phrases(_flat(lists(lambda f: f.money.per_hour))),

@@ -261,6 +261,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
             lex.rent_verbs.search(low):
         # buying and renting both said in a comparison ("买 4 张 4090 自己搭 vs 在 AutoDL 上租，哪个划算") is buy vs rent
         asks.append("break_even")
+    rented_gpu = _rented_gpu(low, lex, gpu_found) if "break_even" in asks else None
     layout = _layout(low, lex, vocab_spans)
     region = _REGION.search(low)
     if region:
@@ -361,6 +362,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         full_context_prompts=bool(lex.full_context_words.search(low)),
         one_machine=bool(lex.same_machine_words.search(low)),
         at_home=bool(lex.home_words.search(low)),
+        rented_gpu=rented_gpu,
         co_hosted=len(models) >= 2 and bool(lex.cohost_words.search(low)),
         providers=providers,
         pricing=lex.pricing.found(low),
@@ -926,3 +928,24 @@ def _mark_gpus(low: str, found: list[FoundGpu]) -> str:
         pos = f.span_end
     out.append(low[pos:])
     return "".join(out)
+
+
+def _rented_gpu(low: str, lex: Lexicon, found: list) -> str | None:
+    """In a buy-vs-rent question naming two GPU types ("buy 2x 4090 or rent an A100", "买两张4090还是租A100"), the one
+    named as the rental: a GPU whose stretch of text since the previous GPU (or the start) has a rent verb after any
+    purchase word, when another GPU type is named as bought. ``None`` when one GPU type is named (it is both bought
+    and rented) or no rental is marked."""
+    known = [f for f in found if f.id]
+    if len({f.id for f in known}) < 2:
+        return None
+    rented: list[str] = []
+    prev = 0
+    for f in known:
+        stretch = low[prev:f.start]
+        rent = [m.start() for m in lex.rent_verbs.finditer(stretch)]
+        buy = [m.start() for m in lex.purchase_words.finditer(stretch)]
+        if rent and (not buy or max(rent) > max(buy)):
+            rented.append(f.id)
+        prev = f.end
+    bought = {f.id for f in known} - set(rented)
+    return rented[0] if rented and bought else None

@@ -464,7 +464,7 @@ class _Scanner:
                 self.claim("duration_hours", hours, start, end)  # set aside: "for -3 days", "0 hours"
                 continue
             if value == 1 and _ONE_PERIOD_ZH.fullmatch(self.low[start:end].strip()) and re.match(
-                    rf"\s*(?:(?:用|跑|开|使用|运行|开机|工作|大约|大概|约|~)\s*)*{self.num}", self.low[end:end + 14]):
+                    rf"\s*(?:(?:{lex.usage_fillers.pattern})\s*)*{self.num}", self.low[end:end + 14]):
                 continue  # "一天跑 6 个小时": the day is the period of the hours that follow, not a length of time
             audio = re.match(r"\s*(?:" + lex.audio_after_duration.pattern + ")", self.low[end:end + 20])
             if audio:
@@ -491,11 +491,11 @@ class _Scanner:
             period = float(periods.value(after.group(0).strip()) or 0)
             span = (start, end + after.end())
         else:
-            before = re.search(rf"(?:{periods.pattern}|{_ONE_PERIOD_ZH.pattern})\s*"
-                               r"(?:(?:用|跑|开|使用|运行|开机|工作|大约|大概|约|~)\s*)*$", self.before(start, 14))
+            before = re.search(rf"(?P<period>{periods.pattern}|{_ONE_PERIOD_ZH.pattern})\s*"
+                               rf"(?:(?:{self.lex.usage_fillers.pattern})\s*)*$", self.before(start, 14))
             if not before:
                 return None
-            word = before.group(0).rstrip("用跑开使运行机工作大约概~ ")
+            word = before.group("period").strip()
             period = float(periods.value(word) or _ONE_PERIOD_ZH_HOURS.get(word[-1:], 0))
             span = (start - len(self.before(start, 14)) + before.start(), end)
         if not 0 < hours < period or period < 24:

@@ -330,6 +330,8 @@ class Query(_Record):
             "how many 8-gpu nodes"): the count is then searched in whole machines of this many GPUs.
         one_machine: the GPUs must share one machine ("in one server", "单机", "with NVLink between them"):
             a quote then prices them as one instance, never as several smaller ones.
+        rented_gpu: in buy vs rent, the GPU id named as the rental alternative when another GPU type is the one
+            bought ("buy 2x 4090 or rent an A100": ``a100-sxm-80gb``); its mention's count is the count rented.
         co_hosted: several models named are to run together on the same GPUs ("side by side", "同时部署"): their
             memory is summed against the GPUs', never checked one model at a time.
         at_home: the machine bought runs at home or in an office ("home lab", "in my basement", "workstation",
@@ -435,6 +437,7 @@ class Query(_Record):
     gpus_per_node: int | None = None
     one_machine: bool = False
     at_home: bool = False
+    rented_gpu: str | None = None
     co_hosted: bool = False
     sharding: str | None = None
     cpu_offload: bool = False

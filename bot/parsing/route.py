@@ -13,7 +13,8 @@ The rules (each a kind of question, not a particular message), in order:
    named with a sizing ask (fit, GPU count, speed...): that question is routed by the rules below and the
    claim's verdict follows its answer.
 4. ``quote``: buy vs rent (break-even), or a purchase price given. (Before it: the tokens a training run gets
-   through in a given time on given GPUs, or for a given budget, go to ``size_training``.) Then GPU-hours with a
+   through in a given time on given GPUs, or for a given budget, go to ``size_training``, or ``finetune`` when
+   fine-tuning is said.) Then GPU-hours with a
    model and no serving workload: ``size_training`` (``finetune`` when fine-tuning is said).
 5. ``recommend``: a recommendation asked in so many words, the largest model asked for, a budget or price
    limit without GPUs (and no cost asked), or the cheapest option asked with no GPU or model named.
@@ -151,8 +152,10 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     if "tokens_in_time" in asks and (query.duration_hours or query.deadline_hours) and query.workload != "inference" \
             and (query.gpus or query.gpu_count) and has_model:
         return "size_training"  # "how many tokens can we push through a 13b in 14 days on 64 A100s"
-    if "tokens_in_time" in asks and query.budget is not None and query.workload == "training" and has_model:
-        return "size_training"  # "with a $50k budget on H100s, how many tokens can I train a 3B on"
+    if "tokens_in_time" in asks and query.budget is not None and query.workload in ("training", "finetune") \
+            and has_model and not query.training_tokens:
+        # "with a $50k budget on H100s, how many tokens can I train a 3B on", "预算2万，LoRA 能微调多少 token"
+        return "finetune" if query.workload == "finetune" else "size_training"
     if x.strong_recommend or ("largest_model" in asks) or (money and not gpus and "cost" not in asks) or (
             query.budget is not None and not gpus):
         return "recommend"
