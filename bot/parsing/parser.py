@@ -961,18 +961,12 @@ def _provider_variant(kb: KnowledgeBase, tables: ParserTables, mention: GpuMenti
 
 
 def _publish_in_cny(kb: KnowledgeBase, providers: list[str]) -> bool:
-    """Every provider named publishes its prices in CNY (its offers are ``currency: CNY``, or it is a mainland-China
-    cloud with no price rows, whose quotes are in CNY); ``False`` when none is named."""
-    if not providers:
-        return False
-    for pid in providers:
-        pf = kb.providers.get(pid)
-        if pf is not None:
-            if not pf.offers or any(o.currency != "CNY" for o in pf.offers):
-                return False
-        elif (up := kb.unpriced_providers.get(pid)) is None or up.market != "china_mainland":
-            return False
-    return True
+    """Every provider named has price rows, all published in CNY (``currency: CNY``: AWS China, Gongji), so its
+    prices are said in yuan as published; ``False`` when none is named, or one is a cloud without price rows (its
+    secondary-source figures are said in CNY with their USD equivalent, other clouds' rows in USD)."""
+    files = [kb.providers.get(pid) for pid in providers]
+    return bool(files) and all(pf is not None and pf.offers and all(o.currency == "CNY" for o in pf.offers)
+                               for pf in files)
 
 
 def _layout(low: str, lex: Lexicon, spans: SpanSet) -> dict:
