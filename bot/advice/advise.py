@@ -26,7 +26,7 @@ from bot.advice import (
 from bot.advice.answer import Answer
 from bot.advice.context import Context
 from bot.advice.observed import observation_notes
-from bot.advice.specs import claim_verdicts
+from bot.advice.specs import claim_verdicts, software_caveats, spec_fact
 from bot.kb.loader import KnowledgeBase
 from bot.notes import note
 from bot.parsing.query import Query
@@ -48,6 +48,10 @@ ROUTES: dict[str, Callable[[Context], Answer]] = {
     "help": help.answer,
     "unknown": help.answer,
 }
+
+
+#: Answers that size or price a workload on the GPUs named.
+_SIZING_INTENTS = frozenset({"size_inference", "size_training", "finetune", "compare", "quote", "recommend"})
 
 
 def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Answer:
@@ -75,6 +79,13 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
     if providers.applies(ctx, out):
         # "... on RunPod vs Lambda": which provider is cheaper for the job leads
         out = providers.compare_providers(ctx, out)
+    named_gpus = [kb.gpus[i] for i in dict.fromkeys(g.id for g in query.gpus if g.id in kb.gpus)]
+    if query.intent in _SIZING_INTENTS and named_gpus:
+        # a figure asked beside a fit question ("910B 显存多大，能跑 Qwen2.5 72B 吗"): both parts answered, the verdict
+        # first and the figures right under it; what the software stacks do not do on the accelerators named is said
+        facts = [spec_fact(g) for g in named_gpus] if query.spec_fields else []
+        caveats = [n for n in software_caveats(named_gpus) if n not in out.warnings]
+        out = out.model_copy(update={"details": [*facts, *out.details], "warnings": [*caveats, *out.warnings]})
     seen = observation_notes(out.query, out)
     if seen:
         # "I only get 12 tokens/s, is that normal?": the user's own figures, each beside the estimate, first

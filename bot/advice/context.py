@@ -172,6 +172,21 @@ class Context:
             return (usd / q.duration_hours, False, "budget") if usd else None
         return None
 
+    def price_region(self) -> str | None:
+        """The region prices are restricted to: the region the question names ("AWS 北京区域" -> ``cn-north-1``)
+        when a provider it names declares that region (``regions`` in its price file), recorded as an assumption
+        the first time; else ``None`` (every region of the provider, as the price files give them)."""
+        region = self.query.region
+        if region is None:
+            return None
+        for pid in self.query.providers:
+            pf = self.kb.providers.get(pid)
+            if pf is not None and region in pf.regions:
+                self.assume("priced_in_region", region=region, provider=pf.provider_name,
+                            names=pf.regions[region])
+                return region
+        return None
+
     def assume(self, code: str, **params) -> None:
         """Record an assumption (once)."""
         n = note(code, **params)

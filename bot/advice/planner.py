@@ -227,7 +227,8 @@ def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None
     best = None
     for p in providers:
         found = best_placement(ctx.offers, gpu.id, count, today=ctx.today, group=max(1, min(group, 8)),
-                               pricing_model=pricing, provider=p, term_months=term, exclude_providers=exclude)
+                               pricing_model=pricing, provider=p, term_months=term, exclude_providers=exclude,
+                               region=ctx.price_region())
         if found is not None and (best is None or found.price_per_hour_usd < best.price_per_hour_usd):
             best = found
     return best

@@ -173,6 +173,12 @@ def _hardware(ctx: Context) -> Answer:
             n.code == "provider_unpriced" and n.params.get("provider") in said)]
         headline, details = figures[0], [*figures[1:], *details]
         figures = []
+        unpriced = [n for n in ctx.missing if n.code == "provider_unpriced"]
+        if unpriced:
+            # the cloud the user named ("火山引擎 H20 按天多少钱") publishes no price: said first, before a figure
+            # from another source, so that figure is never read as that cloud's
+            ctx.missing[:] = [n for n in ctx.missing if n not in unpriced]
+            headline, details = unpriced[0], [*unpriced[1:], headline, *details]
     details += figures + unpriced_notes
     difference = _pricing_difference(ctx, headline_groups, hours)
     if difference is not None:  # "reserved vs on-demand, monthly difference?": the difference leads
@@ -566,7 +572,7 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
     group = _group(ctx, count)
     for pricing in pricings:
         found = [p for p in all_placements(ctx.offers, gpu.id, count, today=ctx.today, group=group,
-                                           pricing_model=pricing)
+                                           pricing_model=pricing, region=ctx.price_region())
                  if (p.offer.condition is None or pricing != "on_demand") and p.offer.provider not in exclude]
         if pricing == "commitment" and q.commitment_term:
             months = {"1y": 12, "3y": 36}[q.commitment_term]

@@ -15,7 +15,14 @@ from bot.advice.context import Context
 from bot.advice.options import next_actions, variant_notes
 from bot.advice.planner import place, price_of, resolve_gpu
 from bot.advice.spec_checks import SpecVerdict, check_specs
-from bot.advice.specs import feature_support, interconnect_fact, ratio_facts, spec_table
+from bot.advice.specs import (
+    feature_support,
+    interconnect_fact,
+    ratio_facts,
+    software_caveats,
+    spec_fact,
+    spec_table,
+)
 from bot.kb.claims import claim_text, ratio_values
 from bot.notes import note
 
@@ -75,9 +82,8 @@ def answer(ctx: Context) -> Answer:
     for g in gpus:
         if getattr(g, "sparsity_stated", True) is False:
             ctx.warn("sparsity_not_stated", gpu_name=g.name)
-        software = getattr(g, "software", None)
-        if software is not None and getattr(software, "fp8_in_common_stacks", None) is False:
-            ctx.warn("no_fp8_in_stacks", gpu_name=g.name)
+    for n in software_caveats([g for g in gpus if g.id in ctx.kb.gpus]):
+        ctx.warn(n.code, **n.params)
     ctx.assume("dense_not_sparse")
     return ctx.answer(title=note("title_specs", gpu_names=[g.name for g in gpus]), headline=headline,
                       details=details, table=spec_table(ctx, gpus),
@@ -87,8 +93,7 @@ def answer(ctx: Context) -> Answer:
 
 
 def _spec_one(g) -> object:
-    return note("spec_one", gpu_name=g.name, memory_gb=g.memory_gb, bandwidth_gb_s=g.memory_bandwidth_gb_s,
-                tflops=g.dense_tflops.bf16 or g.dense_tflops.fp16, fp8_tflops=g.dense_tflops.fp8, tdp_w=g.tdp_watts)
+    return spec_fact(g)
 
 
 def _prices_today(ctx: Context, gpu_id: str) -> list:

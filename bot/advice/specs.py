@@ -15,7 +15,33 @@ from bot.kb.claims import claim_text
 from bot.kb.schema import Gpu
 from bot.notes import Note, note
 
-__all__ = ["claim_verdicts", "feature_support", "interconnect_fact", "ratio_facts", "spec_table"]
+__all__ = ["claim_verdicts", "feature_support", "interconnect_fact", "ratio_facts", "software_caveats", "spec_fact",
+           "spec_table"]
+
+
+def spec_fact(gpu: Gpu) -> Note:
+    """One GPU's headline figures: memory (GB), bandwidth (GB/s), dense bf16/fp16 and fp8 TFLOPS, TDP (W), as
+    ``knowledge/gpus.yaml`` gives them."""
+    return note("spec_one", gpu_name=gpu.name, memory_gb=gpu.memory_gb, bandwidth_gb_s=gpu.memory_bandwidth_gb_s,
+                tflops=gpu.dense_tflops.bf16 or gpu.dense_tflops.fp16, fp8_tflops=gpu.dense_tflops.fp8,
+                tdp_w=gpu.tdp_watts)
+
+
+def software_caveats(gpus: list[Gpu]) -> list[Note]:
+    """What the common software stacks do not do on these accelerators (``Gpu.software`` in
+    ``knowledge/gpus.yaml``, sourced there): CUDA code that does not run (the vendor's toolkit and the serving
+    engines that document support instead), and no FP8 in the common serving stacks. One note per fact and GPU,
+    in order; none for a GPU with no ``software`` entry (NVIDIA cards: CUDA)."""
+    out: list[Note] = []
+    for g in gpus:
+        sw = g.software
+        if sw is None:
+            continue
+        if sw.cuda_compatible == "no":
+            out.append(note("software_stack", gpu_name=g.name, toolkit=sw.toolkit, serving=sw.serving))
+        if sw.fp8_in_common_stacks == "not_supported":
+            out.append(note("no_fp8_in_stacks", gpu_name=g.name))
+    return list(dict.fromkeys(out))
 
 
 def spec_table(ctx: Context, gpus: list[Gpu]) -> Table:

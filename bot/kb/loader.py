@@ -366,6 +366,8 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
     rates = _load_exchange_rates(price_dir / "common" / "exchange_rates.yaml", out)
     for path, pf in price_files:
         _check_price_file(path, pf, rates, gpus, gpus_unreadable, out)
+        if pf.regional_of is not None and pf.regional_of not in providers:
+            out.add(path, ["regional_of"], "regional_of", f"unknown provider {pf.regional_of!r}")
     catalogs = _load_catalog_names(price_dir / "common", gpus, gpus_unreadable, out)
     unpriced = _load_unpriced(price_dir / "common" / "unpriced_providers.yaml", price_files, out)
     mentions, stand_ins = _load_price_mentions(price_dir / "common" / "price_mentions.yaml", gpus, gpus_unreadable,

@@ -769,12 +769,26 @@ class PriceFile(_Strict):
     ``market``: ``global``, or ``china_mainland`` for clouds that rent only to customers with a mainland-China
     business licence (AWS China's Beijing/Ningxia regions, domestic platforms); answers use those only for
     questions asked in Chinese or naming the provider.
+
+    A provider that is one cloud's separately run regions (AWS China: Beijing and Ningxia) names that cloud in
+    ``regional_of``: the cloud's name written with one of ``region_words`` ("AWS 中国区", "aws beijing") or with a
+    region of ``regions`` (a code, "cn-north-1", or a name users write for it, "北京") names this provider, and a
+    region so named restricts the prices to that region.
+
+    Attributes:
+        regional_of: id of the cloud whose separately run regions these are (``aws``), else ``None``.
+        region_words: words that, in a question naming ``regional_of``, mean this provider ("中国", "china").
+        regions: region code -> the names users write for it (``cn-north-1: [北京, beijing]``); every code must
+            be the region of at least one offer.
     """
 
     provider: str
     provider_name: str
     market: Literal["global", "china_mainland"] = "global"
     aliases: list[str] = Field(default_factory=list)
+    regional_of: str | None = None
+    region_words: list[str] = Field(default_factory=list)
+    regions: dict[str, list[str]] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
     offers: list[PriceOffer]
     shapes: list[InstanceShape] = Field(default_factory=list)
@@ -786,6 +800,12 @@ class PriceFile(_Strict):
         for offer in self.offers:
             if offer.provider != self.provider:
                 raise ValueError(f"offer {offer.instance_type!r} names provider {offer.provider!r}")
+        offered = {o.region for o in self.offers}
+        for code in self.regions:
+            if code not in offered:
+                raise ValueError(f"regions names {code!r}, the region of no offer in this file")
+        if (self.region_words or self.regions) and not self.regional_of:
+            raise ValueError("region_words and regions need regional_of (the cloud whose regions these are)")
         seen: set[str] = set()
         for shape in self.shapes:
             if shape.gpu in seen:

@@ -50,7 +50,7 @@ from bot.parsing.query import GpuMention, ModelMention, Money, Observation, Quer
 from bot.parsing.route import RouteInputs, find_workload, route
 from bot.parsing.slack_text import clean_slack_text
 from bot.parsing.spec_checks import find_spec_checks
-from bot.parsing.tables import ParserTables, get_tables
+from bot.parsing.tables import ParserTables, get_tables, product_key
 from bot.parsing.text import PreparedText, SpanSet, detect_language, prepare_text
 
 __all__ = ["MAX_MESSAGE_CHARS", "parse_question"]
@@ -266,6 +266,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     region = _REGION.search(low)
     if region:
         vocab_spans.add(region.span())
+    providers, region_code = _regional_providers(low, kb, providers, region.group(0) if region else None, vocab_spans)
+    gpus = [_provider_variant(kb, tables, g, providers, notes) for g in gpus]
 
     system = _system_of(low, lex, gpu_found)
     if system is not None and system[4] is not None:
@@ -368,15 +370,17 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         pricing=lex.pricing.found(low),
         commitment_term=term,
         gpus_per_node=gpus_per_node,
-        region=region.group(0) if region else None,
+        region=region_code,
         sharding=next((s for s in lex.sharding.found(low) if s != "offload"), None),
         cpu_offload="offload" in lex.sharding.found(low),
         gradient_checkpointing=True if lex.gradient_checkpointing.search(low) else None,
         features=lex.features.found(low),
         spec_fields=lex.spec_fields.found(low),
         # the currency asked for, else the one the user's own amounts are in ("按每卡每小时 15 块算" -> CNY)
+        # and for a question in Chinese about clouds that publish in CNY only, the currency they publish in
         answer_currency=next(iter(lex.answer_currency.found(low)), None) or (
-            "cny" if any(f.value["currency"] == "cny" for f in scan.all("money")) else None),
+            "cny" if any(f.value["currency"] == "cny" for f in scan.all("money")) else None) or (
+            "cny" if default_currency == "cny" and _publish_in_cny(kb, providers) else None),
         claims=(claims := [c.id for c in match_claims(kb, cleaned)]),
         claims_wording_quoted=[c for c in claims if quotes_article_wording(kb.claims[c], cleaned)],
         spec_checks=spec_checks,
@@ -902,6 +906,87 @@ def _providers(low: str, tables: ParserTables, lex: Lexicon, gpus: list[FoundGpu
             found.append((f.start, f.provider))
     found.sort()
     return list(dict.fromkeys(p for _, p in found))
+
+
+def _said(low: str, word: str) -> re.Match[str] | None:
+    """Where ``word`` is written in ``low``: a Latin word whole ("china", not "chinatown"), a Chinese one anywhere."""
+    w = word.lower()
+    return re.search(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])" if w.isascii() else re.escape(w), low)
+
+
+def _regional_providers(low: str, kb: KnowledgeBase, providers: list[str], region: str | None,
+                        spans: SpanSet) -> tuple[list[str], str | None]:
+    """The providers named, with a cloud's separately run regions for the cloud itself when the question says
+    them ("AWS 北京区域", "aws in cn-north-1", "AWS 中国区": AWS China, ``PriceFile.regional_of``), and the region
+    asked: a code as written, or the code of a region name of the provider so named ("北京" -> ``cn-north-1``).
+
+    Args:
+        low: the lower-cased message.
+        kb: the knowledge base (``knowledge/prices/*.yaml`` ``regional_of``, ``region_words``, ``regions``).
+        providers: provider ids found, in order.
+        region: a region code found in the text, else ``None``.
+        spans: the text read as vocabulary; the region words used are added.
+
+    Returns:
+        ``(providers, region)``.
+    """
+    out = list(providers)
+    for pid, pf in kb.providers.items():
+        if pf.regional_of is None or pf.regional_of not in out:
+            continue
+        named_region = next(((code, m) for code, names in pf.regions.items() for w in [code, *names]
+                             if (m := _said(low, w))), None)
+        word = next((m for w in pf.region_words if (m := _said(low, w))), None)
+        if named_region is None and word is None:
+            continue
+        out = [pid if p == pf.regional_of else p for p in out]
+        for m in (word, named_region[1] if named_region else None):
+            if m is not None:
+                spans.add(m.span())
+        if named_region is not None and region is None:
+            region = named_region[0]
+    return list(dict.fromkeys(out)), region
+
+
+def _provider_variant(kb: KnowledgeBase, tables: ParserTables, mention: GpuMention, providers: list[str],
+                      notes: list[Note]) -> GpuMention:
+    """A GPU named without its variant ("A100") at providers that rent none of the variant assumed but one other
+    variant of the same product (AWS China rents the A100 only as the 40 GB p4d): that variant, and a note saying
+    so (replacing the default's note). Any other mention is returned as it is.
+
+    Args:
+        kb: the knowledge base (offers per GPU and provider).
+        tables: the parser tables (``products``: a product's variants).
+        mention: the GPU as read.
+        providers: the providers named.
+        notes: the request's notes; the ``assumed_variant`` note of ``mention`` is replaced.
+    """
+    if not mention.variant_assumed or mention.memory_gb or mention.instance_type or not providers:
+        return mention
+    priced = [p for p in providers if p in kb.providers]
+    if not priced or any(o.provider in priced for o in kb.offers_for(mention.id)):
+        return mention
+    rented = [g for g in tables.products.get(product_key(mention.id), [])
+              if g != mention.id and any(o.provider in priced for o in kb.offers_for(g))]
+    if len(rented) != 1:
+        return mention
+    chosen = rented[0]
+    default = tables.index.display_name("gpu", mention.id)
+    for i, n in enumerate(notes):
+        if n.code == "assumed_variant" and n.params.get("written") == mention.as_written:
+            notes[i] = note("assumed_variant_provider", gpu_name=tables.index.display_name("gpu", chosen),
+                            written=mention.as_written, provider=kb.providers[priced[0]].provider_name,
+                            default_name=default)
+    return mention.model_copy(update={"id": chosen})
+
+
+def _publish_in_cny(kb: KnowledgeBase, providers: list[str]) -> bool:
+    """Every provider named has price rows, all published in CNY (``currency: CNY``: AWS China, Gongji), so its
+    prices are said in yuan as published; ``False`` when none is named, or one is a cloud without price rows (its
+    secondary-source figures are said in CNY with their USD equivalent, other clouds' rows in USD)."""
+    files = [kb.providers.get(pid) for pid in providers]
+    return bool(files) and all(pf is not None and pf.offers and all(o.currency == "CNY" for o in pf.offers)
+                               for pf in files)
 
 
 def _layout(low: str, lex: Lexicon, spans: SpanSet) -> dict:

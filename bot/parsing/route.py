@@ -30,7 +30,8 @@ The rules (each a kind of question, not a particular message), in order:
 8. ``spec_lookup``: a hardware fact asked (specs, TFLOPS, bandwidth, NVLink) of named GPUs, support of a named
    feature ("supports FA2") or of a precision on GPUs with no model ("does the L20 support fp8"), a kernel
    feature asked of a GPU with nothing to size ("can a T4 do FA2 for llama 3 8b"), or a ratio quoted ("30x
-   faster"), unless a model is named with a workload.
+   faster"), unless a model is named with a workload, or with a fit or sizing ask (the sizing answer then
+   states the figures asked).
 9. ``compare``: the remaining joined GPUs, or a comparison asked with two GPUs named.
 10. ``spec_lookup``: a precision asked of named GPUs with no model ("can a V100 run bf16?").
 11. ``diagnose``: a pasted error with no model named.
@@ -206,8 +207,12 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     # Qwen2.5-32B 吗"): with a model and a fit asked, that is sizing, not a spec question
     stated_card = has_model and bool(asks & _SIZING_ASKS) and bool(
         query.bandwidth_stated_gb_s or query.memory_stated_gb or any(g.capacity_only for g in query.gpus))
-    strong_spec = ("spec" in asks and not stated_card) or supports or feature_question or \
-        query.claimed_ratio is not None or bool(query.spec_checks)
+    # a spec asked beside a model and a fit or sizing ask ("910B 显存多大，能跑 Qwen2.5 72B 吗") is the sizing question:
+    # its answer states the figures asked first (bot.advice.advise)
+    spec_and_fit = has_model and bool(asks & (_SIZING_ASKS - {"memory"})) and bool(gpus) and \
+        query.claimed_ratio is None and not supports and not feature_question
+    strong_spec = (("spec" in asks and not stated_card) or supports or feature_question or
+                   query.claimed_ratio is not None or bool(query.spec_checks)) and not spec_and_fit
     if strong_spec and diagnosis != "feature_gate" and (not has_model or not query.workload):
         if gpus or query.features or query.claimed_ratio is not None:
             return "spec_lookup"
@@ -236,6 +241,8 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     if rental and gpus and not has_model:
         return "quote"
     sizing = asks & _SIZING_ASKS
+    if not has_model and query.spec_fields and sizing <= {"memory"}:
+        sizing = set()  # "910B 显存多大": a card's memory asked with nothing to size is a spec (rule 16)
     if (has_model or gpus) and (sizing or lex.weak_inference.search(x.low) or diagnosis == "oom"):
         return "size_inference"
     if "best" in asks or "cheapest" in asks:
