@@ -92,6 +92,7 @@ class Option(_Data):
         decode_tps: a sequence's decode speed (1 / TPOT), tokens/s; tps_per_user: what each user gets
             over time with prefill counted; throughput_tps: all users together (users x tps_per_user).
         cost_per_million_tokens_usd: USD per 1M output tokens at this load.
+        full_load_tps: output tokens/s in all at ``max_users`` (the full load a cost per token is stated at).
         tokens: training/fine-tuning tokens; gpu_hours; wall_clock_hours; mfu; sharding.
         price: how it is rented (``None``: no price known).
         duration_hours, total_cost_usd: the rental or run length priced and its cost.
@@ -130,6 +131,7 @@ class Option(_Data):
     tps_per_user: float | None = None
     throughput_tps: float | None = None
     cost_per_million_tokens_usd: float | None = None
+    full_load_tps: float | None = None
     tokens: float | None = None
     gpu_hours: float | None = None
     wall_clock_hours: float | None = None

@@ -500,6 +500,8 @@ class ServingPlan:
         tp, pp, replicas: the layout; ``count`` = tp x pp x replicas GPUs.
         users: sequences in flight in total (all replicas); batch: per replica.
         capacity: the most users this count serves at the per-user floor (all replicas).
+        capacity_tps: output tokens/s of all replicas at ``capacity`` users (the full load a cost per token is
+            stated at), 0 when it serves none.
         est: the estimate of one replica at ``batch``.
         placement: how it is rented, or ``None``.
         meets: every target holds. rejection: why not, when it does not.
@@ -518,6 +520,7 @@ class ServingPlan:
     users: int = 1
     batch: int = 1
     capacity: int = 0
+    capacity_tps: float = 0.0
     est: InferenceEstimate | None = None
     placement: Placement | None = None
     meets: bool = False
@@ -779,6 +782,7 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
         else:
             plan.users = 1
         plan.capacity = cap * replicas
+        plan.capacity_tps = (cap_est.throughput_tokens_per_s or 0.0) * replicas if cap_est is not None else 0.0
         plan.est = _estimate(ctx, model, gpu, precision, engine, tp, pp, batch, load, adp) or cap_est
         why = _meets(plan.est, batch, load) if plan.est is not None else note("reject_layout", tp=tp, pp=pp)
         if why is None and load.total_tps is not None and (plan.throughput_tps or 0) + 1e-6 < load.total_tps:
@@ -870,6 +874,7 @@ def serving_option(ctx: Context, plan: ServingPlan, *, changes: list[str] | None
     if est is not None and est.fits:  # speed and cost of a configuration that does not fit mean nothing
         opt.ttft_s, opt.tpot_ms, opt.decode_tps = est.ttft_s, est.tpot_ms, est.decode_tokens_per_s_per_sequence
         opt.tps_per_user, opt.throughput_tps = plan.per_user_tps, throughput
+        opt.full_load_tps = plan.capacity_tps or None
         if plan.users > 1:  # a cost per token at one user describes an idle machine, not a price
             opt.cost_per_million_tokens_usd = cost_per_million_tokens(price.price_per_hour_usd if price else None,
                                                                       throughput)
