@@ -158,9 +158,9 @@ def precisions_for(ctx: Context, model: Model, gpu: Gpu) -> list[tuple[str, bool
     q = ctx.query
     native = model.native_precision or "fp16"
     lacking = []
-    if q.precisions and q.precisions_carried:  # (formats some GPU computes natively; weight-only formats run anywhere)
-        compute_formats = {f for g in ctx.kb.gpus.values() for f in g.supported_precisions}
-        lacking = [p for p in q.precisions if p in compute_formats and not gpu.supports(p)]
+    if q.precisions and q.precisions_carried:  # (a format needing hardware the GPU lacks; weight-only formats such as
+        # AWQ/GPTQ int4 dequantize to 16-bit and run anywhere: efficiency.yaml weight_formats ``requires``)
+        lacking = [p for p in q.precisions if _lacks_format(ctx, gpu, p)]
     if lacking:
         # "换 910B 呢" after an fp8 turn: the format was the last GPU's, not a constraint on this one; the new GPU is
         # planned in the formats it has, and the answer says the carried one was dropped
@@ -189,6 +189,17 @@ def precisions_for(ctx: Context, model: Model, gpu: Gpu) -> list[tuple[str, bool
         if name not in [x for x, _ in out]:
             out.append((name, False))
     return out
+
+
+def _lacks_format(ctx: Context, gpu: Gpu, precision: str) -> bool:
+    """Whether ``gpu`` lacks the hardware weight format ``precision`` needs (its ``requires`` in efficiency.yaml,
+    e.g. FP8 tensor cores); a name that is no weight format is judged by the GPUs' native formats."""
+    try:
+        fmt = efficiency_for(ctx.kb).weight_format(precision)[1]
+    except AdvisorError:
+        compute_formats = {f for g in ctx.kb.gpus.values() for f in g.supported_precisions}
+        return precision in compute_formats and not gpu.supports(precision)
+    return fmt.requires is not None and not gpu.supports(fmt.requires)
 
 
 def engine_for(ctx: Context, gpu: Gpu, precision: str | None) -> str:
