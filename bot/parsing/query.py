@@ -293,6 +293,8 @@ class Query(_Record):
         node_count: machines/nodes named ("2 nodes").
         gpus_per_node: GPUs per machine when the question asks how many machines ("每台8卡，要几台",
             "how many 8-gpu nodes"): the count is then searched in whole machines of this many GPUs.
+        single_item: the time of one item is asked ("latency", "one image", "单张"): a rate is stated one item at a
+            time (batch 1), not at the batched throughput.
         one_machine: the GPUs must share one machine ("in one server", "单机", "with NVLink between them"):
             a quote then prices them as one instance, never as several smaller ones.
         co_hosted: several models named are to run together on the same GPUs ("side by side", "同时部署"): their
@@ -394,6 +396,7 @@ class Query(_Record):
     node_count: int | None = None
     gpus_per_node: int | None = None
     one_machine: bool = False
+    single_item: bool = False
     at_home: bool = False
     co_hosted: bool = False
     sharding: str | None = None
