@@ -518,6 +518,8 @@ class _Scanner:
         candidates: list[tuple[int, int, str, float, int, int]] = []
         conn = lex.number_connectors.pattern
         any_unit = _any_unit(lex)
+        # spans of the ask phrases ("how many concurrent users"): a key inside one names the quantity asked
+        asked = [(m.start(), m.end()) for m in lex.asks.finditer(self.low)]
         for name in fields:
             units, keys = lex.quantity_units.get(name), lex.quantity_keys.get(name)
             binary = name in _BINARY_K_FIELDS
@@ -552,8 +554,12 @@ class _Scanner:
                 # token quantities may repeat their unit after the number ("每条平均 1k token")
                 tail = r"(?:\s*(?:tokens?|tok|个token|个 token))?" if name in _TOKEN_FIELDS else (
                     r"(?:\s*(?:张图片|张图|张|幅|images?|pictures?))?" if name == "images" else "")  # "出5万张"
-                pattern = re.compile(rf"(?P<key>{keys.pattern})(?:[\s:=]*(?:{conn}))?[\s:=~(]*{self.num}{tail}")
+                pattern = re.compile(rf"(?P<key>{keys.pattern})(?P<conn>[\s:=]*(?:{conn}))?[\s:=~(]*{self.num}{tail}")
                 for m in pattern.finditer(self.low):
+                    if m.group("conn") and any(a <= m.start() < b for a, b in asked):
+                        # "how many concurrent users at 4k?": the quantity is asked, so a number joined to it by a
+                        # connector ("at", "with") is something else (a context here), never its value
+                        continue
                     before = _NUMBER_BEFORE.search(self.low[max(0, m.start() - 12):m.start()])
                     after = self.low[m.end():m.end() + 24].lstrip()
                     if units and before and max(0, m.start() - 12) + before.start() not in self.masked and \
