@@ -247,3 +247,14 @@ def test_parse_single_item(kb):
     assert parse_question("sdxl 单张出图要多久", kb).single_item
     assert not parse_question("sdxl images per minute on an L4", kb).single_item
     assert not parse_question("每张卡每小时多少钱", kb).single_item
+    # one image with the model's name between the count word and the unit
+    assert parse_question("how fast is one SDXL image at 1024 on an L4?", kb).images == 1
+
+
+def test_users_asked_at_a_context_is_no_user_count(kb):
+    # "how many concurrent users at 4k?": the users are asked; 4k is the context (4 x 1,024), not 4,000 users
+    q = parse_question("llama 3 70b on 2x H100 fp8: tok/s for one user, and how many concurrent users at 4k?", kb)
+    assert q.asks[:2] == ["speed", "users_served"]
+    assert q.context_tokens == 4096 and q.concurrent_users != 4000
+    # a value written after the key is still read ("max_model_len=4096", "concurrency: 64")
+    assert parse_question("concurrency: 64 on 2x h100 for llama 3 8b", kb).concurrent_users == 64
