@@ -94,6 +94,7 @@ class Option(_Data):
             tps_per_user). single_user_tps: one sequence's decode speed alone on a replica (batch 1), tokens/s: the
             only figure a sentence may call "for one user".
         cost_per_million_tokens_usd: USD per 1M output tokens at this load.
+        full_load_tps: output tokens/s in all at ``max_users`` (the full load a cost per token is stated at).
         tokens: training/fine-tuning tokens; gpu_hours; wall_clock_hours; mfu; sharding.
         price: how it is rented (``None``: no price known).
         duration_hours, total_cost_usd: the rental or run length priced and its cost.
@@ -133,6 +134,7 @@ class Option(_Data):
     tps_per_user: float | None = None
     throughput_tps: float | None = None
     cost_per_million_tokens_usd: float | None = None
+    full_load_tps: float | None = None
     tokens: float | None = None
     gpu_hours: float | None = None
     wall_clock_hours: float | None = None

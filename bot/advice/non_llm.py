@@ -70,6 +70,41 @@ class _Row:
     usable_gb: float
     est: _Estimate | None
     option: Option
+    #: images: the estimate at the other batch (batch 1 beside a batched rate, the batched rate beside one image)
+    other: ImageEstimate | None = None
+
+
+def _batched(ctx: Context, task: Task | None) -> bool:
+    """Whether images are made in batches: a rate or a job of many images with no batch stated and no single image
+    asked ("latency", "one image": :attr:`Query.single_item`, or a job of one image)."""
+    q = ctx.query
+    return task == "images" and q.batch_size is None and not q.single_item and (q.images or 2) > 1
+
+
+def image_batch(ctx: Context, model: Model, precision: str, usable_gb: float) -> int:
+    """The largest batch of images (powers of two up to the policy's ``non_llm.image_batch_max``) whose memory
+    fits ``usable_gb``: the weights in ``precision`` + per image ``ACTIVATION_HEADROOM`` x the weights, scaled by the
+    pixels over the model's base resolution (activations grow with the latents) + the CUDA context; 1 when even
+    two do not fit.
+
+    Args:
+        ctx: the request (resolution from ``Query.resolution``).
+        model: a diffusion model with a compute entry in efficiency.yaml.
+        precision: the weight format used. usable_gb: one GPU's usable memory, GB.
+
+    Returns:
+        Images per denoiser call.
+    """
+    eff = efficiency_for(ctx.kb)
+    spec = eff.non_llm.diffusion.models.get(model.id)
+    weights, _ = need_gb(ctx, model, precision)
+    w, h = (ctx.query.resolution or [None, None])[:2]
+    r = ((w or spec.base_width) * (h or spec.base_height)) / (spec.base_width * spec.base_height) if spec else 1.0
+    per_image = ACTIVATION_HEADROOM * weights * r
+    batch, top = 1, int(ctx.policy.non_llm.image_batch_max.value)
+    while batch * 2 <= top and weights + per_image * batch * 2 + eff.c("cuda_context_gb") <= usable_gb:
+        batch *= 2
+    return batch
 
 
 def need_gb(ctx: Context, model: Model, precision: str = "fp16") -> tuple[float, float]:
@@ -91,8 +126,9 @@ def _precisions(ctx: Context, gpu: Gpu) -> list[str]:
 
 
 def _estimate(ctx: Context, task: Task, model: Model, gpu: Gpu, count: int, price: float | None,
-              precision: str) -> _Estimate:
-    """One estimate for ``count`` copies on ``gpu`` at ``price`` USD/GPU-h (the job's size from the question).
+              precision: str, batch: int | None = None) -> _Estimate:
+    """One estimate for ``count`` copies on ``gpu`` at ``price`` USD/GPU-h (the job's size from the question;
+    images in batches of ``batch``, else the batch stated, else one at a time).
 
     Raises:
         AdvisorError: the estimator refuses (unknown engine or precision, no figures for the model).
@@ -104,7 +140,7 @@ def _estimate(ctx: Context, task: Task, model: Model, gpu: Gpu, count: int, pric
     if task == "images":
         w, h = (q.resolution or [None, None])[:2]
         return estimate_images(ctx.kb, model, gpu, width=w, height=h, steps=q.image_steps,
-                               batch_size=q.batch_size or 1, images=q.images, **common)
+                               batch_size=batch or q.batch_size or 1, images=q.images, **common)
     if task == "transcription":
         # a stated batch size is used as given; otherwise a job in hours of audio runs the engine's batched
         # pipeline (estimate_transcription decides: enough audio to fill a batch) and a rate question unbatched
@@ -130,17 +166,23 @@ def _row(ctx: Context, task: Task | None, model: Model, choice: GpuChoice) -> _R
     precision = fitting[0] if fitting else tried[-1]
     need = need_gb(ctx, model, precision)[1]
     count = choice.count or 1
-    est = None
+    est = other = None
     price = price_of(ctx, place(ctx, choice.gpu, count, 1))
+    # images: a rate or a bulk job at the largest batch memory holds, with one image alone beside it (or the
+    # reverse when one image's time is asked)
+    batch = image_batch(ctx, model, precision, usable) if task == "images" and q.batch_size is None else None
+    mine, beside = (batch, 1) if _batched(ctx, task) else (None, batch)
     if task is not None and need <= usable:
         try:
             est = _estimate(ctx, task, model, choice.gpu, count, price.price_per_gpu_hour_usd if price else None,
-                            precision)
+                            precision, mine)
             if choice.count is None and q.deadline_hours and est.hours and est.hours > q.deadline_hours:
                 count = math.ceil(est.hours / q.deadline_hours)
                 price = price_of(ctx, place(ctx, choice.gpu, count, 1))
                 est = _estimate(ctx, task, model, choice.gpu, count,
-                                price.price_per_gpu_hour_usd if price else None, precision)
+                                price.price_per_gpu_hour_usd if price else None, precision, mine)
+            if beside and beside != (mine or 1):
+                other = _estimate(ctx, task, model, choice.gpu, count, None, precision, beside)
         except AdvisorError as exc:
             ctx.warn("estimate_refused", reason=str(exc))
             est = None
@@ -160,7 +202,7 @@ def _row(ctx: Context, task: Task | None, model: Model, choice: GpuChoice) -> _R
         opt.rejection = note("reject_memory", need_gb=need, usable_gb=usable)
     elif opt.meets is False:
         opt.rejection = note("reject_deadline", hours=est.hours if est else None, deadline_hours=q.deadline_hours)
-    return _Row(choice, count, need, usable, est, opt)
+    return _Row(choice, count, need, usable, est, opt, other)
 
 
 def _rate(task: Task | None, est: _Estimate | None) -> float | None:
@@ -192,9 +234,18 @@ def _headline(ctx: Context, task: Task | None, model: Model, row: _Row) -> objec
         return note("non_llm_memory_headline", model_name=name, need_gb=row.need_gb, fits=[o.gpu_name] if o.fits else [],
                     precision=o.precision if o.precision not in ("fp16", "bf16") else None)
     if task == "images":
-        if q.images:
+        if q.images and q.images > 1:  # (one image asked is its time: the rate line below)
             return note("images_job", config=cfg, model_name=name, images=q.images, resolution=f"{e.width}x{e.height}",
-                        steps=e.steps, hours=e.hours, total_usd=o.total_cost_usd, images_per_minute=e.images_per_minute)
+                        steps=e.steps, hours=e.hours, total_usd=o.total_cost_usd, images_per_minute=e.images_per_minute,
+                        batch=e.batch_size if e.batch_size > 1 and q.batch_size is None else None)
+        if e.batch_size > 1 and row.other is not None:
+            # a rate: the batched throughput, with one image alone (batch 1, its latency) beside it
+            one = row.other
+            return note("images_rate_batched", config=cfg, model_name=name, images_per_minute=e.images_per_minute,
+                        resolution=f"{e.width}x{e.height}", steps=e.steps, batch=e.batch_size,
+                        batch_s=e.steps * e.seconds_per_step, per_image_s=one.seconds_per_image,
+                        batch_max=int(ctx.policy.non_llm.image_batch_max.value),
+                        single_images_per_minute=one.images_per_minute)
         return note("images_rate", config=cfg, model_name=name, images_per_minute=e.images_per_minute,
                     resolution=f"{e.width}x{e.height}", steps=e.steps, per_image_s=e.seconds_per_image)
     if task == "transcription":
@@ -317,9 +368,18 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
         else []
     if headline.code.startswith("non_llm_compare_"):
         details = compare_details + details
-    if task == "images" and shown.est is not None:
-        # "SDXL takes 40s per image on my T4": the user's own time per image beside the estimate
-        seen = image_time_note(q, shown.est.seconds_per_image,
+    if task == "images" and shown is not None and shown.est is not None and shown.other is not None \
+            and shown.est.batch_size == 1 and headline.code in ("images_rate", "images_job"):
+        # one image's time asked: the throughput in batches (as memory allows) beside it
+        b = shown.other
+        details.insert(0, note("images_batched_line", config=config(shown.option, with_precision=False),
+                               batch=b.batch_size, images_per_minute=b.images_per_minute,
+                               batch_max=int(ctx.policy.non_llm.image_batch_max.value),
+                               batch_s=b.steps * b.seconds_per_step))
+    if task == "images" and shown is not None and shown.est is not None:
+        # "SDXL takes 40s per image on my T4": the user's own time per image beside the estimate (one image alone)
+        alone = shown.other if shown.est.batch_size > 1 and shown.other is not None else shown.est
+        seen = image_time_note(q, alone.seconds_per_image,
                                config(shown.option, with_precision=shown.option.precision not in (None, "fp16", "bf16")))
         details = ([seen] if seen else []) + details
     if rec is not None and ordered[rec].option.price is None and (mentioned := mention_cost(

@@ -158,9 +158,9 @@ def precisions_for(ctx: Context, model: Model, gpu: Gpu) -> list[tuple[str, bool
     q = ctx.query
     native = model.native_precision or "fp16"
     lacking = []
-    if q.precisions and q.precisions_carried:  # (formats some GPU computes natively; weight-only formats run anywhere)
-        compute_formats = {f for g in ctx.kb.gpus.values() for f in g.supported_precisions}
-        lacking = [p for p in q.precisions if p in compute_formats and not gpu.supports(p)]
+    if q.precisions and q.precisions_carried:  # (a format needing hardware the GPU lacks; weight-only formats such as
+        # AWQ/GPTQ int4 dequantize to 16-bit and run anywhere: efficiency.yaml weight_formats ``requires``)
+        lacking = [p for p in q.precisions if _lacks_format(ctx, gpu, p)]
     if lacking:
         # "换 910B 呢" after an fp8 turn: the format was the last GPU's, not a constraint on this one; the new GPU is
         # planned in the formats it has, and the answer says the carried one was dropped
@@ -189,6 +189,17 @@ def precisions_for(ctx: Context, model: Model, gpu: Gpu) -> list[tuple[str, bool
         if name not in [x for x, _ in out]:
             out.append((name, False))
     return out
+
+
+def _lacks_format(ctx: Context, gpu: Gpu, precision: str) -> bool:
+    """Whether ``gpu`` lacks the hardware weight format ``precision`` needs (its ``requires`` in efficiency.yaml,
+    e.g. FP8 tensor cores); a name that is no weight format is judged by the GPUs' native formats."""
+    try:
+        fmt = efficiency_for(ctx.kb).weight_format(precision)[1]
+    except AdvisorError:
+        compute_formats = {f for g in ctx.kb.gpus.values() for f in g.supported_precisions}
+        return precision in compute_formats and not gpu.supports(precision)
+    return fmt.requires is not None and not gpu.supports(fmt.requires)
 
 
 def engine_for(ctx: Context, gpu: Gpu, precision: str | None) -> str:
@@ -501,6 +512,8 @@ class ServingPlan:
         tp, pp, replicas: the layout; ``count`` = tp x pp x replicas GPUs.
         users: sequences in flight in total (all replicas); batch: per replica.
         capacity: the most users this count serves at the per-user floor (all replicas).
+        capacity_tps: output tokens/s of all replicas at ``capacity`` users (the full load a cost per token is
+            stated at), 0 when it serves none.
         est: the estimate of one replica at ``batch``. single: one replica at batch 1 (one user alone).
         placement: how it is rented, or ``None``.
         meets: every target holds. rejection: why not, when it does not.
@@ -519,6 +532,7 @@ class ServingPlan:
     users: int = 1
     batch: int = 1
     capacity: int = 0
+    capacity_tps: float = 0.0
     est: InferenceEstimate | None = None
     single: InferenceEstimate | None = None
     placement: Placement | None = None
@@ -781,6 +795,7 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
         else:
             plan.users = 1
         plan.capacity = cap * replicas
+        plan.capacity_tps = (cap_est.throughput_tokens_per_s or 0.0) * replicas if cap_est is not None else 0.0
         plan.est = _estimate(ctx, model, gpu, precision, engine, tp, pp, batch, load, adp) or cap_est
         plan.single = _estimate(ctx, model, gpu, precision, engine, tp, pp, 1, load, adp)  # (memoised: _capacity's)
         why = _meets(plan.est, batch, load) if plan.est is not None else note("reject_layout", tp=tp, pp=pp)
@@ -875,6 +890,7 @@ def serving_option(ctx: Context, plan: ServingPlan, *, changes: list[str] | None
         one = plan.single if plan.single is not None else est if plan.batch == 1 else None
         opt.single_user_tps = one.decode_tokens_per_s_per_sequence if one is not None and one.fits else None
         opt.tps_per_user, opt.throughput_tps = plan.per_user_tps, throughput
+        opt.full_load_tps = plan.capacity_tps or None
         if plan.users > 1:  # a cost per token at one user describes an idle machine, not a price
             opt.cost_per_million_tokens_usd = cost_per_million_tokens(price.price_per_hour_usd if price else None,
                                                                       throughput)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from bot.advice.answer import Answer, Option
 from bot.advice.context import Context
 from bot.advice.options import config
-from bot.advice.planner import place, price_of
+from bot.advice.planner import cost_per_million_tokens, place, price_of
 from bot.notes import note
 
 __all__ = ["INTENTS", "applies", "compare_providers"]
@@ -46,7 +46,9 @@ def _group(o: Option) -> int:
 
 def _at(ctx: Context, o: Option, provider: str) -> dict | None:
     """``o`` priced at ``provider``: {config, price_usd (per hour), total_usd (the run's cost, when it has a
-    length), provider, rented (GPUs paid for when more than used)}, or ``None`` when that provider has no price."""
+    length), provider, rented (GPUs paid for when more than used), per_user_tps and per_million_usd (a served
+    model: tokens/s per user at the answer's load, USD per 1M output tokens at full load)}, or ``None`` when that
+    provider has no price."""
     gpu = ctx.kb.gpus.get(o.gpu or "")
     if gpu is None or not o.gpu_count:
         return None  # a GPU with a stated memory no datasheet has: no provider rents it
@@ -62,8 +64,12 @@ def _at(ctx: Context, o: Option, provider: str) -> dict | None:
             # node, the same GPU-hours in a fraction of the wall clock (NVLink keeps scaling near-linear there)
             total, spread, rented = o.gpu_hours * price.price_per_hour_usd / price.gpus_rented, price.gpus_rented, None
             ctx.assume("run_spread_over_instance")
+    # a served model: its speed per user, and the money per 1M output tokens at this provider's price at full load
+    # (price per hour / (tokens/s at the user capacity x 3,600) x 10^6, bot.advice.planner.cost_per_million_tokens)
+    per_million = cost_per_million_tokens(price.price_per_hour_usd, o.full_load_tps) if not o.gpu_hours else None
     return {"provider": price.provider_name, "config": {**config(o), "gpu_count": spread or o.gpu_count}, "price_usd": price.price_per_hour_usd,
-            "total_usd": total, "rented": rented}
+            "total_usd": total, "rented": rented, "per_user_tps": o.tps_per_user if per_million else None,
+            "per_million_usd": per_million}
 
 
 def compare_providers(ctx: Context, out: Answer) -> Answer:

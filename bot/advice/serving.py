@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from bot.advice import batch_job
 from bot.advice.answer import Answer, Option, Table
+from bot.advice.asked import STATES, lead_with_asks, states
 from bot.advice.context import Context
 from bot.advice.models import model_label, model_question, resolve_models
 from bot.advice.non_llm import answer_non_llm, need_gb
@@ -84,7 +85,7 @@ def answer(ctx: Context) -> Answer:
     if batch_job.is_batch_job(q) and len(models) == 1:
         return batch_job.answer(ctx, models[0], choices)
     if "token_cost" in q.asks and not {"users_served", "max_context"} & set(q.asks):
-        return _token_cost(ctx, models[0], choices, load)
+        return _every_ask(ctx, models[0], choices, load, _token_cost(ctx, models[0], choices, load))
     if any(c.fixed for c in choices) and ("users_served" in q.asks or (
             {"throughput", "request_rate"} & set(q.asks) and not load.users and load.total_tps is None)):
         out = _users_served(ctx, models[0], choices, load)
@@ -97,7 +98,57 @@ def answer(ctx: Context) -> Answer:
     if oom_fix is not None:
         # "OOM loading it in fp32": the 16-bit (and 8/4-bit) memory on the same GPUs is the fix, said first
         out = out.model_copy(update={"headline": oom_fix, "details": [out.headline, *out.details]})
-    return out
+    return _every_ask(ctx, models[0], choices, load, out)
+
+
+# --------------------------------------------------------------------------- several quantities asked
+
+def _every_ask(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoad, out: Answer) -> Answer:
+    """Several quantities asked of one configuration ("tokens/s for one user, and how many users?", "how much VRAM
+    and how fast", "users served and cost per 1M tokens"): each is stated in the first lines, the first asked first
+    (:func:`bot.advice.asked.lead_with_asks`), all of the recommended configuration; a quantity the handler's lines
+    do not state is worked out on that configuration (same GPU, count and precision)."""
+    q = ctx.query
+    if len({a for a in q.asks if a in STATES}) < 2 or out.recommendation is None or len(q.models) > 1:
+        return out
+    o = out.options[out.recommendation]
+    choice = next((c for c in choices if c.gpu.id == o.gpu), None)
+    if choice is None or not o.fits:
+        return out
+    fixed = GpuChoice(choice.gpu, o.gpu_count, True, choice.mention)
+
+    def capacity() -> Option | None:
+        plans = [p for p in _capacity_plans(ctx, model, fixed, load) if p.capacity > 0 and p.precision == o.precision]
+        if not plans:
+            return None
+        c = serving_option(ctx, plans[0])
+        c.max_users = plans[0].capacity
+        c.cost_per_million_tokens_usd = cost_per_million_tokens(c.price_per_hour_usd, c.throughput_tps)
+        return c
+
+    def make(ask: str):
+        if ask == "speed":
+            one = ServingLoad(**{**load.__dict__, "users": 1, "total_tps": None})
+            single = serving_option(ctx, plan_serving(ctx, model, fixed.gpu, o.precision, one, count=o.gpu_count))
+            if single.decode_tps is None:
+                return None
+            return note("speed_single", config=config(single), model_name=model_label(model),
+                        decode_tps=single.decode_tps, ttft_s=single.ttft_s)
+        if ask == "memory" and o.weights_gb is not None:
+            return note("memory_breakdown", weights_gb=o.weights_gb, kv_gb=o.kv_cache_gb or 0.0,
+                        overhead_gb=o.overhead_gb or 0.0, total_gb=o.memory_total_gb, gpu_count=o.gpu_count,
+                        replicas=o.replicas or 1, per_gpu_gb=o.memory_per_gpu_gb, usable_gb=o.usable_gb,
+                        precision=o.precision, kv_precision=o.kv_precision)
+        if ask in ("users_served", "throughput") and (c := capacity()) is not None:
+            return _users_note(ctx, model, load, c, "users_served")
+        if ask == "token_cost" and (c := capacity()) is not None:
+            return _token_cost_note(ctx, model, c)
+        return None
+
+    plain = any(states(out.headline, a, users=load.users) for a in q.asks) or out.headline.code == "serve_users"
+    headline, details = lead_with_asks(out.headline, list(out.details), list(q.asks), make, users=load.users,
+                                       keep_headline=not plain)
+    return out.model_copy(update={"headline": headline, "details": details})
 
 
 # --------------------------------------------------------------------------- models sharing GPUs
@@ -756,7 +807,6 @@ def _token_cost(ctx: Context, model: Model, choices: list[GpuChoice], load: Serv
         rec = 0
     for o in options[:3]:
         caveats(ctx, o, ctx.kb.gpus.get((o.gpu or "").split("@")[0]))
-    volume = ctx.query.tokens_priced
     if rec is None:
         headline = note("serve_nothing", model_name=model_label(model), users=1, per_user_tps=load.capacity_tps,
                         max_count=int(ctx.policy.serving.max_gpus.value))
@@ -766,14 +816,7 @@ def _token_cost(ctx: Context, model: Model, choices: list[GpuChoice], load: Serv
         if quality_tier(o.precision) and not ctx.query.precisions:
             # 4-bit only because nothing better holds the model on these GPUs: its quality cost is said
             ctx.warn("quantization_quality", precision=o.precision, model_name=model_label(model))
-        per_m = o.cost_per_million_tokens_usd
-        headline = note("token_cost" if per_m else "token_cost_unpriced", config=config(o),
-                        model_name=model_label(model), per_million_usd=per_m, max_users=o.max_users,
-                        per_user_tps=(o.throughput_tps / o.max_users) if o.throughput_tps and o.max_users else None,
-                        total_tps=o.throughput_tps, price_usd=o.price_per_hour_usd,
-                        provider=o.price.provider_name if o.price else None,
-                        volume_tokens=volume if per_m and volume and abs(volume - 1e6) > 1 else None,
-                        volume_usd=per_m * volume / 1e6 if per_m and volume else None, no_price=True)
+        headline = _token_cost_note(ctx, model, o)
         ctx.assume("token_cost_method", per_user_tps=load.capacity_tps)
     details = _details(ctx, model, load, options, rec)
     if headline.code == "token_cost_unpriced" and (mentioned := mention_cost(
@@ -786,6 +829,32 @@ def _token_cost(ctx: Context, model: Model, choices: list[GpuChoice], load: Serv
     return ctx.answer(title=note("title_serving", model_name=model_label(model), users=None, total_tps=None),
                       headline=headline, details=details, options=options, recommendation=rec, table=_table(ctx, options),
                       actions=next_actions(ctx, options[rec] if rec is not None else None))
+
+
+def _token_cost_note(ctx: Context, model: Model, o: Option):
+    """The line stating ``o``'s money per 1M output tokens at full load (``o`` evaluated at its user capacity, with
+    ``cost_per_million_tokens_usd`` set), with a volume stated priced too; ``token_cost_unpriced`` without a price."""
+    volume = ctx.query.tokens_priced
+    per_m = o.cost_per_million_tokens_usd
+    return note("token_cost" if per_m else "token_cost_unpriced", config=config(o),
+                model_name=model_label(model), per_million_usd=per_m, max_users=o.max_users,
+                per_user_tps=(o.throughput_tps / o.max_users) if o.throughput_tps and o.max_users else None,
+                total_tps=o.throughput_tps, price_usd=o.price_per_hour_usd,
+                provider=o.price.provider_name if o.price else None,
+                volume_tokens=volume if per_m and volume and abs(volume - 1e6) > 1 else None,
+                volume_usd=per_m * volume / 1e6 if per_m and volume else None, no_price=True)
+
+
+def _users_note(ctx: Context, model: Model, load: ServingLoad, o: Option, code: str):
+    """The line stating the users ``o`` (evaluated at its user capacity) serves: each user's actual speed there (at
+    least the floor; more when memory is the limit), the context, the KV cache and the total; with ``request_rate``
+    asked, the requests per second that total makes."""
+    wl = workload_of(ctx, load)
+    rps = o.throughput_tps / wl.output_tokens if "request_rate" in ctx.query.asks and o.throughput_tps else None
+    return note(code, config=config(o), model_name=model_label(model), max_users=o.max_users,
+                per_user_tps=(o.throughput_tps / o.max_users) if o.throughput_tps and o.max_users
+                else load.per_user_tps, requests_per_second=rps, output_tokens=wl.output_tokens if rps else None,
+                context_tokens=wl.context_tokens, kv_gb=o.kv_cache_gb, total_tps=o.throughput_tps, ttft_s=o.ttft_s)
 
 
 # --------------------------------------------------------------------------- users served
@@ -812,13 +881,7 @@ def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: Se
         _assumptions_of(ctx, model, o)
         code = "throughput_capacity" if {"throughput", "request_rate"} & set(ctx.query.asks) and \
             "users_served" not in ctx.query.asks else "users_served"
-        wl = workload_of(ctx, load)
-        rps = o.throughput_tps / wl.output_tokens if "request_rate" in ctx.query.asks and o.throughput_tps else None
-        # each user's actual speed at that capacity (at least the floor; more when memory is the limit)
-        headline = note(code, config=config(o), model_name=model_label(model), max_users=o.max_users,
-                        per_user_tps=(o.throughput_tps / o.max_users) if o.throughput_tps and o.max_users
-                        else load.per_user_tps, requests_per_second=rps, output_tokens=wl.output_tokens if rps else None, context_tokens=workload_of(ctx, load).context_tokens,
-                        kv_gb=o.kv_cache_gb, total_tps=o.throughput_tps, ttft_s=o.ttft_s)
+        headline = _users_note(ctx, model, load, o, code)
     elif options:
         headline = note("users_served_none", config=config(options[0]), model_name=model_label(model),
                         reason=options[0].rejection)

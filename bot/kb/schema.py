@@ -493,10 +493,13 @@ class FinetunePolicy(_Strict):
 
 
 class NonLlmPolicy(_Strict):
-    """GPUs tried for image generation, transcription and embeddings when the question names none."""
+    """GPUs tried for image generation, transcription and embeddings when the question names none;
+    ``image_batch_max``: the largest batch of images per denoiser call a throughput is stated at (the largest the
+    memory holds up to it)."""
 
     candidate_gpus: list[str]
     candidate_gpus_zh: list[str] = Field(default_factory=list)
+    image_batch_max: Sourced
 
 
 class LimitsPolicy(_Strict):

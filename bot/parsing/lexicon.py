@@ -323,6 +323,8 @@ class LexiconFile(_Vocab):
     features: dict[str, list[str]] = Field(default_factory=dict)
     full_context_words: list[str] = Field(default_factory=list)
     single_user_words: list[str] = Field(default_factory=list)
+    #: the time of one item is asked ("latency", "one image", "单张"): a rate is stated for one item at a time (batch 1)
+    single_item_words: list[str] = Field(default_factory=list)
     same_machine_words: list[str] = Field(default_factory=list)
     #: the machine runs at home or in an office ("at home", "home lab", "my basement", "workstation"): a purchase is
     #: costed with home electricity and no colocation, whatever the card count
@@ -617,6 +619,7 @@ class Lexicon:
     features: Phrases
     full_context_words: Phrases
     single_user_words: Phrases
+    single_item_words: Phrases
     same_machine_words: Phrases
     home_words: Phrases
     cohost_words: Phrases
@@ -825,6 +828,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         features=Phrases(_inverse(groups(lambda f: f.features))),
         full_context_words=Phrases(_flat(lists(lambda f: f.full_context_words))),
         single_user_words=Phrases(_flat(lists(lambda f: f.single_user_words))),
+        single_item_words=Phrases(_flat(lists(lambda f: f.single_item_words))),
         same_machine_words=Phrases(_flat(lists(lambda f: f.same_machine_words))),
         home_words=Phrases(_flat(lists(lambda f: f.home_words))),
         cohost_words=Phrases(_flat(lists(lambda f: f.cohost_words))),

@@ -363,6 +363,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         engine=engine,
         full_context_prompts=bool(lex.full_context_words.search(low)),
         one_machine=bool(lex.same_machine_words.search(low)),
+        single_item=bool(lex.single_item_words.search(low)),
         at_home=bool(lex.home_words.search(low)),
         rented_gpu=rented_gpu,
         co_hosted=len(models) >= 2 and bool(lex.cohost_words.search(low)),

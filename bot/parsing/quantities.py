@@ -542,6 +542,8 @@ class _Scanner:
         candidates: list[tuple[int, int, str, float, int, int]] = []
         conn = lex.number_connectors.pattern
         any_unit = _any_unit(lex)
+        # spans of the ask phrases ("how many concurrent users"): a key inside one names the quantity asked
+        asked = [(m.start(), m.end()) for m in lex.asks.finditer(self.low)]
         for name in fields:
             units, keys = lex.quantity_units.get(name), lex.quantity_keys.get(name)
             binary = name in _BINARY_K_FIELDS
@@ -558,6 +560,11 @@ class _Scanner:
                     for m in _word_unit_pattern(lex.count_words.pattern, units.pattern).finditer(self.low):
                         candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0), name,
                                            float(lex.count_words.value(m.group("word"))), m.start(), m.end()))
+                    # "one SDXL image", "two flux images": a count word, a model or GPU name, then the unit
+                    for m in _named_word_unit_pattern(lex.count_words.pattern, units.pattern).finditer(self.low):
+                        if all(p in self.masked for p in range(m.start("name"), m.end("name"))):
+                            candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0), name,
+                                               float(lex.count_words.value(m.group("word"))), m.start(), m.end()))
                     # "10000 SDXL images", "5M bge-m3 embeddings": a model or GPU name between number and unit
                     for m in _named_unit_pattern(self.num, units.pattern, lex.counter_pattern).finditer(self.low):
                         if all(p in self.masked for p in range(m.start("name"), m.end("name"))):
@@ -576,8 +583,12 @@ class _Scanner:
                 # token quantities may repeat their unit after the number ("每条平均 1k token")
                 tail = r"(?:\s*(?:tokens?|tok|个token|个 token))?" if name in _TOKEN_FIELDS else (
                     r"(?:\s*(?:张图片|张图|张|幅|images?|pictures?))?" if name == "images" else "")  # "出5万张"
-                pattern = re.compile(rf"(?P<key>{keys.pattern})(?:[\s:=]*(?:{conn}))?[\s:=~(]*{self.num}{tail}")
+                pattern = re.compile(rf"(?P<key>{keys.pattern})(?P<conn>[\s:=]*(?:{conn}))?[\s:=~(]*{self.num}{tail}")
                 for m in pattern.finditer(self.low):
+                    if re.search(r"[a-z]", m.group("conn") or "") and any(a < m.start() < b for a, b in asked):
+                        # "how many concurrent users at 4k?": the quantity is asked, so a number joined to it by a
+                        # connector ("at", "with") is something else (a context here), never its value
+                        continue
                     before = _NUMBER_BEFORE.search(self.low[max(0, m.start() - 12):m.start()])
                     after = self.low[m.end():m.end() + 24].lstrip()
                     if units and before and max(0, m.start() - 12) + before.start() not in self.masked and \
@@ -717,6 +728,11 @@ def _word_unit_pattern(words: str, units: str) -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=64)
+def _named_word_unit_pattern(words: str, units: str) -> re.Pattern[str]:
+    """A count word ("one", "two"), then a name of up to 40 characters (checked by the caller), then a unit."""
+    return re.compile(rf"(?<![a-z])(?P<word>{words})\s+(?P<name>[^\s\d][^,;!?\n]{{0,40}}?)\s*(?P<unit>{units})(?![a-z])")
+
+
 @lru_cache(maxsize=64)
 def _named_unit_pattern(num: str, units: str, counters: str = "(?!)") -> re.Pattern[str]:
     """A number (and a Chinese counter), then up to 40 characters (a name, checked by the caller), then a unit."""

@@ -328,6 +328,8 @@ class Query(_Record):
         node_count: machines/nodes named ("2 nodes").
         gpus_per_node: GPUs per machine when the question asks how many machines ("每台8卡，要几台",
             "how many 8-gpu nodes"): the count is then searched in whole machines of this many GPUs.
+        single_item: the time of one item is asked ("latency", "one image", "单张"): a rate is stated one item at a
+            time (batch 1), not at the batched throughput.
         one_machine: the GPUs must share one machine ("in one server", "单机", "with NVLink between them"):
             a quote then prices them as one instance, never as several smaller ones.
         rented_gpu: in buy vs rent, the GPU id named as the rental alternative when another GPU type is the one
@@ -436,6 +438,7 @@ class Query(_Record):
     node_count: int | None = None
     gpus_per_node: int | None = None
     one_machine: bool = False
+    single_item: bool = False
     at_home: bool = False
     rented_gpu: str | None = None
     co_hosted: bool = False

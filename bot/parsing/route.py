@@ -182,9 +182,12 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     # "what does llama 70b cost per hour": a model priced with no GPUs and no run named is priced as served
     # "8 张 A800 跑 qwen 72b 给 200 人用，一个月多少钱": users of a model are a load to serve, whose cost the serving
     # answer gives
+    # "what does llama 405b in fp8 cost on H100s at RunPod vs Lambda": GPUs named without a count for a model are
+    # as many as the model needs, which only the sizing answer knows (a count stated is priced as written)
+    uncounted = bool(gpus) and not query.gpu_count and not any(g.count for g in query.gpus)
     serving_cost = has_model and (query.workload == "inference" or (
         ("token_cost" in asks or bool(query.documents) or bool(query.concurrent_users)
-         or (not gpus and not query.training_tokens))
+         or (not gpus and not query.training_tokens) or (uncounted and not query.training_tokens))
         and query.workload is None and not query.method))
     if joined and has_model and gpus >= 2 and not query.claims and "break_even" not in asks:
         # GPUs compared for a model, whatever figure is asked of them (speed, cost per token, cost of a run)
