@@ -83,7 +83,10 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
     if query.intent in _SIZING_INTENTS and named_gpus:
         # a figure asked beside a fit question ("910B 显存多大，能跑 Qwen2.5 72B 吗"): both parts answered, the verdict
         # first and the figures right under it; what the software stacks do not do on the accelerators named is said
-        facts = [spec_fact(g) for g in named_gpus] if query.spec_fields else []
+        # (a figure asked: "spec", or memory not already answered by the model's memory breakdown ("how much VRAM
+        # does it take"); a memory word inside a fit question, "enough VRAM?", asks no figure)
+        asked = "spec" in query.asks or ("memory" in query.asks and out.headline.code != "memory_breakdown")
+        facts = [spec_fact(g) for g in named_gpus] if query.spec_fields and asked else []
         caveats = [n for n in software_caveats(named_gpus) if n not in out.warnings]
         out = out.model_copy(update={"details": [*facts, *out.details], "warnings": [*caveats, *out.warnings]})
     seen = observation_notes(out.query, out)
