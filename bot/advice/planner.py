@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Literal
 
 from bot.advice.answer import Option, Price
@@ -499,7 +501,8 @@ class ServingPlan:
         gpu, model, precision: what was planned. engine: the engine assumed.
         tp, pp, replicas: the layout; ``count`` = tp x pp x replicas GPUs.
         users: sequences in flight in total (all replicas); batch: per replica.
-        capacity: the most users this count serves at the per-user floor (all replicas).
+        capacity: the most users this count serves at the per-user floor (all replicas); when the plan's choice did
+            not need it, it is searched on first read (:meth:`defer_capacity`).
         est: the estimate of one replica at ``batch``.
         placement: how it is rented, or ``None``.
         meets: every target holds. rejection: why not, when it does not.
@@ -517,7 +520,6 @@ class ServingPlan:
     replicas: int = 1
     users: int = 1
     batch: int = 1
-    capacity: int = 0
     est: InferenceEstimate | None = None
     placement: Placement | None = None
     meets: bool = False
@@ -525,6 +527,24 @@ class ServingPlan:
     fixed_count: bool = False
     dp_attention: bool = False
     whole_instance: Note | None = None
+    _capacity: int = field(default=0, init=False, repr=False)
+    _capacity_search: Callable[[], int] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def capacity(self) -> int:
+        """The most users this count serves at the per-user floor (all replicas); 0 when it serves none."""
+        if self._capacity_search is not None:
+            self._capacity, self._capacity_search = self._capacity_search(), None
+        return self._capacity
+
+    @capacity.setter
+    def capacity(self, users: int) -> None:
+        self._capacity, self._capacity_search = users, None
+
+    def defer_capacity(self, search: Callable[[], int]) -> None:
+        """Find :attr:`capacity` with ``search`` (a pure function of the plan) when it is first read: the batch
+        bisection costs about ten estimates per layout, and most layouts searched are never shown."""
+        self._capacity, self._capacity_search = 0, search
 
     @property
     def count(self) -> int:
@@ -628,20 +648,23 @@ def _runs_as_asked(ctx: Context, precision: str, used: str) -> bool:
         return False
 
 
-def _capacity(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str, tp: int, pp: int,
-              load: ServingLoad, dp_attention: bool = False) -> tuple[int, InferenceEstimate | None, Note | None]:
-    """(most sequences one replica serves meeting the load's targets, its estimate there, why not at 1)."""
+def _serves_one(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str, tp: int, pp: int,
+                load: ServingLoad, dp_attention: bool = False) -> tuple[InferenceEstimate | None, Note | None]:
+    """(one replica's estimate at one sequence, why it does not serve even one: ``None`` when it does)."""
     first = _estimate(ctx, model, gpu, precision, engine, tp, pp, 1, load, dp_attention)
     if first is None:
-        return 0, None, note("reject_layout", tp=tp, pp=pp)
+        return None, note("reject_layout", tp=tp, pp=pp)
     if not _runs_as_asked(ctx, precision, first.precision) and (
             precision in ctx.query.precisions or ctx.query.full_precision):
         # a precision the user fixed is never swapped: the GPU lacks it, which is the answer
-        return 0, first, note("reject_precision", precision=precision, gpu_name=gpu.name,
-                              nearest=first.precision)
-    why = _meets(first, 1, load)
-    if why is not None:
-        return 0, first, why
+        return first, note("reject_precision", precision=precision, gpu_name=gpu.name, nearest=first.precision)
+    return first, _meets(first, 1, load)
+
+
+def _most_sequences(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str, tp: int, pp: int,
+                    load: ServingLoad, dp_attention: bool, first: InferenceEstimate) -> tuple[int, InferenceEstimate]:
+    """(most sequences one replica serves meeting the load's targets, its estimate there), by bisection between 1
+    (``first``, which :func:`_serves_one` passed) and the engine's batch limit at that layout (at most 2,048)."""
     hi = min(_MAX_BATCH, first.max_batch_size if first.max_batch_size is not None else 1)
     lo, best = 1, first
     while lo < hi:
@@ -651,7 +674,12 @@ def _capacity(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str,
             lo, best = mid, est
         else:
             hi = mid - 1
-    return lo, best, None
+    return lo, best
+
+
+def _replicas_times_most(most: Callable[[], tuple[int, InferenceEstimate]], replicas: int) -> int:
+    """Users all replicas serve: ``replicas`` x the most sequences one serves (``most``: :func:`_most_sequences`)."""
+    return replicas * most()[0]
 
 
 def _layouts(model: Model, gpu: Gpu, precision: str, engine: str, kb, count: int | None,
@@ -741,12 +769,12 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
               for adp in ((False, True) if model.is_mla and tp > 1 else (False,))]
     for tp, pp, adp in shapes:
         group = tp * pp
-        cap, cap_est, why = _capacity(ctx, model, gpu, precision, engine, tp, pp, load, adp)
+        first, why = _serves_one(ctx, model, gpu, precision, engine, tp, pp, load, adp)
         plan = ServingPlan(gpu, model, precision, engine, tp, pp, fixed_count=count is not None, dp_attention=adp)
         if count is not None:
             plan.replicas = max(1, count // group)
-        if cap == 0:
-            plan.est, plan.rejection = cap_est, why
+        if why is not None:  # not even one user: capacity 0
+            plan.est, plan.rejection = first, why
             plan.users, plan.batch = users or 1, max(1, math.ceil((users or 1) / plan.replicas))
             if why is not None and plan.batch > 1:
                 # the asked load's memory decides first when it does not fit: say what the users need, not
@@ -756,11 +784,18 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
                     plan.est = at_load
                     plan.rejection = note("reject_memory", need_gb=at_load.memory.per_gpu_gb,
                                           usable_gb=at_load.memory.usable_memory_gb)
-            if cap_est is not None and (closest is None or _closer(plan, closest)):
+            if first is not None and (closest is None or _closer(plan, closest)):
                 closest = plan
             continue
+        # the batch bisection runs only where the layout's replicas, batch or rank need the capacity (the users of a
+        # count not fixed, above the one user the layout serves; an aggregate target; the capacity objective), and
+        # otherwise when the capacity is first read
+        most = partial(_most_sequences, ctx, model, gpu, precision, engine, tp, pp, load, adp, first)
+        needed = (users is not None and count is None and users > 1) or load.total_tps is not None or \
+            objective == "capacity"
+        cap, cap_est = most() if needed else (None, first)
         if users is not None:
-            replicas = plan.replicas if count is not None else math.ceil(users / cap)
+            replicas = plan.replicas if count is not None else math.ceil(users / cap) if cap is not None else 1
             batch = math.ceil(users / replicas)
         elif load.total_tps is not None:
             per_replica = (cap_est.throughput_tokens_per_s or 0.0) if cap_est else 0.0
@@ -778,7 +813,10 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
             plan.users = batch * replicas
         else:
             plan.users = 1
-        plan.capacity = cap * replicas
+        if cap is not None:
+            plan.capacity = cap * replicas
+        else:
+            plan.defer_capacity(partial(_replicas_times_most, most, replicas))
         plan.est = _estimate(ctx, model, gpu, precision, engine, tp, pp, batch, load, adp) or cap_est
         why = _meets(plan.est, batch, load) if plan.est is not None else note("reject_layout", tp=tp, pp=pp)
         if why is None and load.total_tps is not None and (plan.throughput_tps or 0) + 1e-6 < load.total_tps:
