@@ -664,8 +664,8 @@ def _serves_one(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: st
 def _most_sequences(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str, tp: int, pp: int,
                     load: ServingLoad, dp_attention: bool, first: InferenceEstimate) -> tuple[int, InferenceEstimate]:
     """(most sequences one replica serves meeting the load's targets, its estimate there), by bisection between 1
-    (``first``, which :func:`_serves_one` passed) and the engine's batch limit at that layout (at most 2,048)."""
-    hi = min(_MAX_BATCH, first.max_batch_size if first.max_batch_size is not None else 1)
+    (``first``, which :func:`_serves_one` passed) and :func:`_batch_limit`."""
+    hi = _batch_limit(first)
     lo, best = 1, first
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -675,6 +675,12 @@ def _most_sequences(ctx: Context, model: Model, gpu: Gpu, precision: str, engine
         else:
             hi = mid - 1
     return lo, best
+
+
+def _batch_limit(first: InferenceEstimate) -> int:
+    """The most sequences a replica is searched at: the engine's batch limit at that layout (memory and
+    ``max_num_seqs``, from its estimate at one sequence), at most 2,048."""
+    return min(_MAX_BATCH, first.max_batch_size if first.max_batch_size is not None else 1)
 
 
 def _replicas_times_most(most: Callable[[], tuple[int, InferenceEstimate]], replicas: int) -> int:
@@ -786,6 +792,11 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
                                           usable_gb=at_load.memory.usable_memory_gb)
             if first is not None and (closest is None or _closer(plan, closest)):
                 closest = plan
+            continue
+        if objective == "capacity" and plans and users is None and load.total_tps is None and \
+                plan.replicas * _batch_limit(first) < max(p.capacity for p in plans):
+            # even at its batch limit this layout serves fewer users than one already found: it cannot be the one
+            # with the most, so its batch is not searched
             continue
         # the batch bisection runs only where the layout's replicas, batch or rank need the capacity (the users of a
         # count not fixed, above the one user the layout serves; an aggregate target; the capacity objective), and
