@@ -84,6 +84,29 @@ def test_users_served_is_the_largest_batch_meeting_the_floor(kb):
     assert per_user(plan.capacity + 1) < 10.0
 
 
+def test_a_capacity_not_needed_to_choose_the_plan_is_searched_when_read(kb):
+    # one user on one A100: the layout is chosen without the capacity, so its batch bisection waits until read;
+    # read, it is the capacity the "capacity" objective searches at once, and the estimator agrees with it
+    ctx = _ctx(kb, "llama 3.1 8b on one a100 40gb")
+    model, gpu = kb.models["llama-3.1-8b"], kb.gpus["a100-sxm-40gb"]
+    plan = plan_serving(ctx, model, gpu, "bf16", _load(users=1), count=1)
+    assert plan.meets and plan.batch == 1
+    searched = len(ctx._planner_memo.estimates)
+    capacity = plan.capacity
+    assert len(ctx._planner_memo.estimates) > searched  # the bisection ran on this read, not before
+    at_once = plan_serving(_ctx(kb, "llama 3.1 8b on one a100 40gb"), model, gpu, "bf16", _load(), count=1,
+                           objective="capacity")
+    assert capacity == at_once.capacity > 1
+
+    def per_user(batch: int) -> float:
+        e = estimate_inference(kb, model, gpu, count=1, precision="bf16", context_tokens=4096, batch_size=batch,
+                               tensor_parallel=1)
+        ok = e.fits and (e.max_batch_size is None or e.max_batch_size >= batch)
+        return e.throughput_tokens_per_s / batch if ok else 0.0
+
+    assert per_user(capacity) >= 10.0 > per_user(capacity + 1)
+
+
 def test_aggregate_target_uses_replicas_of_the_best_batch(kb):
     ctx = _ctx(kb, "qwen2.5 72b on h100")
     model, gpu = kb.models["qwen2.5-72b"], kb.gpus["h100-sxm-80gb"]

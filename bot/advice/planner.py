@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Literal
 
 from bot.advice.answer import Option, Price
@@ -511,9 +513,10 @@ class ServingPlan:
         gpu, model, precision: what was planned. engine: the engine assumed.
         tp, pp, replicas: the layout; ``count`` = tp x pp x replicas GPUs.
         users: sequences in flight in total (all replicas); batch: per replica.
-        capacity: the most users this count serves at the per-user floor (all replicas).
+        capacity: the most users this count serves at the per-user floor (all replicas); when the plan's choice did
+            not need it, it is searched on first read (:meth:`defer_capacity`).
         capacity_tps: output tokens/s of all replicas at ``capacity`` users (the full load a cost per token is
-            stated at), 0 when it serves none.
+            stated at), 0 when it serves none; searched with ``capacity``.
         est: the estimate of one replica at ``batch``. single: one replica at batch 1 (one user alone).
         placement: how it is rented, or ``None``.
         meets: every target holds. rejection: why not, when it does not.
@@ -531,8 +534,6 @@ class ServingPlan:
     replicas: int = 1
     users: int = 1
     batch: int = 1
-    capacity: int = 0
-    capacity_tps: float = 0.0
     est: InferenceEstimate | None = None
     single: InferenceEstimate | None = None
     placement: Placement | None = None
@@ -541,6 +542,38 @@ class ServingPlan:
     fixed_count: bool = False
     dp_attention: bool = False
     whole_instance: Note | None = None
+    _capacity: int = field(default=0, init=False, repr=False)
+    _capacity_tps: float = field(default=0.0, init=False, repr=False)
+    _capacity_search: Callable[[], tuple[int, float]] | None = field(default=None, init=False, repr=False)
+
+    def _searched(self) -> None:
+        if self._capacity_search is not None:
+            (self._capacity, self._capacity_tps), self._capacity_search = self._capacity_search(), None
+
+    @property
+    def capacity(self) -> int:
+        """The most users this count serves at the per-user floor (all replicas); 0 when it serves none."""
+        self._searched()
+        return self._capacity
+
+    @capacity.setter
+    def capacity(self, users: int) -> None:
+        self._capacity, self._capacity_search = users, None
+
+    @property
+    def capacity_tps(self) -> float:
+        """Output tokens/s of all replicas at :attr:`capacity` users; 0 when it serves none."""
+        self._searched()
+        return self._capacity_tps
+
+    def set_capacity(self, users: int, tps: float) -> None:
+        """Set :attr:`capacity` (users, all replicas) and :attr:`capacity_tps` (tokens/s, all replicas)."""
+        self._capacity, self._capacity_tps, self._capacity_search = users, tps, None
+
+    def defer_capacity(self, search: Callable[[], tuple[int, float]]) -> None:
+        """Find :attr:`capacity` and :attr:`capacity_tps` with ``search`` (a pure function of the plan) when first
+        read: the batch bisection costs about ten estimates per layout, and most layouts searched are never shown."""
+        self._capacity, self._capacity_tps, self._capacity_search = 0, 0.0, search
 
     @property
     def count(self) -> int:
@@ -644,21 +677,24 @@ def _runs_as_asked(ctx: Context, precision: str, used: str) -> bool:
         return False
 
 
-def _capacity(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str, tp: int, pp: int,
-              load: ServingLoad, dp_attention: bool = False) -> tuple[int, InferenceEstimate | None, Note | None]:
-    """(most sequences one replica serves meeting the load's targets, its estimate there, why not at 1)."""
+def _serves_one(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str, tp: int, pp: int,
+                load: ServingLoad, dp_attention: bool = False) -> tuple[InferenceEstimate | None, Note | None]:
+    """(one replica's estimate at one sequence, why it does not serve even one: ``None`` when it does)."""
     first = _estimate(ctx, model, gpu, precision, engine, tp, pp, 1, load, dp_attention)
     if first is None:
-        return 0, None, note("reject_layout", tp=tp, pp=pp)
+        return None, note("reject_layout", tp=tp, pp=pp)
     if not _runs_as_asked(ctx, precision, first.precision) and (
             precision in ctx.query.precisions or ctx.query.full_precision):
         # a precision the user fixed is never swapped: the GPU lacks it, which is the answer
-        return 0, first, note("reject_precision", precision=precision, gpu_name=gpu.name,
-                              nearest=first.precision)
-    why = _meets(first, 1, load)
-    if why is not None:
-        return 0, first, why
-    hi = min(_MAX_BATCH, first.max_batch_size if first.max_batch_size is not None else 1)
+        return first, note("reject_precision", precision=precision, gpu_name=gpu.name, nearest=first.precision)
+    return first, _meets(first, 1, load)
+
+
+def _most_sequences(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str, tp: int, pp: int,
+                    load: ServingLoad, dp_attention: bool, first: InferenceEstimate) -> tuple[int, InferenceEstimate]:
+    """(most sequences one replica serves meeting the load's targets, its estimate there), by bisection between 1
+    (``first``, which :func:`_serves_one` passed) and :func:`_batch_limit`."""
+    hi = _batch_limit(first)
     lo, best = 1, first
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -667,7 +703,25 @@ def _capacity(ctx: Context, model: Model, gpu: Gpu, precision: str, engine: str,
             lo, best = mid, est
         else:
             hi = mid - 1
-    return lo, best, None
+    return lo, best
+
+
+def _batch_limit(first: InferenceEstimate) -> int:
+    """The most sequences a replica is searched at: the engine's batch limit at that layout (memory and
+    ``max_num_seqs``, from its estimate at one sequence), at most 2,048."""
+    return min(_MAX_BATCH, first.max_batch_size if first.max_batch_size is not None else 1)
+
+
+def _replicas_times_most(most: Callable[[], tuple[int, InferenceEstimate]], replicas: int) -> tuple[int, float]:
+    """(users, output tokens/s) all replicas serve at capacity: ``replicas`` x the most sequences one serves and
+    its throughput there (``most``: :func:`_most_sequences`)."""
+    cap, est = most()
+    return replicas * cap, replicas * _tps_of(est)
+
+
+def _tps_of(est: InferenceEstimate | None) -> float:
+    """An estimate's output tokens/s, 0 when there is none."""
+    return (est.throughput_tokens_per_s or 0.0) if est is not None else 0.0
 
 
 def _layouts(model: Model, gpu: Gpu, precision: str, engine: str, kb, count: int | None,
@@ -757,12 +811,12 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
               for adp in ((False, True) if model.is_mla and tp > 1 else (False,))]
     for tp, pp, adp in shapes:
         group = tp * pp
-        cap, cap_est, why = _capacity(ctx, model, gpu, precision, engine, tp, pp, load, adp)
+        first, why = _serves_one(ctx, model, gpu, precision, engine, tp, pp, load, adp)
         plan = ServingPlan(gpu, model, precision, engine, tp, pp, fixed_count=count is not None, dp_attention=adp)
         if count is not None:
             plan.replicas = max(1, count // group)
-        if cap == 0:
-            plan.est, plan.rejection = cap_est, why
+        if why is not None:  # not even one user: capacity 0
+            plan.est, plan.rejection = first, why
             plan.users, plan.batch = users or 1, max(1, math.ceil((users or 1) / plan.replicas))
             if why is not None and plan.batch > 1:
                 # the asked load's memory decides first when it does not fit: say what the users need, not
@@ -772,11 +826,23 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
                     plan.est = at_load
                     plan.rejection = note("reject_memory", need_gb=at_load.memory.per_gpu_gb,
                                           usable_gb=at_load.memory.usable_memory_gb)
-            if cap_est is not None and (closest is None or _closer(plan, closest)):
+            if first is not None and (closest is None or _closer(plan, closest)):
                 closest = plan
             continue
+        if objective == "capacity" and plans and users is None and load.total_tps is None and \
+                plan.replicas * _batch_limit(first) < max(p.capacity for p in plans):
+            # even at its batch limit this layout serves fewer users than one already found: it cannot be the one
+            # with the most, so its batch is not searched
+            continue
+        # the batch bisection runs only where the layout's replicas, batch or rank need the capacity (the users of a
+        # count not fixed, above the one user the layout serves; an aggregate target; the capacity objective), and
+        # otherwise when the capacity is first read
+        most = partial(_most_sequences, ctx, model, gpu, precision, engine, tp, pp, load, adp, first)
+        needed = (users is not None and count is None and users > 1) or load.total_tps is not None or \
+            objective == "capacity"
+        cap, cap_est = most() if needed else (None, first)
         if users is not None:
-            replicas = plan.replicas if count is not None else math.ceil(users / cap)
+            replicas = plan.replicas if count is not None else math.ceil(users / cap) if cap is not None else 1
             batch = math.ceil(users / replicas)
         elif load.total_tps is not None:
             per_replica = (cap_est.throughput_tokens_per_s or 0.0) if cap_est else 0.0
@@ -794,8 +860,10 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
             plan.users = batch * replicas
         else:
             plan.users = 1
-        plan.capacity = cap * replicas
-        plan.capacity_tps = (cap_est.throughput_tokens_per_s or 0.0) * replicas if cap_est is not None else 0.0
+        if cap is not None:
+            plan.set_capacity(cap * replicas, _tps_of(cap_est) * replicas)
+        else:
+            plan.defer_capacity(partial(_replicas_times_most, most, replicas))
         plan.est = _estimate(ctx, model, gpu, precision, engine, tp, pp, batch, load, adp) or cap_est
         plan.single = _estimate(ctx, model, gpu, precision, engine, tp, pp, 1, load, adp)  # (memoised: _capacity's)
         why = _meets(plan.est, batch, load) if plan.est is not None else note("reject_layout", tp=tp, pp=pp)
