@@ -173,7 +173,7 @@ def _counts(lex: Lexicon) -> _CountPatterns:
 @lru_cache(maxsize=4)
 def _nodes_pattern(node_units: str) -> re.Pattern[str]:
     """Machines stated before a per-machine count: "2台" of "2台8卡H800", "2 nodes of" of "2 nodes of 8 h100"."""
-    return re.compile(rf"(?<![a-z0-9.$])(\d{{1,3}})\s*(?:{node_units}|台)\s*(?:of\s+|x\s*|×\s*|\*\s*|,\s*)?$")
+    return re.compile(rf"(?<![a-z0-9.$])(\d{{1,3}})\s*({node_units}|台)\s*(?:of\s+|x\s*|×\s*|\*\s*|,\s*)?$")
 
 
 def _too_many(word: str, patterns: _CountPatterns | None = None) -> bool:
@@ -332,6 +332,7 @@ class _GpuScanner:
         self.written = written
         self.tables = tables
         self.counts = _counts(lex)
+        self.total_after = lex.per_machine_total_after  # "2机16卡": 16 cards over both machines
         self.not_name_prefixes = lex.not_name_prefixes.pattern
         self.percentiles = lex.percentiles  # "p99" is a latency percentile, not a Tesla P-series card
         self.own_card = re.compile(rf"(?:{lex.own_card_words.pattern})\s*$")  # "my 4070 ti super": one card
@@ -534,7 +535,14 @@ class _GpuScanner:
                     span_start -= len(before.group(0))
                     outer = _CHAINED_COUNT.search(self.low[max(0, span_start - 12):span_start]) or \
                         self.counts.nodes.search(self.low[max(0, span_start - 16):span_start])
-                    if outer and count * int(outer.group(1)) <= MAX_GPU_COUNT:
+                    total = outer is not None and outer.re is self.counts.nodes and \
+                        self.total_after.fullmatch(outer.group(2).strip())
+                    if total and count % int(outer.group(1)) == 0:
+                        # "2机16卡 H800": the cards are counted over all the machines (lexicon per_machine.total_after)
+                        nodes = int(outer.group(1))
+                        notes.append(note("gpus_per_node", nodes=nodes, per_node=count // nodes, count=count))
+                        span_start -= len(outer.group(0))
+                    elif outer and not total and count * int(outer.group(1)) <= MAX_GPU_COUNT:
                         # "3*8*A100", "2台8卡H800", "2 nodes of 8 H100": machines of that many
                         nodes = int(outer.group(1))
                         notes.append(note("gpus_per_node", nodes=nodes, per_node=count, count=nodes * count))
@@ -695,8 +703,9 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
     vram, 显卡, 显存; or a notebook platform, ``memory.platform_words``: "15 GB colab") or precedes it ("my card has
     12GB", "显存48G", "kaggle 16GB"), or a count or article leads it ("two
     48gb", "8x 40g", "an 80g"). It is not a GPU when a requirement word precedes it ("uses 20gb", "需要
-    80G": ``memory.requirement_words``) or a word after it says whose size it is ("the 140 gb model":
-    ``memory.not_card_after``), when it restates the memory of a GPU already named, alone or all of them
+    80G": ``memory.requirement_words``; a count of cards right after the size still makes it one, "I use 32 GB VRAM
+    single GPU") or a word after it says whose size it is ("the 140 gb model": ``memory.not_card_after``), when it is
+    the memory of several cards together ("my total video memory is 160GB": ``memory.total_words``), when it restates the memory of a GPU already named, alone or all of them
     together ("2x3060 12gb ... 24gb vram"), or when, without a card word, no GPU has exactly that memory
     ("fit it on 17gb").
 
@@ -723,6 +732,10 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
     card_before = _card_before_pattern(cards)
     requirement = _ends_with(lex.memory_requirement_words.pattern, lex.approx_words.pattern)
     not_card = _starts_with(lex.not_card_after.pattern)
+    total_before, total_after = _total_patterns(lex.memory_total_words.pattern)
+    # "32 GB VRAM single GPU", "24G 单卡": a count of cards right after the size makes it a card, whatever is before
+    counted_after = _counted_card_after(lex.number_words.pattern, lex.quantity_units["gpu_count"].pattern,
+                                        lex.card_words.pattern)
     out: list[FoundGpu] = []
     named = [tables.memory_of(f.id) for f in named_gpus or [] if f.id]
     totals = [tables.memory_of(f.id) * f.count for f in named_gpus or [] if f.id and f.count and f.count > 1]
@@ -747,16 +760,19 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         if any(0.85 * gb <= memory <= gb * 1.02 for gb in named) or any(abs(memory - t) < 1 for t in totals):
             continue  # "A10 (16 * 23G)", "2x3060 12gb ... 24gb": the named GPUs' memory, as the user reads it
         before = low[max(0, start - 24):start]
+        if total_before.search(low[max(0, start - 32):start]) or total_after.match(low, end):
+            continue  # "my total video memory is 160GB", "96GB in total": several cards' memory together
         named_card = bool(card_before.search(before))  # "my card has 12GB of RAM": the card's memory
-        if requirement.search(before) or _RESULT.search(before) or (
-                not named_card and not_card.match(low[end:end + 20])):
+        one_counted = counted_after.match(low, end)
+        if not one_counted and (requirement.search(before) or _RESULT.search(before) or (
+                not named_card and not_card.match(low[end:end + 20]))):
             continue
         near = counts.before.search(low[max(0, start - 16):start])
         if near and (max(0, start - 16) + near.start(1)) in claimed:
             continue  # "RTX 2060 8GB": the number is the named card's (a name, known or not), the memory its too
         lead = _CAPACITY_LEAD.search(low[max(0, start - 12):start]) or near  # "three 24 gb gpus": any count
         # a unit of the lexicon may hold the card word itself ("16 gb of vram", "24 gb card")
-        card = bool(m.group("card")) or named_card or bool(lex.card_words.search(unit))
+        card = bool(m.group("card")) or named_card or bool(one_counted) or bool(lex.card_words.search(unit))
         if not (card or lead):
             continue
         # no card has a size outside the knowledge base's range: said by the memory alone (an explicit unit and a card
@@ -764,9 +780,9 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         beyond = not tables.smallest_memory_gb <= memory <= 512
         if beyond and (not card or unit == "g"):
             continue
-        count = None
+        count = _count_value(one_counted.group(1), counts) if one_counted else None
         span_start = start
-        if lead:
+        if lead and count is None:
             cm = counts.before.search(low[max(0, start - 16):start])
             if cm:
                 count = _count_value(cm.group(1), counts)
@@ -779,11 +795,12 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         if count is None and not plural:  # (a GPU count said anywhere, "16卡", "2 gpus", is the count instead)
             # "my 24GB card", "24G显存能跑吗": one card, unless the words are plural or a count is asked
             count = 1
+        span_end = one_counted.end() if one_counted else end  # "... single GPU": the count is the card's
         text = written(span_start, end)
         unit_note = [note("memory_unit_read", written=written(start, m.end("unit")), memory_gb=memory,
                           snapped=snapped, converted_gb=float(m.group("mem")) * scale)] if scale is not None else []
         if beyond:
-            out.append(FoundGpu(None, text, start, end, span_start, end, count, True, memory_gb=memory,
+            out.append(FoundGpu(None, text, start, end, span_start, span_end, count, True, memory_gb=memory,
                                 capacity_only=True, notes=unit_note))
             continue
         # a card named by its memory alone is most often one people own (a GeForce), unless a cloud is meant
@@ -795,9 +812,23 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         notes = [*unit_note, note("capacity_gpu", written=text, memory_gb=memory,
                                   gpu_name=tables.index.display_name("gpu", gpu_id),
                                   others=[tables.index.display_name("gpu", o) for o in others])]
-        out.append(FoundGpu(gpu_id, text, start, end, span_start, end, count, True,
+        out.append(FoundGpu(gpu_id, text, start, end, span_start, span_end, count, True,
                             memory_gb=None if exact else float(memory), capacity_only=True, notes=notes))
     return out
+
+
+@lru_cache(maxsize=4)
+def _total_patterns(total_words: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(a total word earlier in the clause before a size, one right after it): the size is several cards' memory."""
+    return (re.compile(rf"(?:{total_words})[^,.;:?!，。；：？！()（）]{{0,24}}$"),
+            re.compile(rf"[\s)）]*(?:{total_words})"))
+
+
+@lru_cache(maxsize=4)
+def _counted_card_after(number_words: str, counters: str, card_words: str) -> re.Pattern[str]:
+    """A count then a GPU word right after a size, a card word between ("32 GB VRAM single GPU", "24g 单卡");
+    group 1 is the count."""
+    return re.compile(rf"\s*(?:(?:{card_words})\s*)?((?:{number_words})|\d{{1,2}})\s*(?:x\s*)?(?:{counters})(?![a-z])")
 
 
 def _other_variant(low: str, start: int, end: int, memory: int, named: list[FoundGpu], tables: ParserTables,

@@ -159,6 +159,9 @@ class MemoryVocab(_Vocab):
     card_words: list[str] = Field(default_factory=list)
     requirement_words: list[str] = Field(default_factory=list)
     not_card_after: list[str] = Field(default_factory=list)
+    #: words that make a size the memory of several cards together, not one card ("my total video memory is 160GB",
+    #: "96GB in total", "显存总量 160G"): said in the size's clause before it or right after it
+    total_words: list[str] = Field(default_factory=list)
     #: hosted notebook platforms that give a GPU ("15 GB colab", "kaggle 16GB"): a size said with one is a card, a
     #: rented (data-center) one
     platform_words: list[str] = Field(default_factory=list)
@@ -183,6 +186,9 @@ class ObservationVocab(_Vocab):
     slower: list[str] = Field(default_factory=list)
     faster: list[str] = Field(default_factory=list)
     per_item: dict[Literal["image", "token", "request", "step", "item"], list[str]] = Field(default_factory=dict)
+    #: words that open a clause naming a setup ("on", "with", "在"): figures each said alone right after such a
+    #: clause ("On CPU, 8 tokens/s; on 8 x P6000, 40 tokens/s") are results listed per setup, seen, not targets
+    setup_before: list[str] = Field(default_factory=list)
 
 
 class UnitList(_Vocab):
@@ -257,6 +263,9 @@ class PerMachineVocab(_Vocab):
     machine_words: list[str] = Field(default_factory=list)
     # right before a GPU name, a system of that many GPUs ("DGX H100" = one machine of 8 H100s)
     systems: dict[str, PositiveInt] = Field(default_factory=dict)
+    # machine counters after which a GPU count is the total over the machines, not per machine ("2机16卡" is two
+    # machines with 16 GPUs in all, eight each)
+    total_after: list[str] = Field(default_factory=list)
 
 
 class LexiconFile(_Vocab):
@@ -325,6 +334,9 @@ class LexiconFile(_Vocab):
     single_user_words: list[str] = Field(default_factory=list)
     #: the time of one item is asked ("latency", "one image", "单张"): a rate is stated for one item at a time (batch 1)
     single_item_words: list[str] = Field(default_factory=list)
+    batch_job_words: list[str] = Field(default_factory=list)
+    not_comparison_words: list[str] = Field(default_factory=list)
+    setup_question_words: list[str] = Field(default_factory=list)
     same_machine_words: list[str] = Field(default_factory=list)
     #: the machine runs at home or in an office ("at home", "home lab", "my basement", "workstation"): a purchase is
     #: costed with home electricity and no colocation, whatever the card count
@@ -553,6 +565,7 @@ class Lexicon:
     memory_scaled_units: Phrases
     card_words: Phrases
     memory_requirement_words: Phrases
+    memory_total_words: Phrases
     not_card_after: Phrases
     platform_words: Phrases
     cloud_words: Phrases
@@ -571,6 +584,7 @@ class Lexicon:
     #: the ``observations`` section: words that make a figure one the user saw (see :class:`ObservationVocab`)
     observed_before: Phrases
     observed_after: Phrases
+    setup_before: Phrases
     target_before: Phrases
     quoted_figure: Phrases
     slower_words: Phrases
@@ -598,6 +612,7 @@ class Lexicon:
     per_machine_asked: Phrases
     per_machine_machine: Phrases
     per_machine_systems: Phrases
+    per_machine_total_after: Phrases
     object_ends: Phrases
     object_skip: Phrases
     compare_connectors: Phrases
@@ -620,6 +635,14 @@ class Lexicon:
     full_context_words: Phrases
     single_user_words: Phrases
     single_item_words: Phrases
+    #: verbs of a job run over a set of items ("summarize", "总结"): a count of chats said with one is items, not users
+    batch_job_words: Phrases
+    #: words holding a comparison word that compare nothing ("比如" = for example, "比特" = bit): masked before the
+    #: comparison connectors, relations and asks are read
+    not_comparison_words: Phrases
+    #: words that ask about someone else's setup ("your", "did you use", "was it", "你们用的"): "A or B" said with
+    #: them asks which one was used, not which is better
+    setup_question_words: Phrases
     same_machine_words: Phrases
     home_words: Phrases
     cohost_words: Phrases
@@ -765,6 +788,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         memory_scaled_units=Phrases(merged_maps(lambda f: f.memory.scaled_units), left_bound=False),
         card_words=Phrases(_flat(lists(lambda f: f.memory.card_words))),
         memory_requirement_words=Phrases(_flat(lists(lambda f: f.memory.requirement_words))),
+        memory_total_words=Phrases(_flat(lists(lambda f: f.memory.total_words))),
         not_card_after=Phrases(_flat(lists(lambda f: f.memory.not_card_after))),
         platform_words=Phrases(_flat(lists(lambda f: f.memory.platform_words))),
         cloud_words=Phrases(_flat(lists(lambda f: f.memory.cloud_words))),
@@ -781,6 +805,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         less_than_after=Phrases(_flat(lists(lambda f: f.spec_checks.less_than_after)), left_bound=False),
         observed_before=Phrases(_flat(lists(lambda f: f.observations.before))),
         observed_after=Phrases(_flat(lists(lambda f: f.observations.after))),
+        setup_before=Phrases(_flat(lists(lambda f: f.observations.setup_before))),
         target_before=Phrases(_flat(lists(lambda f: f.observations.targets))),
         quoted_figure=Phrases(_flat(lists(lambda f: f.observations.quoted))),
         slower_words=Phrases(_flat(lists(lambda f: f.observations.slower))),
@@ -806,6 +831,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         per_machine_after=Phrases(_flat(lists(lambda f: f.per_machine.after)), left_bound=False),
         per_machine_asked=Phrases(_flat(lists(lambda f: f.per_machine.asked_before))),
         per_machine_machine=Phrases(_flat(lists(lambda f: f.per_machine.machine_words))),
+        per_machine_total_after=Phrases(_flat(lists(lambda f: f.per_machine.total_after)), left_bound=False),
         per_machine_systems=Phrases(merged_maps(lambda f: f.per_machine.systems)),
         object_ends=Phrases(_flat(lists(lambda f: f.model_object.ends))),
         object_skip=Phrases(_flat(lists(lambda f: f.model_object.skip))),
@@ -829,6 +855,9 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         full_context_words=Phrases(_flat(lists(lambda f: f.full_context_words))),
         single_user_words=Phrases(_flat(lists(lambda f: f.single_user_words))),
         single_item_words=Phrases(_flat(lists(lambda f: f.single_item_words))),
+        batch_job_words=Phrases(_flat(lists(lambda f: f.batch_job_words))),
+        not_comparison_words=Phrases(_flat(lists(lambda f: f.not_comparison_words))),
+        setup_question_words=Phrases(_flat(lists(lambda f: f.setup_question_words))),
         same_machine_words=Phrases(_flat(lists(lambda f: f.same_machine_words))),
         home_words=Phrases(_flat(lists(lambda f: f.home_words))),
         cohost_words=Phrases(_flat(lists(lambda f: f.cohost_words))),

@@ -148,6 +148,8 @@ class FoundModel:
     notes: list[Note] = field(default_factory=list)
     unknown: str | None = None
     suggestions: list[str] = field(default_factory=list)
+    #: other precisions the same model is named with again ("qwen2.5 7b fp16 vs qwen2.5 7b int4": int4), in order
+    also_precisions: list[str] = field(default_factory=list)
 
 
 def _size_key(word: str) -> str | None:
@@ -639,13 +641,15 @@ def _one_per_model(found: list[FoundModel], tables: ParserTables) -> list[FoundM
     unique: list[FoundModel] = []
     for f in found:
         if f.id is not None:
-            if all(u.id != f.id for u in unique):
-                unique.append(f)
+            same = next((u for u in unique if u.id == f.id), None)
+        elif _restates(f, model_ids, tables):
             continue
-        if _restates(f, model_ids, tables):
-            continue
-        same = next((u for u in unique if u.id is None and u.params_total_b == f.params_total_b
-                     and u.params_active_b == f.params_active_b), None)
+        else:
+            same = next((u for u in unique if u.id is None and u.params_total_b == f.params_total_b
+                         and u.params_active_b == f.params_active_b), None)
         if same is None:
             unique.append(f)
+        elif f.precision and f.precision != same.precision and f.precision not in same.also_precisions:
+            # the same model named again in another precision: both precisions are asked about
+            same.also_precisions.append(f.precision)
     return unique

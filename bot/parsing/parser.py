@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
+from functools import lru_cache
 
 from bot.kb.claims import match_claims, quotes_article_wording
 from bot.kb.loader import KnowledgeBase, get_knowledge
@@ -65,7 +66,16 @@ MAX_UNKNOWN_TERMS = 5
 _PROVIDER_WORD = re.compile(r"[a-z0-9]+(?:\.[a-z]+)?")
 #: Provider aliases that are also common words: only a provider next to a cue word of the lexicon.
 _AMBIGUOUS_PROVIDERS = frozenset({"do", "google", "lambda", "vast", "amazon", "oracle"})
-_GGUF = re.compile(r"\b(q[2-8]_k(?:_[sml])?|q[2-8]_[01]|iq[1-4]_[a-z0-9_]+)\b")
+#: A llama.cpp (GGUF) quantisation type by its naming scheme, bits then block kind then size ("q4_k_m", "q5_0",
+#: "iq4_xs"), written with "_", "-" or nothing between the parts ("Q4KM", "IQ4XS", "q4-k-m"); read in its canonical
+#: underscored form (:func:`_gguf_name`), the form ``knowledge/efficiency.yaml`` names its formats by.
+_GGUF = re.compile(r"\b(?:(q[2-8])[_-]?(k)(?:[_-]?([sml]))?|(q[2-8])[_-]([01])|(iq[1-4])[_-]?(xxs|xs|nl|s|m))\b")
+
+
+def _gguf_name(m: re.Match[str]) -> str:
+    """The canonical name of a GGUF type matched by :data:`_GGUF` ("Q4KM" -> "q4_k_m")."""
+    return "_".join(p for p in m.groups() if p)
+
 _SPECIFIC_FORMATS = ("gptq", "awq", "nf4", "exl2")
 # "how many" right before a GPU name asks for a count of that GPU, whatever the GPU ("how many MI300X", "how many
 # of the L40S"); the lexicon's phrases cover "how many gpus/cards"
@@ -223,6 +233,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     for m in models:
         if m.precision and m.precision not in precisions:
             precisions.append(m.precision)
+    for f in model_found:  # "qwen2.5 7b fp16 vs qwen2.5 7b int4": the precision of the model named again
+        precisions += [p for p in f.also_precisions if p not in precisions]
     precisions = _merge_precisions(precisions)
     if family_only and not models:
         written, family, version = family_only[0]
@@ -253,6 +265,10 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     # no ask is read from inside a model's name ("70亿参数的模型": 参数 is its size, not a spec question) or from
     # an error message's memory details
     ask_text = _masked(low, SpanSet([*model_spans.spans(), *(error_detail_spans(low) if diagnosis else [])]))
+    ask_text = _masked(ask_text, _cost_of_time(ask_text, lex))
+    # "比如 v100、a40" (for example): words holding a comparison word that compare nothing
+    not_comparing = SpanSet([m.span() for m in lex.not_comparison_words.finditer(low)])
+    ask_text = _masked(ask_text, not_comparing)
     asks = [a for group in lex.asks.found_overlapping(ask_text) for a in (group if isinstance(group, list) else [group])]
     if "gpu_count" not in asks and any(_HOW_MANY_BEFORE.search(low[:f.span_start]) for f in gpu_found):
         asks.append("gpu_count")  # "how many MI300X ...", "how many of the L40S": a count of the GPU named
@@ -329,6 +345,10 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         gpus = [gpus[0].model_copy(update={"count": machines[0] * machines[1]})]
         fields["node_count"] = machines[0]
         notes.append(note("gpus_per_node", nodes=machines[0], per_node=machines[1], count=machines[0] * machines[1]))
+    one_machine = bool(lex.same_machine_words.search(low))
+    if one_machine and fields.get("node_count") is None and not machines_asked:
+        # "单机八卡", "on one node", "in a single server": the GPUs said are one machine's
+        fields["node_count"] = 1
     if machines_asked and "node_count" not in asks:
         asks.append("node_count")
     if "node_count" in asks and "gpu_count" not in asks:
@@ -362,7 +382,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         workload=find_workload(low, lex),
         engine=engine,
         full_context_prompts=bool(lex.full_context_words.search(low)),
-        one_machine=bool(lex.same_machine_words.search(low)),
+        one_machine=one_machine,
         single_item=bool(lex.single_item_words.search(low)),
         at_home=bool(lex.home_words.search(low)),
         rented_gpu=rented_gpu,
@@ -407,7 +427,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
             and "commitment" not in query.pricing:
         # a term said with no commitment word is a length of time ("8张 H100 跑一年": a year of use)
         query = query.model_copy(update={"duration_hours": _TERM_HOURS[query.commitment_term]})
-    marked = _mark_gpus(low, gpu_found)
+    marked = _mark_gpus(_masked(low, not_comparing), gpu_found)
     # the ask phrases of the message, scanned once for the router's two questions about them
     ask_hits = [(m.group(0), lex.asks.value(m.group(0))) for m in lex.asks.finditer(low)]
     intent = route(query, RouteInputs(
@@ -417,6 +437,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         help_only=not _HELP_STRIP.sub("", low) or bool(lex.help_phrases.fullmatch(_HELP_STRIP.sub(" ", low).strip())),
         strong_recommend=_strong_recommend(ask_hits),
         explicit_spec=any("spec" in (value or []) and not lex.features.fullmatch(text) for text, value in ask_hits),
+        gpu_setups=_gpu_setups(gpu_found),
+        setup_question=bool(lex.setup_question_words.search(low)),
     ), lex)
     return query.model_copy(update={"intent": intent})
 
@@ -427,6 +449,27 @@ def _masked(low: str, spans: SpanSet) -> str:
     for start, end in spans.spans():
         chars[start:end] = " " * (end - start)
     return "".join(chars)
+
+
+def _cost_of_time(text: str, lex: Lexicon) -> SpanSet:
+    """The cost words of ``text`` followed by a length of time ("faster-whisper costs 8s", "it costs 2 hours"):
+    they say how long something took, not money, so they ask no cost. A number then a duration or latency unit of
+    the lexicon is a length of time."""
+    spans = SpanSet()
+    time_figure = _time_figure(lex.approx_words.pattern, lex.duration_units.pattern, lex.latency_units.pattern)
+    for figure in time_figure.finditer(text):  # few figures: the ask words are read only just before each
+        lo = max(0, figure.start() - 24)
+        for m in lex.asks.finditer(text[lo:figure.start()]):
+            value = lex.asks.value(m.group(0))
+            if "cost" in (value if isinstance(value, list) else [value]) and not text[lo + m.end():figure.start()].strip():
+                spans.add((lo + m.start(), lo + m.end()))
+    return spans
+
+
+@lru_cache(maxsize=4)
+def _time_figure(approx: str, duration_units: str, latency_units: str) -> re.Pattern[str]:
+    """A length of time: a number (an approximation word before it allowed) then a duration or latency unit."""
+    return re.compile(rf"(?:(?:{approx})\s*)?(?<![\w.])\d[\d.,]*\s*(?:{duration_units}|{latency_units})(?![a-z])")
 
 
 def _strong_recommend(ask_hits: list[tuple[str, object]]) -> bool:
@@ -493,6 +536,12 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
         name = rename.get(f.field, f.field)
         if name in simple and name not in out:
             out[name] = simple[name](f.value)
+    users_found = next((f for f in users if int(f.value) == out.get("concurrent_users")), None)
+    if users_found is not None and "documents" not in out and lex.batch_job_words.search(scan.text) and re.search(
+            rf"(?:{lex.quantity_units['documents'].pattern})$", scan.text[users_found.start:users_found.end]) and \
+            not lex.simultaneous_words.search(scan.text[max(0, users_found.start - 8):users_found.end + 16]):
+        # "summarize 300k support chats": chats or conversations to run a job over are items, not users at once
+        out["documents"] = float(out.pop("concurrent_users"))
     periods = [f.value for f in scan.all("period_hours")]
     lengths = {f.value for f in scan.all("duration_hours")}
     if len(lengths) > 1 and lengths <= _ONE_UNIT_HOURS:
@@ -645,7 +694,7 @@ def _precisions(low: str, lex: Lexicon, spans: SpanSet, names: SpanSet | None = 
         hits.append((m.start(), m.end(), value))
     for m in _GGUF.finditer(low):
         spans.add(m.span())
-        hits.append((m.start(), m.end(), m.group(1)))
+        hits.append((m.start(), m.end(), _gguf_name(m)))
     hits.sort()
     return list(dict.fromkeys(v for _, _, v in hits)), list(dict.fromkeys(kv))
 
@@ -662,11 +711,18 @@ def _merge_precisions(precisions: list[str]) -> list[str]:
 def _machines_of(low: str, lex) -> tuple[int, int] | None:
     """(machines, GPUs per machine) said together apart from a GPU name ("4 台 8 卡机器", "2 machines of 8 gpus"),
     from the lexicon's machine and GPU counters; ``None`` when the text has no such pair."""
-    m = re.search(rf"(?<![\d.])(\d{{1,4}})\s*(?:{lex.quantity_units['node_count'].pattern}|台)\s*(?:of\s+|x\s*|×\s*)?"
-                  rf"(\d{{1,2}})\s*(?:{lex.quantity_units['gpu_count'].pattern})", low)
-    if m and 0 < int(m.group(1)) and 0 < int(m.group(2)) <= 16:
-        return int(m.group(1)), int(m.group(2))
-    return None
+    m = re.search(rf"(?<![\d.])(\d{{1,4}})\s*((?:{lex.quantity_units['node_count'].pattern}|台))\s*(?:of\s+|x\s*|×\s*)?"
+                  rf"(\d{{1,4}})\s*(?:{lex.quantity_units['gpu_count'].pattern})", low)
+    if not m or int(m.group(1)) <= 0 or int(m.group(3)) <= 0:
+        return None
+    machines, cards = int(m.group(1)), int(m.group(3))
+    if lex.per_machine_total_after.fullmatch(m.group(2).strip()) and not re.match(
+            rf"\d+\s*(?:{lex.per_machine_after.pattern})", low[m.start(3):]):
+        # "2机16卡": the cards are counted over all the machines (lexicon ``per_machine.total_after``)
+        cards, rest = divmod(cards, machines)
+        if rest:
+            return None
+    return (machines, cards) if 0 < cards <= 16 else None
 
 
 def _system_of(low: str, lex, gpu_found) -> tuple | None:
@@ -1001,6 +1057,14 @@ def _layout(low: str, lex: Lexicon, spans: SpanSet) -> dict:
             out[field] = value
             spans.add(m.span())
     return out
+
+
+def _gpu_setups(found: list[FoundGpu]) -> int:
+    """Distinct setups among the GPU mentions: each GPU with each count said, and each GPU said only without a
+    count once ("4x A100 vs 8x A100": 2; "8 x 910B4 ... rather than the 910B4": 1)."""
+    counted = {(f.id or f.as_written.lower(), f.count) for f in found if f.count}
+    named = {f.id or f.as_written.lower() for f in found}
+    return len(counted) + len(named - {name for name, _ in counted})
 
 
 def _mark_gpus(low: str, found: list[FoundGpu]) -> str:

@@ -369,6 +369,7 @@ class _Scanner:
                     scope = "total"
             self.claim("rate", {"kind": kind, "value": value, "scope": scope, "seen": self.seen(m.start(), m.end())},
                        m.start(), m.end())
+        self._results_per_setup()
         # key first: "QPS 5", "qps=20", "rps: 3"; "每秒 5 个请求", "5 requests every second"
         conn = lex.number_connectors.pattern
         key_first = re.compile(rf"(?P<unit>{lex.rates.pattern})(?:[\s:=]*(?:{conn}))*[\s:=]*{self.num}")
@@ -392,6 +393,23 @@ class _Scanner:
                     if self.free(m.start(), m.end()):
                         self.claim("rate", {"kind": "requests_per_s", "value": number_value(m, lex), "scope": None},
                                    m.start(), m.end())
+
+    def _results_per_setup(self) -> None:
+        """"On CPU, 8 tokens/s; on Apple M1, 20 tokens/s; on 8 x P6000, cc 6.1, 40 tokens/s": two or more tokens/s
+        figures with no cue, each alone in its clause in a sentence (or a ";" or ":" part) that opens with a setup word
+        (lexicon ``observations.setup_before``), are results listed per setup: seen, not targets."""
+        listed = []
+        for f in self.out.all("rate"):
+            if f.value["kind"] != "tokens_per_s" or f.value.get("seen") is not None:
+                continue
+            sentence = re.split(r"[.?!;:。？！；：\n](?!\d)", self.low[max(0, f.start - 80):f.start])[-1]
+            clauses = re.split(r"[,，]", sentence)
+            if len(clauses) >= 2 and not clauses[-1].strip() and re.match(
+                    rf"\s*(?:{self.lex.setup_before.pattern})\b", sentence):
+                listed.append(f)
+        if len(listed) >= 2:
+            for f in listed:
+                f.value["seen"] = "observed"
 
     # ------------------------------------------------------------------ 4. latency
     def latency(self) -> None:

@@ -20,10 +20,13 @@ The rules (each a kind of question, not a particular message), in order:
    limit without GPUs (and no cost asked), or the cheapest option asked with no GPU or model named.
 6. ``quote``: money asked about (price, cost, how much), the cheapest of named GPUs, or prices quoted for
    named GPUs; not what serving a model costs, which the sizing answer prices (rule 11), nor GPUs compared
-   for a model, which the comparison prices (rule 7).
+   for a model, which the comparison prices (rule 7). A model the knowledge base lacks counts as a model here;
+   the size of a run (GPUs, fit, memory) asked beside its cost with nothing to price is the run's question
+   (rule 12), and GPUs compared on speed or specs with the price one point of it are a comparison (rule 9).
 7. ``compare``: two GPUs joined ("A vs B", "A or B", "A/B", "also tried B"; "A/B" alone with a workload and
    no comparison asked lists the options of that workload, rule 12, and GPUs joined in an out-of-memory report
-   with a workload are the setups tried) or a GPU after a relation
+   with a workload are the setups tried, and "A or B" asked of someone else's setup beside a run asks which one
+   was used) or a GPU after a relation; one GPU in one setup is compared with nothing
    ("faster than B", "worth it over B", "替代 B"): with a model always; without one when no spec word, support
    question or quoted ratio is asked ("8xH100+nvlink is worse than 4xA100": the NVLink named on the way is no
    spec question).
@@ -65,6 +68,10 @@ _SIZING_ASKS = frozenset({"fit", "gpu_count", "users_served", "speed", "memory",
 #: fine-tuning sets are up to a few billion tokens (Tulu 3 SFT ~1B; LIMA 0.75M), pretraining corpora start around
 #: 10^11 (Pythia 300B; Llama 2 2T; Qwen3 36T).
 _PRETRAINING_TOKENS = 1e11
+#: What sizes a run: asked beside its cost with nothing to price, the run's answer is meant (it gives the cost too).
+_RUN_SIZE_ASKS = frozenset({"gpu_count", "node_count", "fit", "memory"})
+#: What GPUs are compared on besides price: said with a price, the comparison is meant.
+_MERIT_ASKS = frozenset({"speed", "throughput", "spec", "memory"})
 
 
 @dataclass(frozen=True)
@@ -80,6 +87,10 @@ class RouteInputs:
         strong_recommend: a recommendation is asked in so many words ("recommend", "what should I buy").
         explicit_spec: a spec is asked with a spec word that is not also a feature's name ("specs",
             "bandwidth", "tflops"; not "nvlink" alone, which may just describe a setup).
+        gpu_setups: distinct setups among the GPU mentions, a GPU with each count said ("4x A100 vs 8x A100":
+            two; "8 x 910B4 ... rather than the 910B4": one); a comparison needs two.
+        setup_question: the message asks about someone else's setup ("what is your GPU type", "was it a ...":
+            lexicon ``setup_question_words``).
     """
 
     low: str
@@ -89,6 +100,8 @@ class RouteInputs:
     help_only: bool
     strong_recommend: bool
     explicit_spec: bool = True
+    gpu_setups: int = 2
+    setup_question: bool = False
 
 
 @lru_cache(maxsize=4)
@@ -162,6 +175,9 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         return "recommend"
     if "cheapest" in asks and not gpus and not has_model:
         return "recommend"
+    # a model the knowledge base lacks is still a model to run ("the lowest cost way to run this model (Grok-1) on
+    # 8 x 32GB V100"): its cost is a serving or run question, never a bare quote of the GPUs
+    named_model = has_model or any(u.kind == "model" for u in query.unknown_terms)
     if query.budget is not None and gpus and not has_model and query.workload is None:
         return "quote"  # "how many H100 hours can $1000 buy": what the money rents of the GPUs named
     pair, rel = _compare_patterns(lex.compare_connectors.pattern, lex.compare_relations.pattern)
@@ -172,8 +188,13 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     # "fine-tuning OOMs on an A100 or four V100s": GPUs said with an out-of-memory report are the setups tried, not
     # a comparison asked
     tried = diagnosis == "oom" and bool(query.workload) and not asks & {"comparison", "cheapest", "best", "speed"}
-    listed_only = listed_only or tried
-    joined = bool(gpus and (pair.search(x.marked) or rel.search(x.marked))) and not listed_only
+    # "what is your GPU type, A100 80G or 40G?" beside a run: which one someone used is asked, not which is better
+    asked_of_setup = x.setup_question and bool(query.workload) and not asks & {"comparison", "cheapest", "best",
+                                                                                "speed"}
+    listed_only = listed_only or tried or asked_of_setup
+    # one GPU in one setup compares it with something that is no GPU ("the HBM rather than the 910B4 itself")
+    joined = bool(gpus and (pair.search(x.marked) or rel.search(x.marked))) and not listed_only and (
+        gpus >= 2 or x.gpu_setups >= 2)
     # what serving a model costs needs the serving plan first: the sizing answer prices it ("monthly cost to
     # serve llama 70b to 20 users"); a run (training, fine-tuning) or GPUs alone are priced by the quote
     # "what does 1M output tokens cost for llama 3.1 8b": a cost per token is a serving cost
@@ -185,15 +206,25 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     # "what does llama 405b in fp8 cost on H100s at RunPod vs Lambda": GPUs named without a count for a model are
     # as many as the model needs, which only the sizing answer knows (a count stated is priced as written)
     uncounted = bool(gpus) and not query.gpu_count and not any(g.count for g in query.gpus)
-    serving_cost = has_model and (query.workload == "inference" or (
+    serving_cost = named_model and (query.workload == "inference" or (
         ("token_cost" in asks or bool(query.documents) or bool(query.concurrent_users)
          or (not gpus and not query.training_tokens) or (uncounted and not query.training_tokens))
         and query.workload is None and not query.method))
     if joined and has_model and gpus >= 2 and not query.claims and "break_even" not in asks:
         # GPUs compared for a model, whatever figure is asked of them (speed, cost per token, cost of a run)
         return "compare"
-    if not serving_cost and (
-            "cost" in asks or ("cheapest" in asks and gpus and not has_model) or (query.quoted_prices and gpus)):
+    # "how many a100 did it cost in training", "how much resource did it take to fine-tune llama 7b": the size of a
+    # run (GPUs, fit, memory) is asked with no money, time or provider to price; the run's answer gives its cost with
+    # it ("how long and what does it cost" asks the quote of the run)
+    sized_run = query.workload in ("training", "finetune") and bool(asks & _RUN_SIZE_ASKS) and not (
+        query.duration_hours or query.deadline_hours or query.budget or query.given_price_per_hour or query.pricing
+        or query.providers or query.quoted_prices)
+    # "an RTX 3090 versus a Tesla V100 ... going into the question of price": GPUs compared on what they do, with the
+    # price one point of it, are a comparison (its table prices each); GPUs compared on price alone are a quote
+    compared_on_merit = joined and gpus >= 2 and bool(asks & _MERIT_ASKS) and not (
+        query.duration_hours or query.budget or query.quoted_prices)
+    if not serving_cost and not sized_run and not compared_on_merit and (
+            "cost" in asks or ("cheapest" in asks and gpus and not named_model) or (query.quoted_prices and gpus)):
         return "quote"
     if joined and has_model and not query.claims:
         return "compare"
