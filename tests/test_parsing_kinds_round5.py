@@ -65,3 +65,13 @@ def test_a_share_of_the_users_at_once_sets_the_concurrency(kb, text, users):
 def test_a_weekend_is_two_days(kb, text, hours):
     q = parse_question(text, kb)
     assert q.duration_hours == hours
+
+
+def test_a_figure_in_a_sentence_without_a_truth_cue_is_no_spec_check(kb):
+    # "claims" belongs to the first sentence; the second asks which variant was used (a choice), not whether a
+    # datasheet figure is true
+    q = parse_question("The blog claims they served it on 4 L40S. Was that the 48GB card or something else? "
+                       "And how many users would 4 L40S serve with llama 3 8b?", kb)
+    assert not q.spec_checks
+    q = parse_question("is the L40S really 48 GB?", kb)
+    assert [c.spec for c in q.spec_checks] == ["memory_gb"]

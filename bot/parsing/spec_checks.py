@@ -49,6 +49,19 @@ def asks_truth(low: str, lex: Lexicon) -> bool:
     return bool(lex.truth_cues.search(low) or re.match(rf"\s*(?:{lex.truth_openers.pattern})", low))
 
 
+_SENTENCE_END = re.compile(r"[.?!。？！；;]+(?:\s|$)")
+
+
+def _asked_in_its_sentence(low: str, pos: int, lex: Lexicon) -> bool:
+    """Whether the sentence holding ``pos`` asks for a truth ("the paper claims X. ... was it 40GB or 80GB?": the
+    figure of the second sentence is a choice, not a claim to check)."""
+    starts = [0] + [m.end() for m in _SENTENCE_END.finditer(low) if m.end() <= pos]
+    start = starts[-1]
+    end_m = _SENTENCE_END.search(low, pos)
+    sentence = low[start:end_m.end() if end_m else len(low)]
+    return asks_truth(sentence, lex) if start == 0 else bool(lex.truth_cues.search(sentence))
+
+
 def find_spec_checks(low: str, written: Callable[[int, int], str], scan: QuantityScan, gpu_found: list[FoundGpu],
                      lex: Lexicon, has_model: bool) -> tuple[list[SpecCheck], list[Found]]:
     """The spec checks a question asks for (see the module docstring for the rules).
@@ -77,7 +90,7 @@ def find_spec_checks(low: str, written: Callable[[int, int], str], scan: Quantit
     precisions = [(pos, p) for pos, p in precisions if p in _TENSOR_PRECISIONS]
     checks: list[tuple[int, SpecCheck]] = []
     for f in scan.found:
-        if f.field not in _FIGURES:
+        if f.field not in _FIGURES or not _asked_in_its_sentence(low, f.start, lex):
             continue
         spec, unit = _FIGURES[f.field]
         if spec == "memory_bandwidth_gb_s" and _nearest(spec_words, f.start, f.end) == "nvlink_gb_s":
