@@ -70,8 +70,8 @@ def test_a_weekend_is_two_days(kb, text, hours):
 def test_a_figure_in_a_sentence_without_a_truth_cue_is_no_spec_check(kb):
     # "claims" belongs to the first sentence; the second asks which variant was used (a choice), not whether a
     # datasheet figure is true
-    q = parse_question("The blog claims they trained for 3 days on 16 L40S. How long would that take on 16 A100? "
-                       "And was it the A100 40GB or 80 GB?", kb)
+    q = parse_question("The blog claims they trained for 3 days on 16 V100. How long would that take on 16 A100? "
+                       "And did they use a 16GB V100 or 32 GB?", kb)
     assert not q.spec_checks
     q = parse_question("is the L40S really 48 GB?", kb)
     assert [c.spec for c in q.spec_checks] == ["memory_gb"]
