@@ -31,3 +31,17 @@ def test_the_fastest_leads_with_its_ratio_to_the_slowest(kb, text):
     assert 1.5 < h.params["ratio_x"] < 3.6
     assert h.params["ratio_x"] == pytest.approx(h.params["fast_tps"] / h.params["slow_tps"])
     assert a.details[0].code == "items_summary"  # every row still said
+
+
+@pytest.mark.parametrize("text", [
+    "qwen2.5 7b in fp16 vs int4 on an L4: speed and cost per million tokens?",
+    "L4 上 qwen2.5 7b 用 fp16 还是 int4，速度和每百万 token 成本差多少",
+])
+def test_two_formats_compared_on_speed_and_token_cost(kb, text):
+    # cost per 1M tokens = $/h / (tokens/s x 3,600) x 10^6 at full load, for each format on its own
+    a = advise(parse_question(text, kb), kb, today=TODAY)
+    assert a.headline.code == "items_fastest"
+    costs = next(d for d in a.details if d.code == "compare_costs")
+    items = costs.params["items"]
+    assert {i["config"]["precision"] for i in items} == {"fp16", "int4"}
+    assert [i["cost_usd"] for i in items] == sorted(i["cost_usd"] for i in items)

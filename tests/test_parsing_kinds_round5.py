@@ -75,3 +75,37 @@ def test_a_figure_in_a_sentence_without_a_truth_cue_is_no_spec_check(kb):
     assert not q.spec_checks
     q = parse_question("is the L40S really 48 GB?", kb)
     assert [c.spec for c in q.spec_checks] == ["memory_gb"]
+
+
+@pytest.mark.parametrize(("text", "users"), [
+    # 2% of 20,000 = 400; the share's clause reaches past "of them on our internal chatbot"
+    ("We have 20,000 staff and expect 2% of them on the help bot at once; mistral 7b on A10G, how many?", 400),
+    ("注册用户3万，同时在线比例5%，qwen2.5 7b 用 L20 要几张", 1500),  # 30,000 x 5% = 1,500
+    ("our tool has 5k MAU, 4% active at the same time, llama 3.1 8b on L4s?", 200),  # 5,000 x 4% = 200
+])
+def test_a_share_of_a_user_base_in_its_clause(kb, text, users):
+    q = parse_question(text, kb)
+    assert q.concurrent_users == users
+    assert not q.not_understood
+
+
+def test_monthly_users_alone_are_no_concurrency(kb):
+    from datetime import date
+
+    from bot.advice.advise import advise
+    q = parse_question("a 4k MAU app on llama 3.1 8b, how many A10G?", kb)
+    assert q.monthly_active_users == 4000 and q.concurrent_users is None
+    a = advise(q, kb, today=date(2026, 12, 1))
+    assert any(w.code == "monthly_users_no_concurrency" for w in a.warnings)
+
+
+def test_wan_yi_is_ten_to_the_twelfth(kb):
+    q = parse_question("从头预训练一个 3B 模型，2万亿 token，128 张 H800 要多少天", kb)
+    assert q.training_tokens == 2e12  # 2 x 万亿 (10^4 x 10^8)
+
+
+def test_lexicon_phrases_with_chinese_numerals_match_digit_forms(kb):
+    # questions are read with their numerals in digits ("每百万token" -> "每 1000000 token"): the lexicon's phrase
+    # must still be found, and never as a count of training tokens
+    q = parse_question("火山引擎和阿里云跑 llama 3 70b，哪家每百万token最便宜", kb)
+    assert "token_cost" in q.asks and q.training_tokens is None

@@ -18,12 +18,12 @@ __all__ = ["STATES", "lead_with_asks", "states"]
 #: Asked quantity -> the lines (note codes) that state it. A line may state several quantities
 #: ("fit_yes": the yes/no, the memory per GPU and the single-user speed).
 STATES: dict[str, frozenset[str]] = {
-    "speed": frozenset({"speed_single", "serve_one", "fit_yes"}),
+    "speed": frozenset({"speed_single", "serve_one", "fit_yes", "items_fastest"}),
     "users_served": frozenset({"users_served", "serve_capacity_line", "token_cost"}),
     "throughput": frozenset({"users_served", "throughput_capacity", "token_cost", "serve_total"}),
     "memory": frozenset({"memory_breakdown", "memory_summary", "fit_yes", "serve_one"}),
     "fit": frozenset({"fit_yes", "fit_only_quantized", "serve_fixed_fails", "fit_tight_budget"}),
-    "token_cost": frozenset({"token_cost", "token_cost_unpriced"}),
+    "token_cost": frozenset({"token_cost", "token_cost_unpriced", "compare_costs"}),
     "cost": frozenset({"cost_for_duration", "cost_for_duration_unpriced", "mention_cost", "token_cost",
                        "providers_compared"}),
     "max_context": frozenset({"max_context", "max_context_capped", "max_context_model"}),

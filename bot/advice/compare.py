@@ -14,7 +14,7 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
-from bot.advice.options import caveats, config, next_actions, quality_tier, variant_notes
+from bot.advice.options import caveats, cheapest_per_token, config, next_actions, variant_notes
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
@@ -138,7 +138,7 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         speed = serving_option(ctx, speed_plan)
         br = speed_plan.est.decode_breakdown if speed_plan.est is not None else None
         compute_bound[choice.gpu.id] = bool(br and br.compute_ms > br.weights_ms + br.kv_cache_ms)
-        cheap = _cheapest_per_token(ctx, model, choice, precisions, load) if not load.users else None
+        cheap = cheapest_per_token(ctx, model, choice, precisions, load) if not load.users else None
         rows.append((speed, cheap))
     speeds = [s for s, _ in rows]
     fits = [s for s in speeds if s.fits and s.decode_tps]
@@ -392,39 +392,6 @@ def _load_line(ctx: Context, model: Model, speeds: list[Option], load: ServingLo
             pick, by = min(meets, key=lambda s: (s.gpu_count or 0, -(s.tps_per_user or 0))), "gpus"
     return note("compare_load", users=load.users, model_name=model_label(model), per_user_tps=load.capacity_tps,
                 items=items, pick=config(pick) if pick else None, by_price=by == "price", by_gpus=by == "gpus")
-
-
-def _cheapest_per_token(ctx: Context, model: Model, choice: GpuChoice, precisions, load: ServingLoad) -> Option | None:
-    """The configuration of this GPU with the lowest $/1M tokens at full load (users at the per-user floor),
-    among the formats that keep quality unless only 4-bit fits or the user asked for it; when the GPU has no
-    price, the one with the most tokens/s per GPU at full load."""
-    capacity_load = ServingLoad(**{**load.__dict__, "users": None, "total_tps": None,
-                                   "per_user_tps": load.capacity_tps})
-    best = best_unpriced = None
-    for precision, _ in precisions:
-        base = plan_serving(ctx, model, choice.gpu, precision, ServingLoad(**{**load.__dict__, "users": 1,
-                                                                              "total_tps": None}), count=choice.count)
-        if base.est is None or not base.est.fits:
-            continue
-        counts = [choice.count] if choice.count else sorted({base.count, min(base.count * 2, 8) if base.count < 8
-                                                             else base.count})
-        for n in counts:
-            plan = plan_serving(ctx, model, choice.gpu, precision, capacity_load, count=n, objective="capacity")
-            if plan.capacity <= 0:
-                continue
-            opt = serving_option(ctx, plan)
-            opt.max_users = plan.capacity
-            if opt.cost_per_million_tokens_usd and (best is None or (
-                    quality_tier(opt.precision), opt.cost_per_million_tokens_usd)
-                    < (quality_tier(best.precision), best.cost_per_million_tokens_usd)):
-                best = opt
-            per_gpu = (opt.throughput_tps or 0) / (opt.gpu_count or 1)
-            if best_unpriced is None or (quality_tier(opt.precision), -per_gpu) < (
-                    quality_tier(best_unpriced.precision),
-                    -(best_unpriced.throughput_tps or 0) / (best_unpriced.gpu_count or 1)):
-                best_unpriced = opt
-    # without a price, the configuration with the most tokens/s per GPU at full load (what decides cost)
-    return best or best_unpriced
 
 
 def _recommend(options: list[Option], cheapest: bool) -> int | None:

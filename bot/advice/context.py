@@ -97,6 +97,9 @@ class Context:
         is not 5,000 users at once. Nothing is done without a policy ratio or when concurrent users are given.
         """
         q = self.query
+        if q.monthly_active_users and not q.concurrent_users and not q.daily_active_users:
+            # a month's users say nothing of how many are in flight: the answer asks for the share at once
+            self.warnings.insert(0, note("monthly_users_no_concurrency", monthly_users=q.monthly_active_users))
         ratio = self.kb.policy.serving.concurrent_per_daily_user if self.kb.policy is not None else None
         if not q.daily_active_users or q.concurrent_users or ratio is None:
             return

@@ -17,7 +17,15 @@ import re
 from bot.advice.answer import Action, Option
 from bot.advice.context import Context
 from bot.advice.models import model_label
-from bot.advice.planner import excluded_providers, machine_size, one_copy_memory
+from bot.advice.planner import (
+    GpuChoice,
+    ServingLoad,
+    excluded_providers,
+    machine_size,
+    one_copy_memory,
+    plan_serving,
+    serving_option,
+)
 from bot.errors import AdvisorError
 from bot.estimation import efficiency_for
 from bot.kb.schema import Gpu, Model
@@ -26,7 +34,7 @@ from bot.pricing.mentions import mention_for
 from bot.pricing.offers import Placement
 from bot.pricing.offers import place as all_placements
 
-__all__ = ["caveats", "config", "exact_rental", "half_precision_fix", "idle_line", "machines_first", "mention_cost",
+__all__ = ["caveats", "cheapest_per_token", "config", "exact_rental", "half_precision_fix", "idle_line", "machines_first", "mention_cost",
            "next_actions", "quality_tier", "variant_notes"]
 
 #: 32-bit weight formats: 4 bytes per parameter, twice a 16-bit load.
@@ -316,3 +324,38 @@ _LOSSY = ("int4", "awq", "gptq", "nf4", "q2", "q3", "q4", "iq", "fp4", "exl2")
 def quality_tier(precision: str | None) -> int:
     """0 for formats that keep quality (16-bit, FP8, INT8), 1 for 4-bit and lower."""
     return 1 if precision and precision.startswith(_LOSSY) else 0
+
+
+def cheapest_per_token(ctx: Context, model: Model, choice: GpuChoice, precisions, load: ServingLoad) -> Option | None:
+    """The configuration of this GPU with the lowest $/1M tokens at full load (users at the per-user floor,
+    ``load.capacity_tps``), trying ``precisions`` (``(precision, fixed)`` pairs) on the user's count, else the fewest
+    that hold the model and twice that;
+    among the formats that keep quality unless only 4-bit fits or the user asked for it; when the GPU has no
+    price, the one with the most tokens/s per GPU at full load."""
+    capacity_load = ServingLoad(**{**load.__dict__, "users": None, "total_tps": None,
+                                   "per_user_tps": load.capacity_tps})
+    best = best_unpriced = None
+    for precision, _ in precisions:
+        base = plan_serving(ctx, model, choice.gpu, precision, ServingLoad(**{**load.__dict__, "users": 1,
+                                                                              "total_tps": None}), count=choice.count)
+        if base.est is None or not base.est.fits:
+            continue
+        counts = [choice.count] if choice.count else sorted({base.count, min(base.count * 2, 8) if base.count < 8
+                                                             else base.count})
+        for n in counts:
+            plan = plan_serving(ctx, model, choice.gpu, precision, capacity_load, count=n, objective="capacity")
+            if plan.capacity <= 0:
+                continue
+            opt = serving_option(ctx, plan)
+            opt.max_users = plan.capacity
+            if opt.cost_per_million_tokens_usd and (best is None or (
+                    quality_tier(opt.precision), opt.cost_per_million_tokens_usd)
+                    < (quality_tier(best.precision), best.cost_per_million_tokens_usd)):
+                best = opt
+            per_gpu = (opt.throughput_tps or 0) / (opt.gpu_count or 1)
+            if best_unpriced is None or (quality_tier(opt.precision), -per_gpu) < (
+                    quality_tier(best_unpriced.precision),
+                    -(best_unpriced.throughput_tps or 0) / (best_unpriced.gpu_count or 1)):
+                best_unpriced = opt
+    # without a price, the configuration with the most tokens/s per GPU at full load (what decides cost)
+    return best or best_unpriced

@@ -26,6 +26,7 @@ from bot.advice.models import model_label, model_question, resolve_models
 from bot.advice.non_llm import answer_non_llm, need_gb
 from bot.advice.options import (
     caveats,
+    cheapest_per_token,
     config,
     half_precision_fix,
     idle_line,
@@ -84,12 +85,13 @@ def answer(ctx: Context) -> Answer:
     choices = candidate_gpus(ctx, "serving")
     if batch_job.is_batch_job(q) and len(models) == 1:
         return batch_job.answer(ctx, models[0], choices)
-    if "token_cost" in q.asks and not {"users_served", "max_context"} & set(q.asks):
+    several = len(models) > 1 or ((len(q.precisions) > 1 or len(q.kv_precisions) > 1) and any(c.fixed for c in choices))
+    if "token_cost" in q.asks and not {"users_served", "max_context"} & set(q.asks) and not several:
         return _every_ask(ctx, models[0], choices, load, _token_cost(ctx, models[0], choices, load))
     if any(c.fixed for c in choices) and ("users_served" in q.asks or (
             {"throughput", "request_rate"} & set(q.asks) and not load.users and load.total_tps is None)):
         out = _users_served(ctx, models[0], choices, load)
-    elif len(models) > 1 or ((len(q.precisions) > 1 or len(q.kv_precisions) > 1) and any(c.fixed for c in choices)):
+    elif several:
         out = _items(ctx, models, choices, load)
     else:
         out = _size(ctx, models[0], choices, load)
@@ -949,6 +951,19 @@ def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: Se
         headline = note("items_fastest", config=config(fast, with_model=True), fast_tps=fast.tps_per_user,
                         slow_config=config(slow, with_model=True), slow_tps=slow.tps_per_user,
                         ratio_x=fast.tps_per_user / slow.tps_per_user)
+    if "token_cost" in q.asks and not kv_col:
+        # the cost per 1M tokens of each row at full load ("fp8 or int4: how much faster and cheaper per token?")
+        costs = []
+        for o in served:
+            model = next(m for m in models if model_label(m) == o.model_name) if o.model_name else models[0]
+            choice = next(c for c in choices if c.gpu.id == (o.gpu or "").split("@")[0])
+            cheap = cheapest_per_token(ctx, model, choice, [(o.precision, True)], load)
+            if cheap is not None and cheap.cost_per_million_tokens_usd:
+                costs.append({"config": config(cheap, with_model=len(models) > 1),
+                              "cost_usd": cheap.cost_per_million_tokens_usd})
+        if len(costs) >= 2:
+            details.insert(0, note("compare_costs", per_user_tps=load.capacity_tps,
+                                   items=sorted(costs, key=lambda i: i["cost_usd"])))
     return ctx.answer(title=note("title_items", model_names=[model_label(m) for m in models]), headline=headline,
                       details=details,
                       options=options, recommendation=options.index(served[0]) if served else None,

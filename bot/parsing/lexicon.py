@@ -37,7 +37,7 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 ASKS = ("fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "cost", "cheapest", "best",
         "memory", "comparison", "spec", "support", "break_even", "largest_model", "help", "throughput", "request_rate",
         "node_count", "max_context", "token_cost", "difference")
-_QUANTITY_FIELDS = ("concurrent_users", "daily_active_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
+_QUANTITY_FIELDS = ("concurrent_users", "daily_active_users", "monthly_active_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
                     "documents", "epochs", "audio_hours", "tokens_per_item", "context_tokens", "input_tokens",
                     "output_tokens", "training_tokens", "tokens_plain", "transistors", "gpu_hours")
 _PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "nf4", "fp4", "exl2")
@@ -908,7 +908,45 @@ def load_lexicon(directory: str | Path | None = None) -> Lexicon:
         raise KnowledgeError(issues)
     if not files:
         raise KnowledgeError([KnowledgeIssue(str(root), 0, "(directory)", "no lexicon files found")])
-    return _compile(files)
+    first = _compile(files)
+    # questions have their Chinese numerals written in digits before any phrase is searched ("每百万token" is read
+    # as "每 1000000 token", "一台机器" as "1 台机器"): each phrase holding such a numeral is also compiled in that form
+    return _compile([_with_numeral_forms(f, first) for f in files])
+
+
+_ZH_NUMERAL = re.compile(r"[一二两三四五六七八九十百千万亿半]")
+
+
+def _with_numeral_forms(file: LexiconFile, lex: Lexicon) -> LexiconFile:
+    """``file`` with every phrase that holds a Chinese numeral before a counter or unit also given in the digit
+    form questions are read in (:func:`bot.parsing.numbers.chinese_numerals_to_digits`); lists gain the form,
+    maps gain it as a key with the same value. Phrases the rewrite leaves alone add nothing."""
+    from bot.parsing.numbers import chinese_numerals_to_digits
+
+    measured = re.compile(rf"\d\s*(?:{lex.duration_units.pattern})")
+
+    def form(text: str) -> str | None:
+        if not _ZH_NUMERAL.search(text):
+            return None
+        digits = " ".join(chinese_numerals_to_digits(text, lex).split())
+        # a phrase whose digits then hold a length of time ("一周多少" -> "1 周多少") would take the duration the
+        # question states away from the quantities: the quantity reader has it already, so no digit form is added
+        return digits if digits != text and not measured.search(digits) else None
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, list):
+            out = [walk(v) for v in value]
+            return out + [f for v in value if isinstance(v, str) and (f := form(v)) and f not in value]
+        if isinstance(value, dict):
+            out = {k: walk(v) for k, v in value.items()}
+            for k, v in value.items():
+                f = form(k) if isinstance(k, str) else None
+                if f and f not in out:
+                    out[f] = walk(v)
+            return out
+        return value
+
+    return LexiconFile.model_validate(walk(file.model_dump()))
 
 
 _lock = threading.Lock()

@@ -516,10 +516,13 @@ def _set_aside_unrated_money(scan: QuantityScan, kb: KnowledgeBase, notes: list[
                       rated=sorted(c.upper() for c in rated - {"usd"})))
 
 
+_CLAUSE_BREAK = re.compile(r"[,;:.?!，；：。？！]\s")
+
+
 def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dict:
     """Query fields from the quantities read (the first of each kind; money by its role)."""
     out: dict = {}
-    simple = {"concurrent_users": int, "daily_active_users": int, "batch_size": int, "lora_rank": int, "image_steps": int,
+    simple = {"concurrent_users": int, "daily_active_users": int, "monthly_active_users": int, "batch_size": int, "lora_rank": int, "image_steps": int,
               "node_count": int, "context_tokens": int, "input_tokens": int, "output_tokens": int,
               "training_tokens": float, "documents": float, "tokens_per_item": float, "images": float,
               "epochs": float, "audio_hours": float, "duration_hours": float, "deadline_hours": float,
@@ -646,13 +649,17 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
             out["mfu_pct"] = f.value
             percents = [p for p in percents if p is not f]
             break
-    users = out.get("concurrent_users") or out.get("daily_active_users")
+    users = out.get("concurrent_users") or out.get("daily_active_users") or out.get("monthly_active_users")
     for f in percents:
         # "2000 employees, 10% use it at the same time": the users in flight are that share of the users named
-        near = scan.text[max(0, f.start - 16):f.start] + " " + scan.text[f.end:f.end + 24]
+        # the share's own clause: from the last clause break before it to the next one after it
+        start = max((m.end() for m in _CLAUSE_BREAK.finditer(scan.text, 0, f.start)), default=0)
+        end = m.start() if (m := _CLAUSE_BREAK.search(scan.text, f.end)) else len(scan.text)
+        near = scan.text[max(start, f.start - 40):f.start] + " " + scan.text[f.end:min(end, f.end + 60)]
         if users and 0 < f.value < 100 and lex.concurrent_share_words.search(near):
             out["concurrent_users"] = max(1, round(users * f.value / 100))
             out.pop("daily_active_users", None)
+            out.pop("monthly_active_users", None)
             notes.append(note("concurrent_share", users=users, percent=f.value, concurrent=out["concurrent_users"]))
             percents = [p for p in percents if p is not f]
             break

@@ -58,7 +58,7 @@ MAX_REQUEST_TOKENS = 10_485_760
 #: whole year is 2.3 x 10^9).
 QUANTITY_LIMITS: dict[str, float] = {
     "gpu_count": MAX_GPU_COUNT, "node_count": MAX_GPU_COUNT // 8, "concurrent_users": 1_000_000,
-    "daily_active_users": 10_000_000_000,
+    "daily_active_users": 10_000_000_000, "monthly_active_users": 10_000_000_000,
     "batch_size": 65_536, "lora_rank": 16_384, "steps": 1_000, "epochs": 100_000, "training_tokens": 1e15,
     "context_tokens": MAX_REQUEST_TOKENS, "input_tokens": MAX_REQUEST_TOKENS, "output_tokens": MAX_REQUEST_TOKENS,
     "tokens_per_item": MAX_REQUEST_TOKENS, "tokens_plain": MAX_REQUEST_TOKENS,
@@ -72,11 +72,11 @@ _ONE_PERIOD_ZH_HOURS = {"天": 24.0, "日": 24.0, "周": 168.0, "期": 168.0}
 
 #: Characters between a key word and its number ("ctx: 8k", "batch size = 4").
 _GAP = r"[\s:=~(]*"
-_COUNT_FIELDS = ("concurrent_users", "daily_active_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
+_COUNT_FIELDS = ("concurrent_users", "daily_active_users", "monthly_active_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
                  "documents", "epochs", "transistors")
 #: Counts whose unit holds a period word, read before durations ("5k daily active users", "users per day": the
 #: "daily" is part of the unit, not a rental period).
-_BEFORE_DURATIONS = ("daily_active_users",)
+_BEFORE_DURATIONS = ("daily_active_users", "monthly_active_users")
 _TOKEN_FIELDS = ("tokens_per_item", "context_tokens", "input_tokens", "output_tokens", "training_tokens",
                  "tokens_plain")
 _BINARY_K_FIELDS = {"context_tokens", "tokens_plain", "input_tokens", "output_tokens"}
@@ -714,7 +714,8 @@ def _magnitude(value: Any) -> float | None:
 
 #: Ties between readings of the same length: the more specific field first.
 _PRIORITY = {"tokens_per_item": 5, "input_tokens": 4, "output_tokens": 4, "context_tokens": 3, "training_tokens": 2,
-             "tokens_plain": 1, "concurrent_users": 3, "daily_active_users": 4, "gpu_count": 2}
+             "tokens_plain": 1, "concurrent_users": 3, "daily_active_users": 4, "monthly_active_users": 4,
+             "gpu_count": 2}
 _NUMBER_BEFORE = re.compile(r"\d(?:[\d,.]*\d)?\s*[kmbw万千亿]?\s*$")
 _RESOLUTION = re.compile(r"(?<![\w.])(\d{3,4})\s*[x×*]\s*(\d{3,4})(?![\w.])")
 _NUMK = re.compile(r"(?P<num>\d{1,15}(?:\.\d{1,6})?)\s*(?P<k>k)?")

@@ -281,6 +281,8 @@ class Query(_Record):
         daily_active_users: users a day ("5k DAU", "日活 5000"): not a concurrency; the planner derives the users
             in flight at the busiest hour from it with the policy's ratio (``serving.concurrent_per_daily_user``)
             and says so, unless concurrent users are also given.
+        monthly_active_users: users a month ("3k MAU", "月活 5 万"): not a concurrency; with a share said at once
+            ("10% at the same time") the parser sets ``concurrent_users`` from it, else the answer asks for that share.
         users_over_limit: a user count above the bound of users sized in flight (``QUANTITY_LIMITS``,
             "10 million users"): not sized, but the answer says what serving that many at once would take.
         target_tokens_per_s: a generation speed the user wants, tokens/s (one the user saw is an observation).
@@ -394,6 +396,7 @@ class Query(_Record):
     batch_size: int | None = None
     concurrent_users: int | None = None
     daily_active_users: int | None = None
+    monthly_active_users: int | None = None
     users_over_limit: int | None = None
     target_tokens_per_s: float | None = None
     target_scope: Literal["per_user", "total"] | None = None
