@@ -13,7 +13,7 @@ from __future__ import annotations
 from bot.advice.answer import Answer, Option
 from bot.advice.context import Context
 from bot.advice.options import config
-from bot.advice.planner import place, price_of
+from bot.advice.planner import cost_for, place, price_of
 from bot.notes import note
 
 __all__ = ["INTENTS", "applies", "compare_providers"]
@@ -56,11 +56,11 @@ def _at(ctx: Context, o: Option, provider: str) -> dict | None:
         return None
     total, rented, spread = None, price.gpus_rented if price.gpus_rented > o.gpu_count else None, None
     if o.gpu_hours:  # a run: GPU-hours x price per GPU-hour
-        total = o.gpu_hours * price.price_per_hour_usd / o.gpu_count
+        total = cost_for(price, o.gpu_hours / o.gpu_count)
         if rented and rented <= int(ctx.policy.limits.gpus_per_machine.value):
             # the instance's other GPUs are paid for anyway: a run spreads over them data-parallel inside the
             # node, the same GPU-hours in a fraction of the wall clock (NVLink keeps scaling near-linear there)
-            total, spread, rented = o.gpu_hours * price.price_per_hour_usd / price.gpus_rented, price.gpus_rented, None
+            total, spread, rented = cost_for(price, o.gpu_hours / price.gpus_rented), price.gpus_rented, None
             ctx.assume("run_spread_over_instance")
     return {"provider": price.provider_name, "config": {**config(o), "gpu_count": spread or o.gpu_count}, "price_usd": price.price_per_hour_usd,
             "total_usd": total, "rented": rented}
