@@ -47,6 +47,13 @@ def test_a_one_year_commitment_for_three_months_is_billed_for_the_year_and_said_
     assert lead.total_cost_usd == pytest.approx(2 * 5.418 * 8760)
 
 
+def test_a_monthly_rate_of_a_reservation_is_billed_per_month(kb):
+    a = ask(kb, "monthly cost of 2 h100 on a 1-year reservation")
+    assert a.headline.code != "commitment_whole_term"
+    lead = next(o for o in a.options if o.price and o.price.pricing_model == "commitment")
+    assert lead.total_cost_usd == pytest.approx(2 * 5.418 * 730)  # AWS p5.4xlarge 1y $5.418/h x 2 x 730 h
+
+
 def test_chinese_commitment_word_is_read_and_billed_for_the_term(kb):
     a = ask(kb, "2张H100用3个月，1年承诺价格多少")
     assert a.headline.code == "commitment_whole_term"
@@ -68,16 +75,19 @@ def test_a_stale_dated_price_is_ranked_by_price_and_flagged_not_penalised():
     assert (p.offer.provider, p.price_per_hour_usd, p.stale) == ("old", 1.00, True)
 
 
-def test_undated_snapshots_come_after_dated_prices_and_marketplace_competes_on_price():
+def test_undated_snapshots_and_marketplace_asks_compete_on_price_unless_the_policy_says_otherwise(kb):
     undated = _offer(0.50, None, provider="snap")
     dated = _offer(1.00, date(2026, 1, 1), provider="dated")
-    assert best_placement(OfferTable([undated, dated]), "g", 1, today=TODAY).offer.provider == "dated"
-    # policy by_price for undated: the cheaper snapshot wins
-    table = OfferTable([undated, dated], rule=OfferRule(undated_after_dated=False))
-    assert best_placement(table, "g", 1, today=TODAY).offer.provider == "snap"
+    # the knowledge base's policy (policy.yaml offers): every offer by its price, each caveat said
+    assert offer_table(kb).rule == OfferRule(undated_after_dated=False, marketplace_after_list=False)
+    assert best_placement(OfferTable([undated, dated]), "g", 1, today=TODAY).offer.provider == "snap"
+    table = OfferTable([undated, dated], rule=OfferRule(undated_after_dated=True))
+    assert best_placement(table, "g", 1, today=TODAY).offer.provider == "dated"
     market = _offer(0.40, None, provider="vast", marketplace=True)
     listed = _offer(0.69, None, provider="runpod")
     assert best_placement(OfferTable([market, listed]), "g", 1, today=TODAY).offer.provider == "vast"
+    table = OfferTable([market, listed], rule=OfferRule(marketplace_after_list=True))
+    assert best_placement(table, "g", 1, today=TODAY).offer.provider == "runpod"
 
 
 def test_a_count_rented_exactly_beats_a_dearer_larger_node(kb):
@@ -91,7 +101,7 @@ def test_a_count_rented_exactly_beats_a_dearer_larger_node(kb):
 def test_cost_per_token_comparison_prices_both_gpus_by_the_same_rule(kb):
     a = ask(kb, "rtx 4090 or rtx 3090: which is cheaper per token for llama 3 8b in int4")
     prices = {o.gpu: o.price for o in a.options if o.price}
-    # both undated, so both by price: Vast.ai $0.40 (4090) and $0.25 (3090), not RunPod's $0.69 / $0.43
+    # one rule for both: the cheapest, Vast.ai $0.40 (4090) and $0.25 (3090), not RunPod's $0.69 / $0.43
     assert prices["rtx-4090-24gb"].price_per_hour_usd == pytest.approx(0.40)
     assert prices["rtx-3090-24gb"].price_per_hour_usd == pytest.approx(0.25)
     assert prices["rtx-4090-24gb"].provider == prices["rtx-3090-24gb"].provider == "vast"

@@ -104,7 +104,7 @@ class OfferRule:
         marketplace_after_list: marketplace asks (Vast.ai) are used only when no list price rents the count.
     """
 
-    undated_after_dated: bool = True
+    undated_after_dated: bool = False
     marketplace_after_list: bool = False
 
     def rank(self, *, group_split: bool, idle_gpus: int, undated: bool, marketplace: bool,
@@ -456,7 +456,7 @@ class OfferTable:
         shapes: declared instance sizes by (provider, GPU) (``PriceFile.shapes``).
         generation: the catalog generation merged in (``None``: no catalog).
         catalog: the refreshed catalog, merged per GPU with :func:`merge_offers` (the newer dated row wins).
-        rule: how offers are preferred (:class:`OfferRule`; default: dated before undated, then by price).
+        rule: how offers are preferred (:class:`OfferRule`; default: the cheapest that rents the count).
     """
 
     def __init__(self, offers: Iterable[Offer], *, shapes: dict[tuple[str, str], InstanceShape] | None = None,
@@ -739,7 +739,7 @@ def best_placement(table: OfferTable, gpu: str, gpus_needed: int, *, today: date
     Policy: offers with a ``condition`` (footnotes, minimum terms) are never chosen; then :meth:`OfferRule.rank`:
     whole groups in one instance before split groups; instances the GPUs fill before larger ones that leave GPUs
     idle (paying for unused GPUs is never what a user asks for when a fitting size exists); dated prices before
-    undated catalog snapshots (policy ``offers.undated_after_dated``); then the lowest price per hour, a stale dated
+    undated catalog snapshots when policy ``offers.undated_after_dated`` says so; then the lowest price per hour, a stale dated
     price included (its age is warned about, never a penalty on its price: refdata-notes.md section 6).
 
     Args:
