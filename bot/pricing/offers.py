@@ -736,7 +736,8 @@ def best_placement(table: OfferTable, gpu: str, gpus_needed: int, *, today: date
                    ) -> Placement | None:
     """The placement an answer prices a configuration with: the best under the table's :class:`OfferRule`.
 
-    Policy: offers with a ``condition`` (footnotes, minimum terms) are never chosen; then :meth:`OfferRule.rank`:
+    Policy: offers with a ``condition`` (footnotes, minimum terms) are never chosen, nor a provider's undated snapshot
+    of an instance size it also prices with a date (the dated row is the newer record); then :meth:`OfferRule.rank`:
     whole groups in one instance before split groups; instances the GPUs fill before larger ones that leave GPUs
     idle (paying for unused GPUs is never what a user asks for when a fitting size exists); dated prices before
     undated catalog snapshots when policy ``offers.undated_after_dated`` says so; then the lowest price per hour, a stale dated
@@ -769,9 +770,14 @@ def best_placement(table: OfferTable, gpu: str, gpus_needed: int, *, today: date
         if split and not allow_split:
             continue
         seen: set[tuple[bool, bool]] = set()
+        # a provider's dated price for an instance size supersedes its undated snapshot of that size (the snapshot
+        # is the older record: Lambda's 1x H100 SXM was $3.29 in the snapshot and $4.29 on its page 2026-09-20,
+        # refdata-notes.md section 6)
+        dated = {o.provider for o in rows if o.as_of is not None and o.condition is None}
         for o in rows:  # cheapest first: the first offer of each rule class is that class's best
             if o.condition is not None or (region is not None and not _region_ok(o, region)) or (
-                    term_months is not None and o.term_months != term_months) or o.provider in exclude_providers:
+                    term_months is not None and o.term_months != term_months) or o.provider in exclude_providers or (
+                    o.as_of is None and o.provider in dated):
                 continue
             cls = rule.classes(o)
             if cls in seen:
