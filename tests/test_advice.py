@@ -68,11 +68,12 @@ def test_rmb_answer_uses_the_dated_rate(kb):
 
 def test_break_even(kb):
     # policy.yaml break_even: 8 x 700 W (gpus.yaml H100 SXM TDP) + 3,300 W host (server_host_power_w) = 8.9 kW;
-    # power 8.9 x 1.4 PUE x 730 h x $0.13 = $1,182.43/mo; hosting 8.9 kW x $200 = $1,780/mo; renting Lambda
-    # 8x H100 $31.92 x 730 = $23,301.60/mo; months = 300,000 / (23,301.60 - 1,182.43 - 1,780) = 14.75
+    # power 8.9 x 1.4 PUE x 730 h x $0.13 = $1,182.43/mo; hosting 8.9 kW x $200 = $1,780/mo; renting at the
+    # cheapest price that rents 8 (policy offers: every offer by price), vast.yaml 8x-H100_SXM $17.07 x 730 =
+    # $12,461.10/mo; months = 300,000 / (12,461.10 - 1,182.43 - 1,780) = 31.58
     a = ask(kb, "buy vs rent: 8x h100 server for $300k, when do we break even?")
     assert a.headline.code == "break_even"
-    assert a.headline.params["months"] == pytest.approx(300000 / (31.92 * 730 - 8.9 * 1.4 * 730 * 0.13 - 8.9 * 200),
+    assert a.headline.params["months"] == pytest.approx(300000 / (17.07 * 730 - 8.9 * 1.4 * 730 * 0.13 - 8.9 * 200),
                                                         rel=1e-6)
 
 
@@ -275,16 +276,17 @@ def test_a_training_run_that_misses_the_deadline_says_no_first(kb):
 
 
 def test_the_largest_model_a_training_budget_buys(kb):
-    # $300k at Lambda's H100 SXM rate $3.99/GPU-h (prices/lambda.yaml, 8x NVIDIA H100 SXM $31.92/h) = 75,188
+    # $300k at the cheapest H100 SXM rate that rents a node, $17.07 / 8 = $2.13375/GPU-h (prices/vast.yaml
+    # 8x-H100_SXM $17.07/h; policy offers: every offer by price) = 140,598
     # GPU-hours; C = GPU-h x 3600 x 989e12 x MFU x goodput (efficiency.yaml); N = sqrt(C / (6 x 20)) (Chinchilla).
     from bot.estimation import efficiency_for
     a = ask(kb, "largest model we could pretrain compute-optimally on h100s with a $300k budget")
     assert a.headline.code == "largest_trainable"
     p = a.headline.params
-    assert p["gpu_hours"] == pytest.approx(300_000 / 3.99)
+    assert p["gpu_hours"] == pytest.approx(300_000 / (17.07 / 8))
     eff = efficiency_for(kb)
     mfu, _ = eff.training_mfu_for(kb.gpus["h100-sxm-80gb"], "bf16")
-    c = 300_000 / 3.99 * 3600 * 989e12 * mfu * eff.c("training_goodput")
+    c = 300_000 / (17.07 / 8) * 3600 * 989e12 * mfu * eff.c("training_goodput")
     assert p["params_b"] == pytest.approx((c / 120) ** 0.5 / 1e9)
     assert p["tokens_tokens"] == pytest.approx(20 * p["params_b"] * 1e9)
 

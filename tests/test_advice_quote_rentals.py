@@ -88,13 +88,13 @@ def test_spot_and_on_demand_rows_are_ordered_by_total_within_each(kb, text):
 
 @pytest.mark.parametrize("text", ["单机两张A100三天多少钱", "2x A100 in one server for 3 days, price?"])
 def test_gpus_asked_in_one_machine_are_priced_as_one_instance(kb, text):
-    # one machine: no 2-GPU A100 80GB instance is listed, so the cheapest is RunPod's 8-GPU node, 8 x $1.89 =
-    # $15.12/h x 72 h = $1,088.64, with 6 GPUs idle (said in the headline)
+    # one machine: GCP a2-ultragpu-2g holds 2 A100 80GB (gcp.yaml, $10.1376/h, 2026-08-20): $10.1376 x 72 h =
+    # $729.91, no GPU idle (RunPod's 8-GPU node, 8 x $1.89 = $15.12/h, would pay for 6 idle GPUs)
     a = ask(kb, text)
     rows = _asked(a)
     assert all(r.price.instances == 1 for r in rows)
-    assert a.headline.params["total_usd"] == pytest.approx(8 * 1.89 * 72)
-    assert a.headline.params["rented"] == 8
+    assert a.headline.params["total_usd"] == pytest.approx(10.1376 * 72)
+    assert rows[0].price.instance_type == "a2-ultragpu-2g" and rows[0].price.idle_gpus == 0
 
 
 # --------------------------------------------------------------------------- per hour and per month

@@ -18,7 +18,7 @@ def test_kb_validate_ok(capsys):
     # 156 rows of cloud_prices.yaml + 115 of cloud_prices_2026-12.yaml (AWS 51, AWS China 28, GCP 31, CoreWeave 4,
     # Gongji 1; the all-upfront 3-year rates are their own rows); AWS China and Gongji are new providers. 99 benchmarks:
     # 89 + 4 Qwen3 AWQ-INT4 (H20), 5 ModelLink 7-8B (Ascend 910B), 1 faster-whisper batched (2026-12-02).
-    assert "86 GPUs, 109 models, 271 price offers from 12 providers, 99 benchmarks, 14 claims" in out
+    assert "86 GPUs, 109 models, 285 price offers from 12 providers, 99 benchmarks, 14 claims" in out
 
 
 def test_kb_validate_broken_dir_lists_each_error(tmp_path, capsys):
@@ -80,7 +80,7 @@ def test_kb_stale_lists_undated_and_old(capsys, monkeypatch):
     out = capsys.readouterr().out.splitlines()
     # 113 undated + dated offers before 2026-08-31 (DigitalOcean 2026-05-28: 5, AWS PR 2025-08-18: 2) = 120, plus the
     # 2026-12 rows: AWS 51 (2025-11-30), AWS China 28 (2026-01-21), GCP 30 (2026-08-20), Gongji 1 (undated) = 230.
-    assert out[-1] == "230 of 271 offers are older than 90 days (before 2026-08-31) or undated"
+    assert out[-1] == "244 of 285 offers are older than 90 days (before 2026-08-31) or undated"
 
 
 def test_console_script_runs():

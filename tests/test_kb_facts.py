@@ -20,7 +20,7 @@ def test_coverage_counts(kb):
     assert len(kb.gpus) == 86
     assert len(kb.claims) == 14
     assert len(kb.models) == 109
-    assert len(kb.offers) == 271
+    assert len(kb.offers) == 285  # +14: GCP g2-standard-24/96 (4 pricing rows each), a2-ultragpu-2g/4g/8g (2 each)
     assert len(kb.benchmarks) == 99
 
 

@@ -9,6 +9,7 @@ from bot.kb.loader import load_knowledge
 from bot.pricing.offers import (
     CatalogSnapshot,
     Offer,
+    OfferRule,
     OfferTable,
     best_placement,
     current_catalog,
@@ -192,34 +193,43 @@ def test_catalog_loader_runs_once_on_first_use():
     assert calls == [1]
 
 
-def test_best_placement_prefers_fresh_list_prices_and_skips_conditions():
+def test_best_placement_prefers_the_cheapest_and_skips_conditions():
     fresh = _offer(price_per_hour_usd=60.0, as_of=date(2026, 11, 20))
     stale = _offer(instance_type="old", price_per_hour_usd=30.0, as_of=date(2025, 1, 1))
     footnoted = _offer(instance_type="footnote", price_per_hour_usd=10.0, condition="asterisked on the page")
     market = _offer(provider="vast", instance_type="host-1", price_per_hour_usd=20.0, marketplace=True)
     table = OfferTable([fresh, stale, footnoted, market])
-    assert best_placement(table, "h100-sxm-80gb", 8, today=TODAY, group=8).offer.instance_type == "p5.48xlarge"
+    # default rule (policy offers): the cheapest without a condition, a marketplace ask included ($20 < $30 < $60)
+    assert best_placement(table, "h100-sxm-80gb", 8, today=TODAY, group=8).offer.instance_type == "host-1"
+    # the stale $30 row beats the fresh $60 one: age is warned about, not a penalty
+    no_market = OfferTable([fresh, stale, footnoted])
+    p = best_placement(no_market, "h100-sxm-80gb", 8, today=TODAY, group=8)
+    assert (p.offer.instance_type, p.stale) == ("old", True)
+    listed_first = OfferTable([fresh, stale, footnoted, market], rule=OfferRule(marketplace_after_list=True))
+    assert best_placement(listed_first, "h100-sxm-80gb", 8, today=TODAY, group=8).offer.instance_type == "old"
     only_stale = OfferTable([stale, footnoted])
     assert best_placement(only_stale, "h100-sxm-80gb", 8, today=TODAY, group=8).offer.instance_type == "old"
 
 
 def test_index_answers_the_same_as_a_full_scan():
     # 600 offers of one GPU over three sizes and two providers: best_placement's early exit per size must
-    # give the placement a full scan would (lowest (split, marketplace, stale, price)).
+    # give the placement a full scan would (the lowest OfferRule.rank), under both undated policies.
     offers = []
     for i in range(600):
         offers.append(_offer(provider=("aws", "gcp")[i % 2], instance_type=f"i{i}", gpu_count=(1, 4, 8)[i % 3],
                              price_per_hour_usd=1.0 + (i * 37 % 101) / 10, region=f"r{i % 7}",
                              as_of=date(2026, 11, 1) if i % 5 else date(2025, 1, 1), marketplace=i % 11 == 0))
-    table = OfferTable(offers)
-    for needed, group in ((1, 1), (4, 4), (6, 2), (8, 8), (16, 8)):
-        full = [p for p in place(table, "h100-sxm-80gb", needed, today=TODAY, group=group)]
-        want = min(full, key=lambda p: (p.group_split, p.offer.marketplace, p.stale, p.price_per_hour_usd))
-        got = best_placement(table, "h100-sxm-80gb", needed, today=TODAY, group=group)
-        assert (got.offer.marketplace, got.stale, got.price_per_hour_usd) == (
-            want.offer.marketplace, want.stale, want.price_per_hour_usd)
-        assert [p.price_per_hour_usd for p in full] == sorted(p.price_per_hour_usd for p in full)
-        assert place(table, "h100-sxm-80gb", needed, today=TODAY, group=group, limit=5) == full[:5]
+    offers += [_offer(provider="vast", instance_type=f"u{i}", gpu_count=(1, 8)[i % 2], price_per_hour_usd=0.5 + i / 10,
+                      as_of=None) for i in range(20)]
+    for rule in (OfferRule(), OfferRule(undated_after_dated=True, marketplace_after_list=True)):
+        table = OfferTable(offers, rule=rule)
+        for needed, group in ((1, 1), (4, 4), (6, 2), (8, 8), (16, 8)):
+            full = [p for p in place(table, "h100-sxm-80gb", needed, today=TODAY, group=group)]
+            want = min(full, key=lambda p, rule=rule: p.rank(rule))
+            got = best_placement(table, "h100-sxm-80gb", needed, today=TODAY, group=group)
+            assert got.rank(rule)[:6] == want.rank(rule)[:6]
+            assert [p.price_per_hour_usd for p in full] == sorted(p.price_per_hour_usd for p in full)
+            assert place(table, "h100-sxm-80gb", needed, today=TODAY, group=group, limit=5) == full[:5]
 
 
 def test_provider_status_counts_dates_and_staleness(fresh_kb):

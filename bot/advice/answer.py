@@ -37,6 +37,8 @@ class Price(_Data):
         idle_gpus: GPUs paid for and not used (an 8-GPU droplet holding a 4-GPU group).
         pricing_model: ``on_demand``, ``spot`` (interruptible) or ``commitment``.
         commitment_term: the commitment's term (``1y``, ``3y``), for commitments.
+        term_hours: the commitment's term in hours (8,760 for 1 year), billed whole whatever the use; ``None``
+            for on-demand and spot.
         region: the offer's region, when known.
         origin: ``curated`` (knowledge/prices) or ``catalog`` (a refreshed live catalog).
         price_per_hour_usd: all instances, USD/hour.
@@ -59,6 +61,7 @@ class Price(_Data):
     idle_gpus: int = 0
     pricing_model: str = "on_demand"
     commitment_term: str | None = None
+    term_hours: int | None = None
     region: str | None = None
     origin: str = "curated"
     price_per_hour_usd: float

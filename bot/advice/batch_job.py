@@ -24,6 +24,7 @@ from bot.advice.options import caveats, config, machines_first, mention_cost, ne
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
+    cost_for,
     fuller_counts,
     place,
     plan_serving,
@@ -100,7 +101,8 @@ def _at_count(ctx: Context, model: Model, choice: GpuChoice, precision: str, loa
     opt.max_users = plan.capacity
     opt.wall_clock_hours = ctx.query.documents * load.output_tokens / plan.throughput_tps / 3600
     if opt.price_per_hour_usd:
-        opt.total_cost_usd = opt.wall_clock_hours * opt.price_per_hour_usd
+        opt.total_cost_usd = cost_for(opt.price, opt.wall_clock_hours) if opt.price else (
+            opt.wall_clock_hours * opt.price_per_hour_usd)
     return opt
 
 
@@ -148,7 +150,7 @@ def answer(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
             total = {"gpu_count": gpus, "gpu_name": o.gpu_name}
             headline = note("batch_job_deadline", deadline_hours=deadline, gpu_count=gpus, gpu_name=o.gpu_name,
                             copies=copies, config=config(o), hours=hours, model_name=name, documents=q.documents,
-                            total_usd=price.price_per_hour_usd * hours if price else None,
+                            total_usd=cost_for(price, hours),
                             price_usd=price.price_per_hour_usd if price else None)
         elif deadline and o.wall_clock_hours:
             details.append(note("batch_job_in_time", deadline_hours=deadline, hours=o.wall_clock_hours))

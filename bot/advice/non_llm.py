@@ -20,7 +20,7 @@ from bot.advice.context import Context
 from bot.advice.models import model_label
 from bot.advice.observed import image_time_note
 from bot.advice.options import caveats, config, machines_first, mention_cost, next_actions
-from bot.advice.planner import GpuChoice, candidate_gpus, place, price_of
+from bot.advice.planner import GpuChoice, candidate_gpus, cost_for, place, price_of
 from bot.errors import AdvisorError
 from bot.estimation import (
     EmbeddingEstimate,
@@ -193,7 +193,7 @@ def _row(ctx: Context, task: Task | None, model: Model, choice: GpuChoice) -> _R
                  duration_hours=est.hours if est else None)
     if est is not None and est.hours and price is not None:
         # the rental in whole instances: idle GPUs of an instance are paid too
-        opt.total_cost_usd = price.price_per_hour_usd * est.hours
+        opt.total_cost_usd = cost_for(price, est.hours)
     if q.deadline_hours and est is not None and est.hours:
         opt.meets = est.hours <= q.deadline_hours * 1.000001
     else:

@@ -48,7 +48,7 @@ from bot.estimation import (
 from bot.kb.schema import Gpu, Model
 from bot.notes import Note, note
 from bot.parsing.query import GpuMention
-from bot.pricing.offers import Offer, Placement, best_placement
+from bot.pricing.offers import Offer, Placement, best_placement, billed_hours
 
 __all__ = [
     "GpuChoice",
@@ -62,6 +62,7 @@ __all__ = [
     "workload_of",
     "ServingPlan",
     "candidate_gpus",
+    "cost_for",
     "cost_per_million_tokens",
     "engine_for",
     "one_copy_memory",
@@ -369,10 +370,19 @@ def price_of(ctx: Context, placement: Placement | None) -> Price | None:
                  instances=placement.instances, gpus_rented=placement.gpus_rented, idle_gpus=placement.idle_gpus,
                  pricing_model=o.pricing_model,
                  commitment_term=f"{o.term_months // 12}y" if o.term_months else o.commitment_term,
-                 region=o.region, origin=o.origin,
+                 term_hours=o.term_hours, region=o.region, origin=o.origin,
                  price_per_hour_usd=placement.price_per_hour_usd, price_per_gpu_hour_usd=o.price_per_gpu_hour_usd,
                  as_of=o.as_of, stale=placement.stale, separate_instances=placement.separate_instances,
                  group_split=placement.group_split, source=o.source, marketplace=o.marketplace)
+
+
+def cost_for(price: Price | None, hours: float | None) -> float | None:
+    """USD for ``hours`` of use of an option priced ``price``: ``price_per_hour_usd x billed hours``, where a commitment
+    is billed for whole terms (:func:`bot.pricing.offers.billed_hours`: 3 months on a 1-year term pay 8,760 h).
+    ``None`` when there is no price or no hours."""
+    if price is None or hours is None:
+        return None
+    return price.price_per_hour_usd * billed_hours(hours, price.term_hours)
 
 
 def cost_per_million_tokens(price_per_hour_usd: float | None, tokens_per_s: float | None) -> float | None:
@@ -1008,7 +1018,7 @@ def training_option(ctx: Context, model: Model, gpu: Gpu, est: TrainingEstimate 
         opt.wall_clock_hours, opt.mfu, opt.sharding = est.wall_clock_hours, est.mfu, est.sharding
         opt.tensor_parallel, opt.pipeline_parallel = est.tensor_parallel, est.pipeline_stages
         if est.gpu_hours and price:
-            opt.total_cost_usd = est.gpu_hours * price.price_per_hour_usd / est.gpu_count
+            opt.total_cost_usd = cost_for(price, est.gpu_hours / est.gpu_count)
         # what turns 6ND into the wall clock shown: attention FLOPs on top, and time lost to restarts
         opt.notes.append(note("training_factors", attention_pct=est.attention_flops / est.flops * 100,
                               goodput_pct=est.goodput * 100))
@@ -1080,7 +1090,7 @@ def finetune_option(ctx: Context, model: Model, gpu: Gpu, est: FinetuneEstimate,
         opt.rejection = note("reject_memory", need_gb=est.memory_per_gpu_gb, usable_gb=usable)
         opt.gpu_hours = opt.wall_clock_hours = None
     if est.fits and est.gpu_hours and price:
-        opt.total_cost_usd = est.gpu_hours * price.price_per_hour_usd / est.gpu_count
+        opt.total_cost_usd = cost_for(price, est.gpu_hours / est.gpu_count)
     if any(a.startswith("activations: full recompute") for a in est.assumptions):
         opt.notes.append(note("gradient_checkpointing_used"))
     return opt

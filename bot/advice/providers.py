@@ -13,7 +13,7 @@ from __future__ import annotations
 from bot.advice.answer import Answer, Option
 from bot.advice.context import Context
 from bot.advice.options import config
-from bot.advice.planner import cost_per_million_tokens, place, price_of
+from bot.advice.planner import cost_for, cost_per_million_tokens, place, price_of
 from bot.notes import note
 
 __all__ = ["INTENTS", "applies", "compare_providers"]
@@ -58,11 +58,11 @@ def _at(ctx: Context, o: Option, provider: str) -> dict | None:
         return None
     total, rented, spread = None, price.gpus_rented if price.gpus_rented > o.gpu_count else None, None
     if o.gpu_hours:  # a run: GPU-hours x price per GPU-hour
-        total = o.gpu_hours * price.price_per_hour_usd / o.gpu_count
+        total = cost_for(price, o.gpu_hours / o.gpu_count)
         if rented and rented <= int(ctx.policy.limits.gpus_per_machine.value):
             # the instance's other GPUs are paid for anyway: a run spreads over them data-parallel inside the
             # node, the same GPU-hours in a fraction of the wall clock (NVLink keeps scaling near-linear there)
-            total, spread, rented = o.gpu_hours * price.price_per_hour_usd / price.gpus_rented, price.gpus_rented, None
+            total, spread, rented = cost_for(price, o.gpu_hours / price.gpus_rented), price.gpus_rented, None
             ctx.assume("run_spread_over_instance")
     # a served model: its speed per user, and the money per 1M output tokens at this provider's price at full load
     # (price per hour / (tokens/s at the user capacity x 3,600) x 10^6, bot.advice.planner.cost_per_million_tokens)

@@ -22,6 +22,7 @@ from bot.advice.non_llm import answer_non_llm
 from bot.advice.options import caveats, config, idle_line, mention_cost, next_actions, variant_notes
 from bot.advice.planner import (
     candidate_gpus,
+    cost_for,
     excluded_providers,
     given_placement,
     place,
@@ -41,7 +42,7 @@ from bot.notes import note
 from bot.parsing.gpus import MAX_GPU_COUNT
 from bot.parsing.query import GpuMention
 from bot.pricing.mentions import mention_for, mention_prices
-from bot.pricing.offers import Offer, Placement
+from bot.pricing.offers import Offer, Placement, billed_hours
 from bot.pricing.offers import place as all_placements
 
 __all__ = ["answer"]
@@ -86,7 +87,7 @@ def price_list(ctx: Context) -> Answer:
         best = min(found, key=lambda p: (p.price_per_gpu_hour_usd, p.price_per_hour_usd))
         count = best.gpus_rented
         rows.append(Option(gpu=gpu.id, gpu_name=gpu.name, gpu_count=count, price=price_of(ctx, best),
-                           duration_hours=hours, total_cost_usd=best.price_per_hour_usd * hours))
+                           duration_hours=hours, total_cost_usd=_cost(ctx, best, hours)))
     rows.sort(key=lambda o: o.price.price_per_gpu_hour_usd)
     if not rows:
         return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_gpu"),
@@ -106,6 +107,12 @@ def price_list(ctx: Context) -> Answer:
 
 
 # --------------------------------------------------------------------------- GPUs and instances
+
+def _cost(ctx: Context, p: Placement, hours: float) -> float:
+    """USD for ``hours`` on ``p``: a length of use pays whole commitment terms (:meth:`Placement.cost_usd`); a period a
+    rate is asked per ("monthly cost") pays that period."""
+    return p.price_per_hour_usd * hours if ctx.query.duration_is_period else p.cost_usd(hours)
+
 
 def _hours(ctx: Context) -> float:
     q = ctx.query
@@ -184,6 +191,10 @@ def _hardware(ctx: Context) -> Answer:
     if difference is not None:  # "reserved vs on-demand, monthly difference?": the difference leads
         details.insert(0, headline)
         headline = difference
+    term = _whole_term(ctx, headline_groups, hours)
+    if term is not None:  # a commitment bought for less than its term is billed for the whole term: said first
+        details.insert(0, headline)
+        headline = term
     dearer = _commitment_dearer(ctx, headline_groups, hours) if headline.code != "pricing_difference_more" else None
     if dearer is not None:  # a commitment that costs more than on-demand elsewhere is said right under the prices
         details.insert(0, dearer)
@@ -304,7 +315,7 @@ def _unpriced_figures(ctx: Context, gpu: Gpu, count: int, hours: float) -> tuple
                             provider=best.offer.provider_name, instance=best.offer.instance_type,
                             price_usd=best.price_per_hour_usd, per_gpu_usd=best.price_per_gpu_hour_usd,
                             hours=hours if hours > 1 else None,
-                            total_usd=best.price_per_hour_usd * hours if hours > 1 else None,
+                            total_usd=_cost(ctx, best, hours) if hours > 1 else None,
                             as_of=best.offer.as_of.isoformat() if best.offer.as_of else None,
                             undated=best.offer.as_of is None))
             ctx.cite(stand_in.source, best.offer.source)
@@ -367,7 +378,7 @@ def _period_totals(ctx: Context, groups, hours: float) -> list:
         for period in ctx.query.periods_hours:
             if period not in (1.0, hours):
                 out.append(note("quote_period_total", config=config(o, with_precision=False), hours=period,
-                                total_usd=o.price.price_per_hour_usd * period, provider=o.price.provider_name,
+                                total_usd=cost_for(o.price, period), provider=o.price.provider_name,
                                 price_usd=o.price.price_per_hour_usd))
     return out
 
@@ -406,6 +417,26 @@ def _without_idle(groups) -> list:
     return out
 
 
+def _whole_term(ctx: Context, groups, hours: float):
+    """When the rows lead with a commitment whose term is longer than the hours asked ("3 months on a 1-year
+    reservation"): a ``commitment_whole_term`` note with the term's total (price x term hours, the whole term is
+    billed: :func:`bot.pricing.offers.billed_hours`) beside what the hours asked alone would cost at that rate.
+    ``None`` when no leading row is such a commitment, or the hours are a period a rate is asked per ("monthly").
+    """
+    if ctx.query.duration_is_period:
+        return None
+    for _gpu, _count, rows, _mention in groups:
+        lead = next((r for r in rows if r.price and not r.changes), None)
+        p = lead.price if lead is not None else None
+        if p is None or p.pricing_model != "commitment" or not p.term_hours or hours % p.term_hours == 0:
+            continue
+        return note("commitment_whole_term", config=config(lead, with_precision=False), pricing_model=_pricing_label(lead),
+                    provider=p.provider_name, instance=_instance_label(lead), price_usd=p.price_per_hour_usd,
+                    term_hours=billed_hours(hours, p.term_hours), hours=hours, total_usd=cost_for(p, hours),
+                    used_usd=p.price_per_hour_usd * hours)
+    return None
+
+
 def _commitment_dearer(ctx: Context, groups, hours: float):
     """When a commitment (or spot) was asked for one GPU type and its cheapest row costs more per hour
     than renting the same count on-demand (a list price, not a marketplace ask, with no idle GPUs; a current dated price first, at any
@@ -439,7 +470,8 @@ def _commitment_dearer(ctx: Context, groups, hours: float):
                 od_provider=od.price.provider_name, od_instance=_instance_label(od),
                 od_price_usd=od.price.price_per_hour_usd, od_undated=od.price.as_of is None,
                 hours=hours if hours > 1 else None,
-                extra_usd=(c.price.price_per_hour_usd - od.price.price_per_hour_usd) * hours if hours > 1 else None,
+                extra_usd=((c.price.price_per_hour_usd - od.price.price_per_hour_usd) * hours if q.duration_is_period else
+                           cost_for(c.price, hours) - cost_for(od.price, hours)) if hours > 1 else None,
                 own_od_price_usd=own.price.price_per_hour_usd if own else None)
 
 
@@ -478,7 +510,7 @@ def _whole_nodes_only(ctx: Context, groups, hours: float):
     alt = None
     if best is not None:
         alt = Option(gpu=gpu.id, gpu_name=gpu.name, gpu_count=count, price=price_of(ctx, best), duration_hours=hours,
-                     total_cost_usd=best.price_per_hour_usd * hours, changes=["provider"])
+                     total_cost_usd=_cost(ctx, best, hours), changes=["provider"])
     line = note("quote_whole_nodes_only", provider=o.price.provider_name, gpu_name=gpu.name, count=count,
                 gpus_rented=o.price.gpus_rented, instance=_instance_label(o), price_usd=o.price.price_per_hour_usd,
                 hours=hours, total_usd=o.total_cost_usd, idle=o.price.idle_gpus,
@@ -610,7 +642,7 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
         for key, p in best_per_provider.items():
             changes = ["provider"] if providers and key[0] not in providers else []
             opt = Option(gpu=gpu.id, gpu_name=gpu.name, gpu_count=count, price=price_of(ctx, p), duration_hours=hours,
-                         total_cost_usd=p.price_per_hour_usd * hours, changes=changes)
+                         total_cost_usd=_cost(ctx, p, hours), changes=changes)
             out.append(opt)
     order = {pricing: i for i, pricing in enumerate(pricings)}
     out.sort(key=lambda o: (bool(o.changes), o.price.instance_type != mention.instance_type

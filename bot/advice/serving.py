@@ -42,6 +42,7 @@ from bot.advice.planner import (
     ServingPlan,
     candidate_gpus,
     canonical_precision,
+    cost_for,
     cost_per_million_tokens,
     fuller_counts,
     machine_size,
@@ -660,7 +661,7 @@ def _details(ctx: Context, model: Model, load: ServingLoad, shown: list[Option],
                         users=alt.users, price_usd=alt.price_per_hour_usd))
     if ctx.query.duration_hours and o is not None and o.price is not None:
         o.duration_hours = ctx.query.duration_hours
-        o.total_cost_usd = o.price.price_per_hour_usd * ctx.query.duration_hours
+        o.total_cost_usd = cost_for(o.price, ctx.query.duration_hours)
         out.append(note("cost_for_duration", config=config(o), hours=ctx.query.duration_hours,
                         total_usd=o.total_cost_usd))
     elif o is not None and o.price is None and (mentioned := mention_cost(

@@ -15,7 +15,7 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, model_question, resolve_models
 from bot.advice.options import caveats, config, machines_first, mention_cost, next_actions, variant_notes
-from bot.advice.planner import candidate_gpus, place, plan_training, price_of, training_option
+from bot.advice.planner import candidate_gpus, cost_for, place, plan_training, price_of, training_option
 from bot.advice.runs import training_runs, training_table, training_tokens
 from bot.estimation import efficiency_for
 from bot.kb.schema import Model
@@ -191,7 +191,7 @@ def _tokens_in_time(ctx: Context, model: Model) -> Answer:
                 o.wall_clock_hours = q.duration_hours
                 o.gpu_hours = q.duration_hours * (o.gpu_count or 1)
                 if o.price:
-                    o.total_cost_usd = o.price.price_per_hour_usd * q.duration_hours
+                    o.total_cost_usd = cost_for(o.price, q.duration_hours)
             options.append(o)
     if not options:
         return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_gpu_count"),

@@ -518,6 +518,22 @@ class QuotePolicy(_Strict):
     month_hours: Sourced
 
 
+class OfferChoicePolicy(_Strict):
+    """How an offer is chosen among those that rent the GPUs needed, the same for every answer (serving, comparisons,
+    cost per token, quotes, buy vs rent): ``bot.pricing.offers.OfferRule``.
+
+    Attributes:
+        undated_after_dated: an undated catalog snapshot is used only when no dated price rents the count.
+        marketplace_after_list: a marketplace host's ask (Vast.ai) is used only when no list price rents the count
+            (``False``: it competes on price, and its caveat is said).
+        source: why.
+    """
+
+    undated_after_dated: bool
+    marketplace_after_list: bool
+    source: Annotated[str, Field(min_length=10)]
+
+
 class MemoryPolicy(_Strict):
     """Memory headroom: above ``tight_fraction`` of usable memory a fit is flagged as tight."""
 
@@ -560,6 +576,7 @@ class Policy(_Strict):
     non_llm: NonLlmPolicy
     limits: LimitsPolicy
     quote: QuotePolicy
+    offers: OfferChoicePolicy | None = None
     memory: MemoryPolicy
     break_even: BreakEvenPolicy
     spec_check: SpecCheckPolicy

@@ -555,6 +555,7 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
         # "按小时多少钱？包月多少？", "hourly and monthly cost": the longest period is the length priced; the hourly
         # price is in every quote, and each period named is kept (``periods_hours``)
         out["duration_hours"] = max(periods)
+        out["duration_is_period"] = True
     if periods and out.get("duration_hours") and out["duration_hours"] not in periods:
         # "按天租多少钱？租 10 天呢": the price per period named and the length said, both
         periods = [*periods, out["duration_hours"]]

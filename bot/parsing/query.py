@@ -300,6 +300,8 @@ class Query(_Record):
         audio_hours: hours of audio to transcribe.
         duration_hours: a rental or run length the user has, hours ("for 3 days" -> 72); when several
             periods are named ("per hour? per month?") the longest.
+        duration_is_period: ``duration_hours`` is a period a price is asked per ("monthly", "包月"), not a length of
+            use: a commitment's rate per period is then its bill for that period, not its whole term.
         periods_hours: every period named when there are several ("按小时...包月" -> [1, 730]), hours, ascending;
             empty otherwise.
         deadline_hours: a run must finish within this, hours ("within 2 weeks").
@@ -416,6 +418,7 @@ class Query(_Record):
     audio_hours: float | None = None
     duration_hours: float | None = None
     periods_hours: list[float] = Field(default_factory=list)
+    duration_is_period: bool = False
     deadline_hours: float | None = None
     gpu_hours: float | None = None
     budget: Money | None = None

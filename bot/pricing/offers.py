@@ -38,11 +38,13 @@ __all__ = [
     "CatalogRefreshInfo",
     "CatalogSnapshot",
     "Offer",
+    "OfferRule",
     "OfferTable",
     "Placement",
     "PricingModel",
     "ProviderPriceStatus",
     "best_placement",
+    "billed_hours",
     "current_catalog",
     "exchange_rate",
     "merge_offers",
@@ -65,6 +67,55 @@ CATALOG_STALE_AFTER_DAYS = 30
 
 #: Hours in a commitment month: 365 x 24 / 12 = 730 (the convention of AWS and GCP price lists).
 HOURS_PER_MONTH = 730
+
+
+def billed_hours(hours: float, term_hours: float | None) -> float:
+    """Hours paid for ``hours`` of use: a commitment is billed for whole terms, anything else for the hours used.
+
+    A 1-year commitment (8,760 h) bought for a 3-month need (2,190 h) is paid for 8,760 h; a need longer than one
+    term pays for ``ceil(hours / term_hours)`` terms (AWS Reserved Instances and GCP committed use discounts bill
+    every hour of the term whether used or not: AWS "Reserved Instances" and GCP "Committed use discounts" docs).
+
+    Args:
+        hours: hours of use asked, h (> 0).
+        term_hours: the commitment term in hours (:attr:`Offer.term_hours`), or ``None`` for on-demand and spot.
+
+    Returns:
+        The hours billed, h.
+    """
+    if not term_hours or hours <= 0:
+        return hours
+    return math.ceil(hours / term_hours - 1e-9) * float(term_hours)
+
+
+@dataclass(frozen=True)
+class OfferRule:
+    """How one offer is preferred to another, the same for every answer (``knowledge/policy.yaml`` ``offers``).
+
+    The rank is: a placement that keeps every tensor-parallel group in one instance before one that splits a group;
+    one that rents just the GPUs needed before one that pays for idle GPUs; then, when ``undated_after_dated``, a
+    dated price before an undated catalog snapshot (an undated row cannot be checked, and the snapshots are known to
+    be older than the dated pages: refdata-notes.md section 6); when ``marketplace_after_list``, a list price before a
+    marketplace host's ask; then the lowest price per hour. Staleness of a dated price is never a penalty: it is
+    warned about, and only breaks a tie in price.
+
+    Attributes:
+        undated_after_dated: undated prices are used only when no dated price rents the count.
+        marketplace_after_list: marketplace asks (Vast.ai) are used only when no list price rents the count.
+    """
+
+    undated_after_dated: bool = False
+    marketplace_after_list: bool = False
+
+    def rank(self, *, group_split: bool, idle_gpus: int, undated: bool, marketplace: bool,
+             price_per_hour_usd: float, stale: bool, provider: str = "") -> tuple:
+        """The sort key of one priced way to rent GPUs (smaller is preferred); prices compare to the cent."""
+        return (group_split, idle_gpus > 0, self.undated_after_dated and undated,
+                self.marketplace_after_list and marketplace, round(price_per_hour_usd, 2), stale, undated, provider)
+
+    def classes(self, o: Offer) -> tuple[bool, bool]:
+        """The (undated, marketplace) class of an offer under this rule: offers of one class compare by price."""
+        return (self.undated_after_dated and o.as_of is None, self.marketplace_after_list and o.marketplace)
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,11 +456,14 @@ class OfferTable:
         shapes: declared instance sizes by (provider, GPU) (``PriceFile.shapes``).
         generation: the catalog generation merged in (``None``: no catalog).
         catalog: the refreshed catalog, merged per GPU with :func:`merge_offers` (the newer dated row wins).
+        rule: how offers are preferred (:class:`OfferRule`; default: the cheapest that rents the count).
     """
 
     def __init__(self, offers: Iterable[Offer], *, shapes: dict[tuple[str, str], InstanceShape] | None = None,
-                 generation: int | None = None, catalog: CatalogSnapshot | None = None):
+                 generation: int | None = None, catalog: CatalogSnapshot | None = None,
+                 rule: OfferRule | None = None):
         self.generation = generation
+        self.rule = rule or OfferRule()
         self.declared_shapes: dict[tuple[str, str], InstanceShape] = dict(shapes or {})
         self._catalog = catalog
         self._base: dict[str, list[Offer]] = {}
@@ -497,7 +551,10 @@ def offer_table(kb: KnowledgeBase) -> OfferTable:
     if cached is not None and cached[0] == generation:
         return cached[1]
     shapes = {(p.provider, s.gpu): s for p in kb.providers.values() for s in p.shapes}
-    table = OfferTable(_curated_offers(kb), shapes=shapes, generation=generation, catalog=catalog)
+    choice = kb.policy.offers if kb.policy is not None else None
+    rule = OfferRule(undated_after_dated=choice.undated_after_dated,
+                     marketplace_after_list=choice.marketplace_after_list) if choice is not None else None
+    table = OfferTable(_curated_offers(kb), shapes=shapes, generation=generation, catalog=catalog, rule=rule)
     kb._cache["offer_table"] = (generation, table)
     return table
 
@@ -567,6 +624,20 @@ class Placement:
         """All-upfront commitments: ``instances x`` the offer's upfront payment, USD; else ``None``."""
         up = self.offer.upfront_usd
         return None if up is None else self.instances * up
+
+    def billed_hours(self, hours: float) -> float:
+        """Hours paid for ``hours`` of use: whole commitment terms for a commitment (:func:`billed_hours`)."""
+        return billed_hours(hours, self.offer.term_hours)
+
+    def cost_usd(self, hours: float) -> float:
+        """USD for ``hours`` of use: ``price_per_hour_usd x billed_hours(hours)`` (a commitment pays its whole term)."""
+        return self.price_per_hour_usd * self.billed_hours(hours)
+
+    def rank(self, rule: OfferRule) -> tuple:
+        """This placement's sort key under ``rule`` (:meth:`OfferRule.rank`)."""
+        return rule.rank(group_split=self.group_split, idle_gpus=self.idle_gpus, undated=self.offer.as_of is None,
+                         marketplace=self.offer.marketplace, price_per_hour_usd=self.price_per_hour_usd,
+                         stale=self.stale, provider=self.offer.provider)
 
 
 def _instances(gpu_count: int, gpus_needed: int, group: int) -> tuple[int, bool] | None:
@@ -663,13 +734,14 @@ def best_placement(table: OfferTable, gpu: str, gpus_needed: int, *, today: date
                    allow_split: bool = False, region: str | None = None,
                    term_months: int | None = None, exclude_providers: frozenset[str] = frozenset()
                    ) -> Placement | None:
-    """The placement an answer prices a configuration with.
+    """The placement an answer prices a configuration with: the best under the table's :class:`OfferRule`.
 
-    Policy: offers with a ``condition`` (footnotes, minimum terms) are never chosen; whole groups in
-    one instance before split groups; instances the GPUs fill before larger ones that leave GPUs idle
-    (paying for unused GPUs is never what a user asks for when a fitting size exists); list prices before
-    marketplace asks (Vast.ai); fresh prices before stale or undated ones, since an old catalog price is
-    not what a user pays today (refdata-notes.md section 6); then the lowest price per hour.
+    Policy: offers with a ``condition`` (footnotes, minimum terms) are never chosen, nor a provider's undated snapshot
+    of an instance size it also prices with a date (the dated row is the newer record); then :meth:`OfferRule.rank`:
+    whole groups in one instance before split groups; instances the GPUs fill before larger ones that leave GPUs
+    idle (paying for unused GPUs is never what a user asks for when a fitting size exists); dated prices before
+    undated catalog snapshots when policy ``offers.undated_after_dated`` says so; then the lowest price per hour, a stale dated
+    price included (its age is warned about, never a penalty on its price: refdata-notes.md section 6).
 
     Args:
         table: the offers.
@@ -690,6 +762,7 @@ def best_placement(table: OfferTable, gpu: str, gpus_needed: int, *, today: date
     group = max(1, group)
     gpus_needed = max(1, gpus_needed)
     cutoffs = _stale_cutoffs(today)
+    rule = table.rule
     best: tuple | None = None
     chosen: tuple[Offer, int, bool, bool] | None = None
     for count, rows in table.buckets(gpu, pricing_model, provider).items():
@@ -697,21 +770,27 @@ def best_placement(table: OfferTable, gpu: str, gpus_needed: int, *, today: date
         if split and not allow_split:
             continue
         seen: set[tuple[bool, bool]] = set()
-        for o in rows:  # cheapest first: the first offer of each (marketplace, stale) class is its best
+        # a provider's dated price for an instance size supersedes its undated snapshot of that size (the snapshot
+        # is the older record: Lambda's 1x H100 SXM was $3.29 in the snapshot and $4.29 on its page 2026-09-20,
+        # refdata-notes.md section 6)
+        dated = {o.provider for o in rows if o.as_of is not None and o.condition is None}
+        for o in rows:  # cheapest first: the first offer of each rule class is that class's best
             if o.condition is not None or (region is not None and not _region_ok(o, region)) or (
-                    term_months is not None and o.term_months != term_months) or o.provider in exclude_providers:
+                    term_months is not None and o.term_months != term_months) or o.provider in exclude_providers or (
+                    o.as_of is None and o.provider in dated):
                 continue
-            stale = _is_stale(o, cutoffs)
-            cls = (o.marketplace, stale)
+            cls = rule.classes(o)
             if cls in seen:
                 continue
             seen.add(cls)
-            idle = instances * count > gpus_needed
-            key = (split, idle, o.marketplace, stale, instances * o.price_per_hour_usd, o.as_of is None, o.provider)
+            stale = _is_stale(o, cutoffs)
+            key = rule.rank(group_split=split, idle_gpus=instances * count - gpus_needed, undated=o.as_of is None,
+                            marketplace=o.marketplace, price_per_hour_usd=instances * o.price_per_hour_usd,
+                            stale=stale, provider=o.provider)
             if best is None or key < best:
                 best, chosen = key, (o, instances, split, stale)
             if cls == (False, False):
-                break  # nothing later in this bucket can beat a fresh list price
+                break  # nothing later in this bucket ranks above the cheapest offer of the first class
     if chosen is None:
         return None
     o, instances, split, stale = chosen
