@@ -47,8 +47,8 @@ def test_two_instances_are_compared(kb):
 
 def test_spot_and_a_missing_provider_are_said(kb):
     a = ask(kb, "spot price for 8x h100 on lambda")
-    # Lambda publishes no spot price in knowledge/prices/lambda.yaml: said first, others labelled
-    assert any(m.code == "no_price_at_provider" and m.params["provider"] == "Lambda" for m in a.missing)
+    # Lambda publishes no spot price in knowledge/prices/lambda.yaml: said first (the headline), others labelled
+    assert a.headline.code == "no_pricing_at_provider" and a.headline.params["provider"] == ["Lambda"]
     assert all(o.changes == ["provider"] for o in a.options if o.price.provider != "lambda")
 
 

@@ -179,3 +179,17 @@ def test_prefill_heavy_throughput_is_bounded_by_the_prompts_compute(kb):
     bound = 0.63 * 121e12 / (2 * 8.03e9 * 16)
     assert e.throughput_tokens_per_s <= bound * 1.001
     assert e.throughput_tokens_per_s >= 0.6 * bound  # and the decode steps it rides on do not dwarf it
+
+
+def test_geforce_card_with_an_added_16bit_tensor_rate_gets_a_prefill_estimate(kb):
+    # RTX 3060 12GB: dense FP16/BF16 tensor rate with FP32 accumulate = 25.5 TFLOPS (gpus.yaml: 203.8 dense INT4 / 8;
+    # = 28 SMs x 1.777 GHz x 512 FLOP/clock/SM). Without it the card got memory only, no time to first token.
+    # Llama 3 8B (8,030,261,248 params), 2,048-token prompt: the GEMMs alone are 2 x 8.03e9 x 2,048 = 3.289e13 FLOPs,
+    # 1.290 s at 100% of 25.5 TFLOPS, so TTFT can be no shorter; at a 50% floor on efficiency it is under 2.58 s plus
+    # the activation traffic (2,048 x 32 x 2 B x (16 x 4,096 + 4 x 14,336) = 1.59e10 B at 360 GB/s = 0.044 s).
+    gpu = kb.gpus["rtx-3060-12gb"]
+    assert gpu.dense_tflops.bf16 == 25.5 and gpu.dense_tflops.fp16 == 25.5
+    r = estimate_inference(kb, "llama-3-8b", "rtx-3060-12gb", precision="int8", input_tokens=2048, output_tokens=128)
+    gemm_at_peak_s = 2 * 8_030_261_248 * 2048 / 25.5e12
+    assert r.ttft_s is not None
+    assert gemm_at_peak_s < r.ttft_s < gemm_at_peak_s / 0.5 + 0.2

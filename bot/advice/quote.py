@@ -38,7 +38,7 @@ from bot.advice.runs import (
     training_tokens,
 )
 from bot.kb.schema import Gpu
-from bot.notes import note
+from bot.notes import Note, note
 from bot.parsing.gpus import MAX_GPU_COUNT
 from bot.parsing.query import GpuMention
 from bot.pricing.mentions import mention_for, mention_prices
@@ -136,6 +136,7 @@ def _hardware(ctx: Context) -> Answer:
         pricings.append("on_demand")  # what the asked terms save is measured against on-demand
     options: list[Option] = []
     headline_groups = []
+    missing_leads: list[tuple] = []
     over_limit = None
     for mention in [m for m in q.gpus if m.id in ctx.kb.gpus][:4]:
         gpu = resolve_gpu(ctx, mention)
@@ -146,6 +147,14 @@ def _hardware(ctx: Context) -> Answer:
             ctx.assume("count_assumed_one", gpu_name=gpu.name)
         rows = _rows(ctx, gpu, count, mention, pricings, hours)
         if q.providers and any(not r.changes for r in rows):
+            lacking = _lacking_at_provider(q, rows)
+            if lacking is not None:
+                # a pricing model asked that the providers named do not publish for this GPU: said first, with
+                # that pricing model's offers elsewhere (cheapest first); the providers' own prices follow
+                elsewhere = sorted((r for r in rows if r.changes and r.price and r.price.pricing_model == lacking),
+                                   key=lambda r: (r.price.price_per_hour_usd, r.price.marketplace))
+                missing_leads.append((gpu, count, lacking, elsewhere))
+                options += elsewhere
             rows = [r for r in rows if not r.changes]  # the providers named, and only them, when they have it
         if "cheapest" in q.asks:
             # "cheapest": the lowest total first, marketplace and undated rows included (their caveats are said);
@@ -215,6 +224,9 @@ def _hardware(ctx: Context) -> Answer:
     if over_limit is not None:
         details.insert(0, headline)
         headline = _over_limit_headline(ctx, headline_groups, over_limit, hours)
+    if missing_leads and headline.code == "quote_one":
+        details.insert(0, headline)  # the provider's own (on-demand) price: context, under the lead
+        headline = _lacking_lead(ctx, missing_leads[0], hours)
     limit = ctx.hourly_limit_usd()
     if limit is not None and headline_groups and "gpu_count" in q.asks:
         # "每月预算3万，能租几张4090": how many the money rents at the cheapest price per GPU-hour
@@ -650,6 +662,36 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
                             o.price.marketplace, round(o.price.price_per_hour_usd, 2), o.price.idle_gpus > 0, o.price.instances,
                             o.price.stale, o.price.as_of is None))
     return out
+
+
+def _lacking_at_provider(q, rows: list[Option]) -> str | None:
+    """The pricing model asked (spot, a commitment) that the providers named have no row for, when they have other
+    rows for the GPU (their on-demand price); ``None`` when they have it, or nothing was asked beyond on-demand."""
+    named = {r.price.pricing_model for r in rows if not r.changes and r.price}
+    return next((m for m in q.pricing if m != "on_demand" and m not in named), None)
+
+
+def _lacking_lead(ctx: Context, lead: tuple, hours: float) -> Note:
+    """The headline for a pricing model asked at a provider that has no such price for the GPU: "no spot price for
+    1x H100 at Lambda in my data", then that pricing model's offers at other providers, cheapest per hour first
+    (the three cheapest; every one is in the table), each with its hourly price and date.
+
+    Args:
+        ctx: the request context (its ``missing`` note for the same fact is dropped: this line says it).
+        lead: ``(gpu, count, pricing_model, elsewhere_rows)`` as ``_hardware`` collects it.
+        hours: the hours priced (the rows' totals are for them).
+
+    Returns:
+        A ``no_pricing_at_provider`` note.
+    """
+    gpu, count, pricing, elsewhere = lead
+    providers = [_provider_name(ctx, p) for p in ctx.query.providers]
+    ctx.missing[:] = [n for n in ctx.missing if not (n.code in ("no_price_at_provider", "no_pricing_model_prices")
+                                                     and n.params.get("pricing_model") == pricing)]
+    items = [{"provider": o.price.provider_name, "instance": _instance_label(o), "price_usd": o.price.price_per_hour_usd,
+              "per_gpu_usd": o.price.price_per_gpu_hour_usd, "as_of": o.price.as_of} for o in elsewhere[:3]]
+    return note("no_pricing_at_provider", pricing_model=_pricing_label(elsewhere[0]) if elsewhere else pricing,
+                gpu_name=gpu.name, count=count, provider=providers, items=items or None)
 
 
 def _term(text: str | None) -> str | None:

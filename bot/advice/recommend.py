@@ -231,8 +231,9 @@ def _what_runs(ctx: Context, limit: float | None, per_gpu: bool) -> Answer:
             best_per_gpu[g.id] = (g, n, p)
     rows_data = sorted(best_per_gpu.values(), key=lambda r: -(r[0].memory_gb * r[1]))[:ctx.policy.serving.shown_options]
     options, rows = [], []
-    llms = sorted((m for m in ctx.kb.models.values() if m.kind == "llm" and not m.architecture_gaps),
-                  key=lambda m: -m.params_total_b)
+    family = set(ctx.query.family_model_ids)  # "the biggest Qwen I can run": that family's models only
+    llms = sorted((m for m in ctx.kb.models.values() if m.kind == "llm" and not m.architecture_gaps
+                   and (not family or m.id in family)), key=lambda m: -m.params_total_b)
     load = _what_runs_load(ctx)
     columns = _what_runs_precisions(ctx)
     for g, n, p in rows_data:

@@ -236,8 +236,10 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     for f in model_found:  # "qwen2.5 7b fp16 vs qwen2.5 7b int4": the precision of the model named again
         precisions += [p for p in f.also_precisions if p not in precisions]
     precisions = _merge_precisions(precisions)
+    family_ids: list[str] = []
     if family_only and not models:
         written, family, version = family_only[0]
+        family_ids = tables.family_model_ids(family, version)
         notes.append(note("family_without_size", written=written,
                           unknown_version=bool(version) and not tables.has_version(family, version),
                           models=tables.family_models(family, version)))
@@ -374,6 +376,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         asks=asks,
         gpus=gpus,
         models=models,
+        family_model_ids=family_ids,
         precisions=precisions,
         kv_precision=kv_precisions[0] if kv_precisions else None,
         kv_precisions=kv_precisions if len(kv_precisions) > 1 else [],

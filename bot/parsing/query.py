@@ -262,6 +262,8 @@ class Query(_Record):
         asks: what is asked for, in order of appearance (see :data:`Ask`).
         gpus: GPUs named, in order of first mention, one entry per GPU id (a capacity-only GPU included).
         models: models named, in order (several for "8b, 70b and 405b").
+        family_model_ids: a model family named without a size ("the biggest Qwen I can run"): the knowledge-base
+            LLM ids of that family (of the version written, when it has one); empty otherwise.
         precisions: weight precisions named, normalised (``fp32``, ``bf16``, ``fp16``, ``fp8``, ``int8``,
             ``int4``, ``awq``, ``gptq``, ``nf4``, ``fp4`` or a GGUF quant such as ``q4_k_m``).
         kv_precision: KV-cache precision when stated ("fp8 kv cache"): the first when several are.
@@ -383,6 +385,7 @@ class Query(_Record):
     asks: list[Ask] = Field(default_factory=list)
     gpus: list[GpuMention] = Field(default_factory=list)
     models: list[ModelMention] = Field(default_factory=list)
+    family_model_ids: list[str] = Field(default_factory=list)
     precisions: list[str] = Field(default_factory=list)
     kv_precision: str | None = None
     kv_precisions: list[str] = Field(default_factory=list)

@@ -213,6 +213,15 @@ class ParserTables:
         shapes.sort(key=lambda s: bool(s.extras))
         return [self.index.display_name("model", s.id) for s in shapes[:most]]
 
+    def family_model_ids(self, family: str, version: str = "") -> list[str]:
+        """Ids of every known LLM of ``family`` (of ``version`` when the family has it; "3" also matches 3.x),
+        for a question over the whole family ("the biggest Qwen I can run"). Empty when there is none."""
+        shapes = [s for s in self.shapes.get(family, []) if s.id in self.kb.models
+                  and self.kb.models[s.id].kind == "llm"]
+        if version and any(s.version == version or s.version.split(".")[0] == version for s in shapes):
+            shapes = [s for s in shapes if s.version == version or s.version.split(".")[0] == version]
+        return list(dict.fromkeys(s.id for s in shapes))
+
     def has_version(self, family: str, version: str) -> bool:
         """Whether the knowledge base has a model of ``family`` with ``version`` ("3" also matches 3.x)."""
         return any(s.version == version or s.version.split(".")[0] == version
