@@ -16,7 +16,7 @@ TODAY = date(2026, 12, 1)
 
 
 def test_a_cheaper_layout_is_said_under_the_fewest(kb):
-    a = advise(parse_question("serve qwen2.5 32b to 50 users at 8k context on L40S", kb), kb, today=TODAY)
+    a = advise(parse_question("serve llama 3.1 8b to 200 users at 8k context on L4", kb), kb, today=TODAY)
     line = next((d for d in a.details if d.code == "cheaper_layout"), None)
     assert line is not None and a.details.index(line) <= 1
     assert line.params["price_usd"] < line.params["shown_price_usd"]

@@ -147,7 +147,9 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
                         hours=hours,
                         total_usd=o.price_per_hour_usd * hours if hours and o.price_per_hour_usd else None)
     else:
-        cheapest = min(over, key=lambda o: o.price_per_hour_usd or 1e9) if over else None
+        # the same rule as the sizing answer's: quality tier first (a 4-bit copy a few cents cheaper is not the
+        # answer when 16-bit/8-bit serves), then price
+        cheapest = min(over, key=lambda o: (quality_tier(o.precision), o.price_per_hour_usd or 1e9)) if over else None
         headline = note("nothing_under_budget", model_name=model_label(model), limit_usd=limit,
                         cheapest=config(cheapest) if cheapest else None,
                         cheapest_usd=cheapest.price_per_hour_usd if cheapest else None, hours=hours,
