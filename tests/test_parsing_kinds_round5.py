@@ -109,3 +109,19 @@ def test_lexicon_phrases_with_chinese_numerals_match_digit_forms(kb):
     # must still be found, and never as a count of training tokens
     q = parse_question("火山引擎和阿里云跑 llama 3 70b，哪家每百万token最便宜", kb)
     assert "token_cost" in q.asks and q.training_tokens is None
+
+
+@pytest.mark.parametrize("text", [
+    "笔记本4060 8G显存能跑Llama 3 8B吗？",
+    "laptop 3070 8GB: can it run llama 3 8b?",
+])
+def test_a_product_number_before_a_memory_is_one_card_not_a_count(kb, text):
+    # "4060"/"3070" are GPU product numbers (knowledge/gpus.yaml RTX 4060 Ti, RTX 3070): one card of that memory
+    q = parse_question(text, kb)
+    assert len(q.gpus) == 1 and q.gpus[0].count in (None, 1)  # a name without a count, or one card by its memory
+    assert kb.gpus[q.gpus[0].id].memory_gb == 8
+
+
+def test_a_plain_count_before_a_memory_stays_a_count(kb):
+    q = parse_question("1024 16gb gpus for a training run", kb)
+    assert q.gpus[0].count == 1024

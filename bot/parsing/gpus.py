@@ -770,7 +770,14 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         near = counts.before.search(low[max(0, start - 16):start])
         if near and (max(0, start - 16) + near.start(1)) in claimed:
             continue  # "RTX 2060 8GB": the number is the named card's (a name, known or not), the memory its too
+        product = near is not None and near.group(0).strip() == near.group(1) and \
+            tables.is_product_number(near.group(1))
+        if product:
+            # "笔记本4060 8G", "laptop 4060 8GB": a GPU product number with no counter before a memory names a card the
+            # knowledge base lacks in that form (one of it), not 4,060 cards; the card is read from its memory
+            near = None
         lead = _CAPACITY_LEAD.search(low[max(0, start - 12):start]) or near  # "three 24 gb gpus": any count
+        named_card = named_card or product
         # a unit of the lexicon may hold the card word itself ("16 gb of vram", "24 gb card")
         card = bool(m.group("card")) or named_card or bool(one_counted) or bool(lex.card_words.search(unit))
         if not (card or lead):
@@ -784,7 +791,7 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         span_start = start
         if lead and count is None:
             cm = counts.before.search(low[max(0, start - 16):start])
-            if cm:
+            if cm and not (cm.group(0).strip() == cm.group(1) and tables.is_product_number(cm.group(1))):
                 count = _count_value(cm.group(1), counts)
                 if count is not None and count > 1:
                     span_start = start - len(cm.group(0))

@@ -150,6 +150,7 @@ class ParserTables:
     family_alias_regex: re.Pattern[str] | None = None
     kb: KnowledgeBase | None = None
     shape_by_id: dict[str, ModelShape] = field(default_factory=dict)
+    product_numbers: set[str] = field(default_factory=set)
     extra_words: set[str] = field(default_factory=set)
 
     def shape_of(self, model_id: str) -> ModelShape | None:
@@ -157,6 +158,13 @@ class ParserTables:
         if not self.shape_by_id:
             self.shape_by_id.update({s.id: s for shapes in self.shapes.values() for s in shapes})
         return self.shape_by_id.get(model_id)
+
+    def is_product_number(self, digits: str) -> bool:
+        """Whether ``digits`` ("4060", "3080") is the number of a GPU product of the knowledge base (a part of a
+        product key, "rtx-4060-ti"): such a number written alone names a card, it is not a count."""
+        if not self.product_numbers:
+            self.product_numbers.update(p for key in self.products for p in key.split("-") if p.isdecimal())
+        return digits in self.product_numbers
 
     def memory_of(self, gpu_id: str) -> float:
         """Marketed memory of a GPU, GB."""
