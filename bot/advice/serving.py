@@ -194,6 +194,15 @@ def _cohosted(ctx: Context, models: list[Model], choices: list[GpuChoice], load:
 # --------------------------------------------------------------------------- sizing a load
 
 def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoad) -> Answer:
+    q = ctx.query
+    if "fit" in q.asks and "gpu_count" not in q.asks and (load.users or 1) == 1 and not q.gpu_count and \
+            load.total_tps is None:
+        # "3090 能跑 X 吗", "can the 3090 run X": one card is the question, not the count that would hold it; when
+        # it does not fit, more of them come as a labelled alternative
+        one = [c for c in choices if c.fixed and c.count is None]
+        if one:
+            choices = [replace(c, count=1) if c in one else c for c in choices]
+            ctx.assume("one_card_assumed", gpu_names=[c.gpu.name for c in one])
     fixed = [c for c in choices if c.fixed]
     plans: list[ServingPlan] = []
     # "how many GPUs" is answered with the fewest that carry the load; an instance sold only in larger sizes is
