@@ -113,6 +113,9 @@ def merge_follow_up(previous: Query, new: Query) -> Query:
     if serving_cost:
         update["intent"] = "size_inference"
         update["asks"] = list(dict.fromkeys([*previous.asks, *new.asks, "cost"]))
+    elif new.intent == "size_inference" and new.workload is None and previous.intent in ("finetune", "size_training") \
+            and not (new.concurrent_users or new.target_tokens_per_s or new.requests_per_s or new.context_tokens):
+        pass  # "what if we use H100s" after a fine-tuning run: the run again on the new GPUs, not a serving question
     elif new.intent in _STEERING_INTENTS or (new.intent == "compare" and len(new.gpus) >= 2):
         update["intent"] = new.intent
     elif "cost" in new.asks and new.intent in ("quote", "recommend") or (not new.models and "cost" in new.asks):

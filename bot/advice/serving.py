@@ -338,7 +338,7 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
                         limit_total_usd=limit[0] * hours if hours else None,
                         total_usd=alt.price_per_hour_usd * hours if hours and alt.price_per_hour_usd else None)
     q = ctx.query
-    if rec is not None and "cost" in q.asks and q.duration_hours and not shown[rec].changes:
+    if rec is not None and "cost" in q.asks and q.duration_hours:
         # the cost for the stated length was asked: it leads (the sizing line follows)
         cost = next((d for d in details if d.code in ("cost_for_duration", "cost_for_duration_unpriced")
                      or (d.code == "mention_cost" and d.params.get("hours"))), None)
