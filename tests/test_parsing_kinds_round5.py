@@ -125,3 +125,11 @@ def test_a_product_number_before_a_memory_is_one_card_not_a_count(kb, text):
 def test_a_plain_count_before_a_memory_stays_a_count(kb):
     q = parse_question("1024 16gb gpus for a training run", kb)
     assert q.gpus[0].count == 1024
+
+
+def test_tokens_each_of_users_are_their_context(kb):
+    # "N users, 8k tokens each": each user's tokens are the context held for them (8k = 8,000 as written per item)
+    q = parse_question("mistral 7b for 90 users, 6k tokens each, on L40S", kb)
+    assert q.concurrent_users == 90 and q.context_tokens == 6000 and q.tokens_per_item is None
+    q = parse_question("summarize 20k documents of 1k tokens each with mistral 7b on an L4", kb)
+    assert q.documents == 20000 and q.tokens_per_item == 1000 and q.context_tokens is None

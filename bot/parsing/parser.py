@@ -653,6 +653,10 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
             out["mfu_pct"] = f.value
             percents = [p for p in percents if p is not f]
             break
+    if out.get("tokens_per_item") and out.get("concurrent_users") and not out.get("documents") and \
+            not out.get("context_tokens"):
+        # "120 users, 8k tokens each": the tokens each user holds are the context, not the size of a batch item
+        out["context_tokens"] = int(out.pop("tokens_per_item"))
     users = out.get("concurrent_users") or out.get("daily_active_users") or out.get("monthly_active_users")
     for f in percents:
         # "2000 employees, 10% use it at the same time": the users in flight are that share of the users named
