@@ -795,7 +795,9 @@ def _terms_headline(ctx: Context, count: int, rows: list[Option], hours: float):
     q = ctx.query
     on_demand = [r for r in rows if r.price.pricing_model == "on_demand"]
     def cheapest(found):  # list prices before marketplace asks (those are said on their own line)
-        return min(found, key=lambda r: (r.price.marketplace, r.price.price_per_hour_usd), default=None)
+        # by what the need costs: a commitment pays its whole term, so a 1-year term can beat a cheaper-per-hour 3-year
+        return min(found, key=lambda r: (r.price.marketplace, r.price.price_per_hour_usd * billed_hours(
+            hours if hours > 1 else 1.0, r.price.term_hours)), default=None)
 
     od_exact = cheapest([r for r in on_demand if r.price.idle_gpus == 0]) or cheapest(on_demand)
     items = []
@@ -825,8 +827,12 @@ def _terms_headline(ctx: Context, count: int, rows: list[Option], hours: float):
                             big_rented=best.price.gpus_rented, big_price_usd=best.price.price_per_hour_usd)
         if o is None:
             continue
+        # a commitment is paid for its whole term even for a shorter need (bot.pricing.offers.billed_hours)
+        paid_hours = billed_hours(term_hours, o.price.term_hours) if term_hours > 1 else term_hours
+        if paid_hours > term_hours + 1e-6:
+            item["hours"] = paid_hours
         item.update(provider=o.price.provider_name, instance=_instance_label(o), price_usd=o.price.price_per_hour_usd,
-                    total_usd=o.price.price_per_hour_usd * term_hours if term_hours > 1 else None,
+                    total_usd=o.price.price_per_hour_usd * paid_hours if term_hours > 1 else None,
                     rented=o.price.gpus_rented if o.price.idle_gpus > 0 else None,
                     instances=o.price.instances if o.price.instances > 1 else None)
         items.append(item)
