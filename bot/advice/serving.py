@@ -954,9 +954,12 @@ def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: Se
                            "mem_gb": o.memory_per_gpu_gb, "kv_precision": o.kv_precision} for o in options[:6]])
     details: list = []
     timed = [o for o in served if o.tps_per_user]
-    if len(timed) > 1 and not kv_col and ({"comparison", "speed"} & set(q.asks)):
-        # "which is fastest?": the answer to the comparison leads; every row's figures follow
-        fast, slow = max(timed, key=lambda o: o.tps_per_user), min(timed, key=lambda o: o.tps_per_user)
+    fast = max(timed, key=lambda o: o.tps_per_user) if timed else None
+    slow = min(timed, key=lambda o: o.tps_per_user) if timed else None
+    if len(timed) > 1 and not kv_col and ({"comparison", "speed"} & set(q.asks)) and \
+            fast.tps_per_user / slow.tps_per_user >= 1.03:
+        # "which is fastest?": the answer to the comparison leads; every row's figures follow (a tie within 3%
+        # names no fastest: the rows say it)
         details.append(headline)
         headline = note("items_fastest", config=config(fast, with_model=True), fast_tps=fast.tps_per_user,
                         slow_config=config(slow, with_model=True), slow_tps=slow.tps_per_user,

@@ -432,7 +432,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         query = query.model_copy(update={"duration_hours": _TERM_HOURS[query.commitment_term]})
     marked = _mark_gpus(_masked(low, not_comparing), gpu_found)
     # the ask phrases of the message, scanned once for the router's two questions about them
-    ask_hits = [(m.group(0), lex.asks.value(m.group(0))) for m in lex.asks.finditer(low)]
+    ask_hits = [(m.group(0), lex.asks.value(m.group(0)))
+                for m in (scan.ask_matches if scan.text == low else lex.asks.finditer(low))]
     intent = route(query, RouteInputs(
         low=low, marked=marked,
         gpu_names=len({f.id or f.as_written.lower() for f in gpu_found}),

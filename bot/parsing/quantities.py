@@ -112,6 +112,8 @@ class QuantityScan:
     text: str = ""
     rejected: list[Found] = field(default_factory=list)
     over_limit: list[Found] = field(default_factory=list)
+    #: the lexicon's ask phrases in ``text``, found once (the scan and the router both read them)
+    ask_matches: list[re.Match[str]] = field(default_factory=list)
 
     def first(self, name: str) -> Found | None:
         """The first quantity of ``name``, or ``None``."""
@@ -127,7 +129,7 @@ class _Scanner:
         self.low = low
         self.lex = lex
         self.masked = masked
-        self.out = QuantityScan(text=low)
+        self.out = QuantityScan(text=low, ask_matches=list(lex.asks.finditer(low)))
         self.num = number_regex(lex)
 
     # ------------------------------------------------------------------ helpers
@@ -561,7 +563,7 @@ class _Scanner:
         conn = lex.number_connectors.pattern
         any_unit = _any_unit(lex)
         # spans of the ask phrases ("how many concurrent users"): a key inside one names the quantity asked
-        asked = [(m.start(), m.end()) for m in lex.asks.finditer(self.low)]
+        asked = [(m.start(), m.end()) for m in self.out.ask_matches]
         for name in fields:
             units, keys = lex.quantity_units.get(name), lex.quantity_keys.get(name)
             binary = name in _BINARY_K_FIELDS
