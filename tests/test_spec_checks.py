@@ -187,7 +187,7 @@ def test_c01_article_wording_only_when_the_question_quotes_it(kb):
     assert a.query.claims == ["C01"]
     assert "first sentence" not in said(a)
     # 30x quoted: the article's wording (training and inference both 30x) is said to be wrong
-    b = ask(kb, "is the H100 really 30x faster than the A100?")
+    b = ask(kb, "vendors claim H100 is 30x faster at inference than A100 - true?")
     assert "first sentence" in said(b)
     c = ask(kb, "文章说 H100 训练比 A100 快 9 倍，真的吗")
     assert "原文第一句" in said(c)

@@ -1,6 +1,6 @@
 """``recommend``: the best configuration under a budget, or what the hardware a user has (or can afford) runs.
 
-* A model and a price limit ("best setup under $5/hr to serve a 70b"): one objective (:func:`_best_key`): a
+* A model and a price limit ("the best way to serve a 70b for no more than $6 an hour"): one objective (:func:`_best_key`): a
   format that keeps quality before 4-bit, then, for stated users, the fastest per user at that load (else the
   most users at the per-user floor), within the limit; one row per GPU type, the best first. "Best" is not the
   cheapest thing that runs: the budget is there to be used.
