@@ -873,6 +873,7 @@ def _users_note(ctx: Context, model: Model, load: ServingLoad, o: Option, code: 
 
 def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoad) -> Answer:
     options = []
+    alt_lines: list = []
     for choice in (c for c in choices if c.fixed):
         plans = _capacity_plans(ctx, model, choice, load)
         working = [p for p in plans if p.capacity > 0]
@@ -897,12 +898,28 @@ def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: Se
     elif options:
         headline = note("users_served_none", config=config(options[0]), model_name=model_label(model),
                         reason=options[0].rejection)
+        # nothing the user named serves one user: the nearest setups that do, each with the users it serves
+        capacity_load = ServingLoad(**{**load.__dict__, "users": None, "total_tps": None})
+        for alt in _alternatives(ctx, model, [c for c in choices if c.fixed], load):
+            gpu = ctx.kb.gpus.get((alt.gpu or "").split("@")[0])
+            if gpu is None or not alt.precision:
+                continue
+            plan = plan_serving(ctx, model, gpu, alt.precision, capacity_load, count=alt.gpu_count,
+                                objective="capacity")
+            if plan.capacity > 0:
+                opt = serving_option(ctx, plan, changes=alt.changes)
+                opt.max_users = plan.capacity
+                options.append(opt)
+                alt_lines.append(note("alternative_capacity", config=config(opt), changes=opt.changes,
+                                      max_users=plan.capacity, per_user_tps=load.capacity_tps))
     else:
         headline = note("serve_nothing", model_name=model_label(model), users=1, per_user_tps=load.capacity_tps,
                         max_count=int(ctx.policy.serving.max_gpus.value))
     details = _details(ctx, model, load, options, rec)
     if not ctx.query.concurrent_users:
         details.insert(0, note("capacity_method", per_user_tps=load.capacity_tps))
+    if alt_lines:  # (said with the users each serves, in place of the plain alternative lines)
+        details = alt_lines + [d for d in details if d.code != "alternative_line"]
     cost = next((d for d in details if d.code == "cost_for_duration"), None)
     if cost is not None and "cost" in ctx.query.asks:  # "租一个月呢": the cost of this setup for that long leads
         details = [headline] + [d for d in details if d is not cost]
