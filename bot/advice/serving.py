@@ -985,7 +985,7 @@ def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: Se
         # the cost per 1M tokens of each row at full load ("fp8 or int4: how much faster and cheaper per token?")
         costs = []
         for o in served:
-            model = next(m for m in models if model_label(m) == o.model_name) if o.model_name else models[0]
+            model = next((m for m in models if m.id == o.model), models[0])
             choice = next(c for c in choices if c.gpu.id == (o.gpu or "").split("@")[0])
             cheap = cheapest_per_token(ctx, model, choice, [(o.precision, True)], load)
             if cheap is not None and cheap.cost_per_million_tokens_usd:
