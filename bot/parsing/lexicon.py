@@ -914,9 +914,6 @@ def load_lexicon(directory: str | Path | None = None) -> Lexicon:
     return _compile([_with_numeral_forms(f, first) for f in files])
 
 
-_ZH_NUMERAL = re.compile(r"[一二两三四五六七八九十百千万亿半]")
-
-
 def _with_numeral_forms(file: LexiconFile, lex: Lexicon) -> LexiconFile:
     """``file`` with every phrase that holds a Chinese numeral before a counter or unit also given in the digit
     form questions are read in (:func:`bot.parsing.numbers.chinese_numerals_to_digits`); lists gain the form,
@@ -924,9 +921,11 @@ def _with_numeral_forms(file: LexiconFile, lex: Lexicon) -> LexiconFile:
     from bot.parsing.numbers import chinese_numerals_to_digits
 
     measured = re.compile(rf"\d\s*(?:{lex.duration_units.pattern})")
+    # the numeral characters are the lexicon's own (numbers.digits, multipliers, half)
+    numeral = re.compile("|".join(re.escape(c) for c in (*lex.zh_digits, *lex.zh_multipliers, *lex.zh_half)) or "(?!)")
 
     def form(text: str) -> str | None:
-        if not _ZH_NUMERAL.search(text):
+        if not numeral.search(text):
             return None
         digits = " ".join(chinese_numerals_to_digits(text, lex).split())
         # a phrase whose digits then hold a length of time ("一周多少" -> "1 周多少") would take the duration the
