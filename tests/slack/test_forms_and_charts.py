@@ -174,7 +174,11 @@ def test_good_submission_posts_the_answer_where_the_command_was_run(running_app)
     assert blocks[-2] == {"type": "context", "elements": [{"type": "mrkdwn",
                                                            "text": "<@U0000001> asked with the sizing form"}]}
     # the answer's thread continues the conversation: a mention there follows up on the form's question
-    stored = running_app.store.load_context(f"{TEAM_ID}:C0000001:1764417600.000001")
+    # (the context is saved right after the post, whose ts it is keyed by: wait for it, as a follow-up would arrive)
+    deadline = time.monotonic() + 5.0
+    while (stored := running_app.store.load_context(f"{TEAM_ID}:C0000001:1764417600.000001")) is None and \
+            time.monotonic() < deadline:
+        time.sleep(0.02)
     assert stored is not None and json.loads(stored.query_json)["concurrent_users"] == 200
     assert json.loads(stored.query_json)["text"] == ""  # built from the form's fields, never from text
 
