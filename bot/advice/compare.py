@@ -211,6 +211,12 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         if headline is not None:
             details.insert(0, headline)
         headline = _users_line(ctx, model, choices, speeds, load)
+    elif load.total_tps and not load.users and len(fits) >= 2:
+        # an aggregate target ("300 tok/s in total"): what each side needs to reach it and what that costs per
+        # hour decides, not the cost per token at a full load nobody asked for
+        if headline is not None:
+            details.insert(0, headline)
+        headline = _aggregate_line(ctx, model, choices, speeds, load)
     elif load.users and load.users > 1 and len(fits) >= 2:
         # a load was given: the comparison is what each GPU type needs to carry it, not single-stream speed
         if headline is not None:
@@ -392,6 +398,47 @@ def _load_line(ctx: Context, model: Model, speeds: list[Option], load: ServingLo
             pick, by = min(meets, key=lambda s: (s.gpu_count or 0, -(s.tps_per_user or 0))), "gpus"
     return note("compare_load", users=load.users, model_name=model_label(model), per_user_tps=load.capacity_tps,
                 items=items, pick=config(pick) if pick else None, by_price=by == "price", by_gpus=by == "gpus")
+
+
+def _aggregate_line(ctx: Context, model: Model, choices: list[GpuChoice], speeds: list[Option], load: ServingLoad):
+    """What each GPU type needs to reach the aggregate output target ``load.total_tps`` (tokens/s summed over
+    requests), in the precision of its speed row, on the count the user gave (else the fewest GPUs that reach it):
+    the plan of :func:`bot.advice.planner.plan_serving` (replicas x the largest batch that keeps the per-user floor
+    and any TTFT limit). A side whose given count falls short gets the fewest GPUs that would reach it beside it.
+    The pick is the lowest price per hour among the sides that reach the target (they deliver the same tokens, so
+    the hourly price is the cost), else the fewest GPUs.
+
+    Returns:
+        The ``compare_aggregate`` note.
+    """
+    items, reaching = [], []
+    for choice, speed in zip(choices, speeds, strict=False):
+        precision = speed.precision or precisions_for(ctx, model, choice.gpu)[0][0]
+        plan = plan_serving(ctx, model, choice.gpu, precision, load, count=choice.count, objective="fewest",
+                            whole_instance=False)
+        option, needed = serving_option(ctx, plan), None
+        priced = option  # the configuration whose hourly price is said: the one that reaches the target
+        if not plan.meets and choice.count:
+            need = plan_serving(ctx, model, choice.gpu, precision, load, objective="fewest", whole_instance=False)
+            if need.meets:
+                priced = serving_option(ctx, need)
+                needed = config(priced)
+        items.append({"config": config(option), "meets": plan.meets, "short": not plan.meets,
+                      "throughput_tps": option.throughput_tps, "needed": needed,
+                      "per_request_tps": priced.tps_per_user if priced.meets else None,
+                      "price_usd": priced.price_per_hour_usd if priced.meets else None,
+                      "rented": priced.price.gpus_rented if priced.meets and priced.price
+                      and priced.price.idle_gpus > 0 else None})
+        if priced.meets:
+            reaching.append(priced)
+    pick, by = None, None
+    if reaching and all(o.price_per_hour_usd for o in reaching):
+        pick, by = min(reaching, key=lambda o: o.price_per_hour_usd), "price"
+    elif reaching:
+        pick, by = min(reaching, key=lambda o: o.gpu_count or 0), "gpus"
+    return note("compare_aggregate", total_tps=load.total_tps, model_name=model_label(model),
+                per_user_tps=load.per_user_tps if load.per_user_given else None, items=items,
+                pick=config(pick) if pick else None, by_price=by == "price", by_gpus=by == "gpus")
 
 
 def _recommend(options: list[Option], cheapest: bool) -> int | None:

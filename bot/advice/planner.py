@@ -483,6 +483,8 @@ def serving_load(ctx: Context) -> ServingLoad:
                 ctx.assume("tps_read_as_total", target_tps=total)
         else:
             per_user, given = q.target_tokens_per_s, True
+    if q.per_user_tokens_per_s:  # a per-user floor stated beside the aggregate target
+        per_user, given = q.per_user_tokens_per_s, True
     if q.requests_per_s and total is None and not users:
         out = q.output_tokens or int(efficiency_for(ctx.kb).c("default_output_tokens"))
         total = q.requests_per_s * out

@@ -590,6 +590,14 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
             continue
         if kind == "tokens_per_s" and "target_tokens_per_s" not in out:
             out["target_tokens_per_s"], out["target_scope"] = value, f.value["scope"]
+        elif kind == "tokens_per_s" and {out.get("target_scope"), f.value["scope"]} == {"per_user", "total"} \
+                and "per_user_tokens_per_s" not in out:
+            # "300 tok/s in total, at least 20 per user": the aggregate is the target, the other the per-user floor
+            if f.value["scope"] == "total":
+                out["per_user_tokens_per_s"] = out["target_tokens_per_s"]
+                out["target_tokens_per_s"], out["target_scope"] = value, "total"
+            else:
+                out["per_user_tokens_per_s"] = value
         elif kind.startswith("requests_per") and "requests_per_s" not in out:
             out["requests_per_s"] = value / {"requests_per_s": 1, "requests_per_min": 60,
                                              "requests_per_day": 86400}[kind]
