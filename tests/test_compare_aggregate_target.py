@@ -61,3 +61,28 @@ def test_a_side_whose_count_falls_short_gets_the_count_that_reaches_it(kb):
     assert l4["needed"]["gpu_count"] > 1  # and the hourly price said is that count's, not one L4's
     one_l4 = min(o.price_per_hour_usd for o in kb.offers_for("l4-24gb") if o.gpu_count == 1)
     assert l4["price_usd"] > one_l4
+
+
+@pytest.mark.parametrize(("text", "tokens_per_s", "requests_per_s"), [
+    # 1,000,000 / 60 s = 16,666.7 tokens/s
+    ("we need 1M tokens per minute of output from llama 3.1 8b, how many H100s", 1e6 / 60, None),
+    # 600,000 / 3,600 s = 166.7 tokens/s
+    ("mistral 7b, 600k tokens/hour total, how many L4s", 600e3 / 3600, None),
+    # 30万 = 300,000 per minute = 5,000 tokens/s
+    ("qwen2.5 7b 需要每分钟 30万 token 的输出，几张 4090", 300e3 / 60, None),
+    # 3,600 requests an hour = 1 request/s; 120 a minute = 2/s
+    ("每小时 3600 个请求，llama 3 8b 用几张 L4", None, 1.0),
+    ("we get 120 requests per minute for llama 3.1 8b, how many A10G", None, 2.0),
+])
+def test_rates_per_minute_and_hour_are_read_per_second(kb, text, tokens_per_s, requests_per_s):
+    q = parse_question(text, kb)
+    assert q.target_tokens_per_s == pytest.approx(tokens_per_s) if tokens_per_s else q.target_tokens_per_s is None
+    assert q.requests_per_s == pytest.approx(requests_per_s) if requests_per_s else q.requests_per_s is None
+
+
+def test_an_embedding_document_length_given_as_its_input_is_used(kb):
+    # "documents of 500 tokens": the input of an embedding request is the document
+    a = advise(parse_question("GPUs to embed 50M documents of 500 tokens in a day with bge-large", kb), kb,
+               today=TODAY)
+    assert "embed_default_tokens" not in {n.code for n in a.assumptions}
+    assert a.headline.code == "embed_job" and a.headline.params["per_item_tokens"] == 500

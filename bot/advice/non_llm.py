@@ -147,8 +147,9 @@ def _estimate(ctx: Context, task: Task, model: Model, gpu: Gpu, count: int, pric
         return estimate_transcription(ctx.kb, model, gpu, audio_hours=q.audio_hours,
                                       batch_size=q.batch_size or 1, batched=None if q.batch_size is None else False,
                                       **common)
+    # an embedding request's input is the document: "documents of 500 tokens" (an input length) is its length
     return estimate_embeddings(ctx.kb, model, gpu, documents=q.documents,
-                               tokens_per_document=int(q.tokens_per_item or 512), **common)
+                               tokens_per_document=int(q.tokens_per_item or q.input_tokens or 512), **common)
 
 
 def _job_given(ctx: Context, task: Task) -> bool:
@@ -317,7 +318,7 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
             if shown.est.batched_speedup:
                 ctx.assume("transcribe_batched", engine=shown.est.engine, batch=shown.est.batch_size,
                            speedup=shown.est.batched_speedup)
-        elif not q.tokens_per_item:
+        elif not (q.tokens_per_item or q.input_tokens):
             ctx.assume("embed_default_tokens", per_item_tokens=shown.est.tokens_per_document)
         if shown.option.precision not in ("fp16", "bf16") and not q.precisions:
             ctx.assume("non_llm_8bit", precision=shown.option.precision, gpu_name=shown.option.gpu_name,

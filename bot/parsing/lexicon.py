@@ -88,6 +88,9 @@ class QuantityVocab(_Vocab):
 
 class RateVocab(_Vocab):
     tokens_per_s: list[str] = Field(default_factory=list)
+    # token rates written per minute or per hour ("1M tokens per minute"): read as tokens/s
+    tokens_per_min: list[str] = Field(default_factory=list)
+    tokens_per_hour: list[str] = Field(default_factory=list)
     requests_per_s: list[str] = Field(default_factory=list)
     requests_per_min: list[str] = Field(default_factory=list)
     requests_per_day: list[str] = Field(default_factory=list)
@@ -98,6 +101,9 @@ class RateVocab(_Vocab):
     # a request rate written key first: "QPS 5", "qps=20", "每秒 5 个请求" (``per_second_before`` + number +
     # ``request_nouns``)
     per_second_before: list[str] = Field(default_factory=list)
+    # the same, per minute and per hour ("每分钟 30 万 token", "every hour 5,000 requests")
+    per_minute_before: list[str] = Field(default_factory=list)
+    per_hour_before: list[str] = Field(default_factory=list)
     request_nouns: list[str] = Field(default_factory=list)
 
 
@@ -533,6 +539,8 @@ class Lexicon:
     rates: Phrases
     aggregate_words: Phrases
     per_second_before: Phrases
+    per_minute_before: Phrases
+    per_hour_before: Phrases
     request_nouns: Phrases
     per_user_words: Phrases
     latency_keys: Phrases
@@ -716,7 +724,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
                                           frozenset(w.lower() for v in vocab for w in v.not_describers))
     rates: dict[str, str] = {}
     for f in files:
-        for kind in ("tokens_per_s", "requests_per_s", "requests_per_min", "requests_per_day", "images_per_min",
+        for kind in ("tokens_per_s", "tokens_per_min", "tokens_per_hour", "requests_per_s", "requests_per_min", "requests_per_day", "images_per_min",
                      "images_per_s"):
             for p in getattr(f.rates, kind):
                 rates.setdefault(p, kind)
@@ -756,6 +764,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         rates=Phrases(rates, left_bound=False),
         aggregate_words=Phrases(_flat(lists(lambda f: f.rates.aggregate_words))),
         per_second_before=Phrases(_flat(lists(lambda f: f.rates.per_second_before)), left_bound=False),
+        per_minute_before=Phrases(_flat(lists(lambda f: f.rates.per_minute_before)), left_bound=False),
+        per_hour_before=Phrases(_flat(lists(lambda f: f.rates.per_hour_before)), left_bound=False),
         request_nouns=Phrases(_flat(lists(lambda f: f.rates.request_nouns)), left_bound=False),
         per_user_words=Phrases(_flat(lists(lambda f: f.rates.per_user_words))),
         latency_keys=Phrases(latency_keys),

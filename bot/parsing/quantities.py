@@ -361,6 +361,8 @@ class _Scanner:
                 continue
             kind = lex.rates.value(m.group("unit"))
             value = number_value(m, lex)
+            if kind in _TOKEN_RATE_SECONDS:  # "1M tokens per minute": a tokens/s rate written per minute or hour
+                value, kind = value / _TOKEN_RATE_SECONDS[kind], "tokens_per_s"
             scope = None
             unit_text = phrase_key(m.group("unit"))
             if kind == "tokens_per_s":
@@ -375,20 +377,23 @@ class _Scanner:
             kind = lex.rates.value(m.group("unit"))
             if kind and kind.startswith("requests") and self.free(m.start(), m.end()):
                 self.claim("rate", {"kind": kind, "value": number_value(m, lex), "scope": None}, m.start(), m.end())
-        if lex.per_second_before.pattern != "(?!)":
-            nouns, per_s = lex.request_nouns.pattern, lex.per_second_before.pattern
-            # "每秒输出10个token": tokens per second written around the number
-            for m in re.finditer(rf"(?:{per_s})\s*(?:输出|生成|吐|出)?\s*{self.num}\s*个?\s*tokens?\b", self.low):
+        nouns = lex.request_nouns.pattern
+        for before, seconds in ((lex.per_second_before, 1), (lex.per_minute_before, 60), (lex.per_hour_before, 3600)):
+            if before.pattern == "(?!)":
+                continue
+            per = before.pattern
+            # "每秒输出10个token", "每分钟 30万 token": tokens per period written around the number
+            for m in re.finditer(rf"(?:{per})\s*(?:输出|生成|吐|出)?\s*{self.num}\s*个?\s*tokens?\b", self.low):
                 if self.free(m.start(), m.end()):
                     scope = self.rate_scope(m.start(), m.end())
-                    self.claim("rate", {"kind": "tokens_per_s", "value": number_value(m, lex), "scope": scope,
-                                        "seen": self.seen(m.start(), m.end())}, m.start(), m.end())
-            for around in (re.compile(rf"(?:{per_s})\s*{self.num}\s*(?:{nouns})"),
-                           re.compile(rf"{self.num}\s*(?:{nouns})\s*(?:{per_s})")):
+                    self.claim("rate", {"kind": "tokens_per_s", "value": number_value(m, lex) / seconds,
+                                        "scope": scope, "seen": self.seen(m.start(), m.end())}, m.start(), m.end())
+            for around in (re.compile(rf"(?:{per})\s*{self.num}\s*(?:{nouns})"),
+                           re.compile(rf"{self.num}\s*(?:{nouns})\s*(?:{per})")):
                 for m in around.finditer(self.low):
                     if self.free(m.start(), m.end()):
-                        self.claim("rate", {"kind": "requests_per_s", "value": number_value(m, lex), "scope": None},
-                                   m.start(), m.end())
+                        self.claim("rate", {"kind": "requests_per_s", "value": number_value(m, lex) / seconds,
+                                            "scope": None}, m.start(), m.end())
 
     def rate_scope(self, start: int, end: int) -> str | None:
         """Whether the tokens/s figure at ``[start, end)`` of the lower-cased text is per user (``"per_user"``), in
@@ -734,6 +739,8 @@ def _magnitude(value: Any) -> float | None:
 _PRIORITY = {"tokens_per_item": 5, "input_tokens": 4, "output_tokens": 4, "context_tokens": 3, "training_tokens": 2,
              "tokens_plain": 1, "concurrent_users": 3, "daily_active_users": 4, "monthly_active_users": 4,
              "gpu_count": 2}
+# seconds in the period of a token rate written per minute or per hour (lexicon ``rates.tokens_per_min/hour``)
+_TOKEN_RATE_SECONDS = {"tokens_per_min": 60, "tokens_per_hour": 3600}
 # a clause break for a rate's scope word: punctuation followed by a space, or any Chinese clause mark
 _SCOPE_CLAUSE = re.compile(r"[,;:.?!]\s|[，；：。？！、]")
 _NUMBER_BEFORE = re.compile(r"\d(?:[\d,.]*\d)?\s*[kmbw万千亿]?\s*$")
