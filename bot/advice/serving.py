@@ -89,7 +89,12 @@ def answer(ctx: Context) -> Answer:
     several = len(models) > 1 or ((len(q.precisions) > 1 or len(q.kv_precisions) > 1) and any(c.fixed for c in choices))
     if "token_cost" in q.asks and not {"users_served", "max_context"} & set(q.asks) and not several:
         return _every_ask(ctx, models[0], choices, load, _token_cost(ctx, models[0], choices, load))
-    if any(c.fixed for c in choices) and ("users_served" in q.asks or (
+    period_h = q.duration_hours or q.deadline_hours
+    if "tokens_in_time" in q.asks and period_h and any(c.fixed for c in choices) and not several \
+            and not load.users and load.total_tps is None:
+        # "how many tokens can 2x A100 generate in a week": the configuration's full-load output x the period
+        out = _tokens_in_period(ctx, models[0], _users_served(ctx, models[0], choices, load), load, period_h)
+    elif any(c.fixed for c in choices) and ("users_served" in q.asks or (
             {"throughput", "request_rate"} & set(q.asks) and not load.users and load.total_tps is None)):
         out = _users_served(ctx, models[0], choices, load)
     elif several:
@@ -870,6 +875,28 @@ def _users_note(ctx: Context, model: Model, load: ServingLoad, o: Option, code: 
 
 
 # --------------------------------------------------------------------------- users served
+
+def _tokens_in_period(ctx: Context, model: Model, out: Answer, load: ServingLoad, hours: float) -> Answer:
+    """Output tokens the user's configuration generates in ``hours``: its full-load throughput (the most users at
+    the per-user floor, from :func:`_users_served`) x the period in seconds; one stream alone beside it (its
+    decode speed x the period), so the range between an idle and a busy service is visible.
+
+    Returns:
+        ``out`` with the ``serving_tokens_in_time`` line leading (unchanged when nothing serves).
+    """
+    if out.recommendation is None:
+        return out
+    o = out.options[out.recommendation]
+    if not o.throughput_tps:
+        return out
+    seconds = hours * 3600
+    lead = note("serving_tokens_in_time", config=config(o), model_name=model_label(model), hours=hours,
+                tokens_tokens=o.throughput_tps * seconds, total_tps=o.throughput_tps, max_users=o.max_users,
+                per_user_tps=load.capacity_tps,
+                single_tokens=o.single_user_tps * seconds if o.single_user_tps else None,
+                total_usd=o.price_per_hour_usd * hours if o.price_per_hour_usd else None)
+    return out.model_copy(update={"headline": lead, "details": [out.headline, *out.details]})
+
 
 def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoad) -> Answer:
     options = []
