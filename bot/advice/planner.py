@@ -779,9 +779,11 @@ def _layout_shapes(model: Model, gpu: Gpu, precision: str, engine: str, kb, coun
         if model.is_moe and 16 in valid_tp_degrees(model, max_tp=16) and weights_gb / 16 < usable * 0.98 and (
                 count is None or count % 16 == 0):
             out.append((16, 1))
-    if not out and count is not None and count <= 8 * _MAX_PIPELINE:
-        # a count the user fixed that no TP degree divides into a fit ("3x RTX 4090"): pipeline stages over the
-        # rest of them (vLLM --pipeline-parallel-size, llama.cpp's layer split), the largest TP that divides it first
+    spans = any(tp * pp == count for tp, pp in out)
+    if count is not None and 1 < count <= 8 * _MAX_PIPELINE and not spans:
+        # a count the user fixed that no TP degree spans ("3x RTX 4090", "3x A100 40GB for 20 users"): also one
+        # group with pipeline stages over all of them (vLLM --pipeline-parallel-size, llama.cpp's layer split), the
+        # largest TP that divides it first: replicas that hold the weights may not hold the users' KV cache
         for tp in sorted((t for t in valid_tp_degrees(model) if count % t == 0 and count // t > 1), reverse=True):
             if weights_gb / count < usable * 0.98 and count // tp <= _MAX_PIPELINE:
                 out.append((tp, count // tp))
