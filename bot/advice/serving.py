@@ -997,6 +997,14 @@ def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: Se
                     rows=[{"config": config(o, with_model=True), "meets": o.meets, "per_user_tps": o.tps_per_user,
                            "mem_gb": o.memory_per_gpu_gb, "kv_precision": o.kv_precision} for o in options[:6]])
     details: list = []
+    if len(models) >= 2 and not kv_col and (len(options) > 6 or "gpu_count" in q.asks):
+        # a grid ("8B, 70B and 405B in fp16, fp8 and int4: how many H100s each?"): one sentence per model with
+        # the count each format needs, so no model of the grid falls off the first lines
+        details.append(headline)
+        headline = note("items_counts", groups=[
+            {"model_name": model_label(m), "rows": [
+                {"gpu_count": o.gpu_count, "gpu_name": o.gpu_name, "precision": o.precision, "meets": o.meets,
+                 "short": not o.meets} for o in options if o.model == m.id]} for m in models])
     timed = [o for o in served if o.tps_per_user]
     fast = max(timed, key=lambda o: o.tps_per_user) if timed else None
     slow = min(timed, key=lambda o: o.tps_per_user) if timed else None
@@ -1004,10 +1012,14 @@ def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: Se
             fast.tps_per_user / slow.tps_per_user >= 1.03:
         # "which is fastest?": the answer to the comparison leads; every row's figures follow (a tie within 3%
         # names no fastest: the rows say it)
-        details.append(headline)
-        headline = note("items_fastest", config=config(fast, with_model=True), fast_tps=fast.tps_per_user,
-                        slow_config=config(slow, with_model=True), slow_tps=slow.tps_per_user,
-                        ratio_x=fast.tps_per_user / slow.tps_per_user)
+        fastest = note("items_fastest", config=config(fast, with_model=True), fast_tps=fast.tps_per_user,
+                       slow_config=config(slow, with_model=True), slow_tps=slow.tps_per_user,
+                       ratio_x=fast.tps_per_user / slow.tps_per_user)
+        if headline.code == "items_counts" and "gpu_count" in q.asks:
+            details.insert(0, fastest)  # the counts asked lead; the fastest row follows them
+        else:
+            details.append(headline)
+            headline = fastest
     if "token_cost" in q.asks and not kv_col:
         # the cost per 1M tokens of each row at full load ("fp8 or int4: how much faster and cheaper per token?")
         costs = []

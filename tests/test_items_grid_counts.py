@@ -1,0 +1,50 @@
+"""A grid of models x formats with a count asked ("8B, 70B and 405B in fp16, fp8 and int4: how many H100s
+each?"): every model's counts lead, one sentence per model, so the last model of the grid is never pushed out of
+the first lines by a row limit; "which is fastest" over several models is a speed ask.
+
+Hand check (knowledge/models.yaml parameters x bytes per weight, one H100 SXM5 80GB with about 76 GB usable
+after the engine's reserve): Llama 3.1 405B is 405.9e9 params: fp16 812 GB -> 16 GPUs (8 cannot hold it:
+8 x 76 = 608 GB), fp8 406 GB -> 8 GPUs (TP of 4 holds 304 GB), int4 about 230 GB with scales -> 4 GPUs
+(4 x 76 = 304 GB). Llama 3 70B fp16 141 GB -> 2 GPUs.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from bot.advice.advise import advise
+from bot.parsing.parser import parse_question
+
+TODAY = date(2026, 12, 1)
+
+
+def test_every_model_of_a_grid_leads_with_its_counts(kb):
+    a = advise(parse_question("Llama 3 8B, 70B and 405B in fp16, fp8 and int4: how many H100 each?", kb), kb,
+               today=TODAY)
+    assert a.headline.code == "items_counts"
+    groups = a.headline.params["groups"]
+    assert [g["model_name"] for g in groups] == ["Llama 3 8B", "Llama 3 70B", "Llama 3.1 405B"]
+    counts = {(g["model_name"], r["precision"]): r["gpu_count"] for g in groups for r in g["rows"]}
+    assert counts[("Llama 3.1 405B", "fp16")] == 16
+    assert counts[("Llama 3.1 405B", "fp8")] == 8
+    assert counts[("Llama 3.1 405B", "int4")] == 4
+    assert counts[("Llama 3 70B", "fp16")] == 2
+
+
+def test_chinese_grid_counts_lead_and_fastest_follows(kb):
+    a = advise(parse_question("qwen2.5 7b、32b、72b 用 fp16 和 int4 各要几张 4090", kb), kb, today=TODAY)
+    assert a.headline.code == "items_counts"
+    assert len(a.headline.params["groups"]) == 3
+
+
+@pytest.mark.parametrize("text", [
+    "which is fastest on an A100 80GB: mistral 7b, llama 3 8b or qwen2.5 14b",
+    "一张 A100 80G 上 mistral 7b、llama 3 8b、qwen2.5 14b 哪个最快",
+])
+def test_fastest_over_several_models_is_a_speed_question(kb, text):
+    a = advise(parse_question(text, kb), kb, today=TODAY)
+    assert a.headline.code == "items_fastest"
+    # the smallest model reads the fewest weight bytes per token: bandwidth-bound decode is fastest for it
+    assert a.headline.params["config"]["model_name"].startswith("Mistral 7B")
