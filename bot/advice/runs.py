@@ -120,9 +120,17 @@ def training_runs(ctx: Context, model: Model, tokens: float, choices: list[GpuCh
             if last is not None:
                 out.append(training_option(ctx, model, choice.gpu, *last))
             continue
-        out.append(training_option(ctx, model, choice.gpu, *smallest))
+        first = training_option(ctx, model, choice.gpu, *smallest)
+        out.append(first)
         if in_time is not None and in_time[0].gpu_count != smallest[0].gpu_count:
             out.append(training_option(ctx, model, choice.gpu, *in_time))
+        machine = int(ctx.policy.limits.gpus_per_machine.value)
+        if "gpu_count" not in ctx.query.asks and _whole_machine_worth_trying(ctx, first, machine) and \
+                not any(o.gpu == choice.gpu.id and o.gpu_count == machine for o in out):
+            at = plan_training(ctx, model, choice.gpu, machine, tokens, precision)
+            whole = training_option(ctx, model, choice.gpu, *at) if at[0] is not None else None
+            if _cheaper_run(whole, first):
+                out.append(whole)
     if any(c.count is None for c in choices) and target_hours is None:
         ctx.assume("training_counts", days=deadline / 24)
     return out
@@ -189,11 +197,36 @@ def finetune_setups(ctx: Context, model: Model, tokens: float, choices: list[Gpu
             if est is None:
                 ctx.warn("finetune_refused", gpu_name=choice.gpu.name, method=method)
                 continue
-            out.append(finetune_option(ctx, model, choice.gpu, est))
+            option = finetune_option(ctx, model, choice.gpu, est)
+            out.append(option)
+            if choice.count is None and "gpu_count" not in q.asks:  # (a count asked: the fewest answer it)
+                machine = int(ctx.policy.limits.gpus_per_machine.value)
+                if _whole_machine_worth_trying(ctx, option, machine):
+                    at = plan_finetune(ctx, model, choice.gpu, machine, method, tokens)
+                    whole = finetune_option(ctx, model, choice.gpu, at) if at is not None else None
+                    if _cheaper_run(whole, option):
+                        out.append(whole)
     if q.method is None and len(methods) > 1:
         ctx.assume("methods_compared")
     ctx.assume("finetune_methods_memory")
     return out
+
+
+def _whole_machine_worth_trying(ctx: Context, fewest: Option, machine: int) -> bool:
+    """Whether to also plan a run with no count given on one whole machine of ``machine`` GPUs (policy
+    ``limits.gpus_per_machine``): the fewest GPUs that hold it are fewer, priced, and a group that large is
+    allowed on the GPU. Data parallelism keeps the GPU-hours close, so a lower price per GPU-hour on whole 8-GPU
+    nodes (marketplaces and neoclouds rent HGX nodes for less per GPU than clouds rent a 4-GPU slice) lowers the
+    bill and shortens the wall clock (:func:`_cheaper_run` decides)."""
+    gpu = ctx.kb.gpus.get((fewest.gpu or "").split("@")[0])
+    return bool(fewest.fits and fewest.total_cost_usd and (fewest.gpu_count or 1) < machine and gpu is not None
+                and group_cap(ctx, gpu) >= machine)
+
+
+def _cheaper_run(other: Option | None, fewest: Option) -> bool:
+    """``other`` fits and costs at least 3% less in all than ``fewest`` (a near tie keeps the fewest GPUs)."""
+    return bool(other is not None and other.fits and other.total_cost_usd and fewest.total_cost_usd
+                and other.total_cost_usd <= fewest.total_cost_usd * 0.97)
 
 
 def finetune_alternatives(ctx: Context, model: Model, tokens: float, failed: Option, choice: GpuChoice) -> list[Option]:
