@@ -133,3 +133,14 @@ def test_tokens_each_of_users_are_their_context(kb):
     assert q.concurrent_users == 90 and q.context_tokens == 6000 and q.tokens_per_item is None
     q = parse_question("summarize 20k documents of 1k tokens each with mistral 7b on an L4", kb)
     assert q.documents == 20000 and q.tokens_per_item == 1000 and q.context_tokens is None
+
+
+@pytest.mark.parametrize("text", [
+    "largest model I can serve under $2/hour at 16k context",
+    "what can I run for under $1.50 an hour",
+    "biggest llm we could host below $10/h with 32k context",
+])
+def test_a_budget_after_a_workload_verb_is_not_a_model_name(kb, text):
+    q = parse_question(text, kb)
+    assert not [u for u in q.unknown_terms if u.kind == "model"]
+    assert q.price_limit_per_hour is not None or q.budget is not None

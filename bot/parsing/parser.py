@@ -244,7 +244,9 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
                           unknown_version=bool(version) and not tables.has_version(family, version),
                           models=tables.family_models(family, version)))
     elif not models and not pasted and len(unknown) < MAX_UNKNOWN_TERMS:
-        named = _model_object(low, prepared.written, lex, name_spans)
+        # (a quantity is never a name: "serve under $2/hour at 16k")
+        named = _model_object(low, prepared.written, lex,
+                              SpanSet([*name_spans.spans(), *((f.start, f.end) for f in scan.found)]))
         if named and named.lower() not in {u.as_written.lower() for u in unknown}:
             # no suggestions: the words are a name the knowledge base lacks, and fuzzy neighbours of a whole
             # phrase ("glm 4.5 air" -> DeepSeek-R1) mislead more than they help
