@@ -86,3 +86,16 @@ def test_an_embedding_document_length_given_as_its_input_is_used(kb):
                today=TODAY)
     assert "embed_default_tokens" not in {n.code for n in a.assumptions}
     assert a.headline.code == "embed_job" and a.headline.params["per_item_tokens"] == 500
+
+
+@pytest.mark.parametrize("text", [
+    "Llama3 405B fp8 要几张卡？H100 还是 H200 更划算",
+    "how many H100s vs H200s do I need for llama 3.1 405b in fp8, and which is cheaper",
+])
+def test_a_count_asked_in_a_comparison_leads_with_each_sides_count(kb, text):
+    # 405.9e9 params x 1 byte = 406 GB in fp8: 8 H100 80GB (4 hold 304 GB usable: too few) or 4 H200 141GB
+    # (4 x about 134 GB usable = 536 GB; 2 hold 268 GB: too few)
+    a = advise(parse_question(text, kb), kb, today=TODAY)
+    assert a.headline.code == "compare_needed"
+    counts = {i["config"]["gpu_name"]: i["config"]["gpu_count"] for i in a.headline.params["items"]}
+    assert counts == {"H100 SXM5 80GB": 8, "H200 SXM 141GB": 4}

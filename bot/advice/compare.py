@@ -247,6 +247,14 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
             if load.users else cost_line
         details = [d for d in [headline, *details] if d is not None and d is not lead]
         headline = lead
+    if "gpu_count" in q.asks and not load.users and not load.total_tps and fits:
+        # "要几张卡？H100 还是 H200": the count each GPU type needs leads (the fewest that hold the model, as in its
+        # speed row), with its hourly price; the speed and cost-per-token comparison follows
+        needed = note("compare_needed", model_name=model_label(model),
+                      items=[{"config": config(s), "fits": s.fits, "short": not s.fits,
+                              "price_usd": s.price_per_hour_usd} for s in speeds])
+        details = [d for d in [headline, *details] if d is not None]
+        headline = needed
     if headline is None:
         failing = [s for s in speeds if not s.fits]
         headline = note("compare_fits", fits=[config(s) for s in fits], fails=[config(s) for s in failing],
