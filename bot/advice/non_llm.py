@@ -48,6 +48,13 @@ _Estimate = ImageEstimate | TranscriptionEstimate | EmbeddingEstimate
 _RATE = {"images": "images_per_min", "transcription": "x_realtime", "embeddings": "docs_per_s"}
 
 
+def _one_image_s(est, other) -> float | None:
+    """Seconds one image takes alone (batch 1): ``est``'s steps x seconds per step when it runs unbatched, else
+    the batch-1 estimate ``other`` beside it (``None`` when there is none)."""
+    one = est if est.batch_size == 1 else other
+    return one.steps * one.seconds_per_step if one is not None else None
+
+
 def task_of(ctx: Context, model: Model) -> Task | None:
     """Which estimator covers ``model``: ``images`` (a diffusion compute entry in efficiency.yaml),
     ``transcription`` (a speech shape entry), ``embeddings`` (an encoder with layers and hidden size), or
@@ -238,7 +245,9 @@ def _headline(ctx: Context, task: Task | None, model: Model, row: _Row) -> objec
         if q.images and q.images > 1:  # (one image asked is its time: the rate line below)
             return note("images_job", config=cfg, model_name=name, images=q.images, resolution=f"{e.width}x{e.height}",
                         steps=e.steps, hours=e.hours, total_usd=o.total_cost_usd, images_per_minute=e.images_per_minute,
-                        batch=e.batch_size if e.batch_size > 1 and q.batch_size is None else None)
+                        batch=e.batch_size if e.batch_size > 1 and q.batch_size is None else None,
+                        # one image alone (batch 1): its latency, what "how many seconds per image" asks
+                        per_image_s=_one_image_s(e, row.other))
         if e.batch_size > 1 and row.other is not None:
             # a rate: the batched throughput, with one image alone (batch 1, its latency) beside it
             one = row.other

@@ -309,6 +309,10 @@ class LexiconFile(_Vocab):
     workloads: dict[str, list[str]] = Field(default_factory=dict)
     # a user count said to be simultaneous ("60 online at peak", "同时在线"): it sizes the load, not a head count
     simultaneous_words: list[str] = Field(default_factory=list)
+    # a bare counter shared by cards and pictures ("一万张要多久"): in a question with image words it counts images
+    # unless a GPU name follows it; ``image_words`` are those words
+    image_counters: list[str] = Field(default_factory=list)
+    image_words: list[str] = Field(default_factory=list)
     # right before a GPU name: the user's own one card ("my 4070 ti super", "我的 4090")
     own_card_words: list[str] = Field(default_factory=list)
     # right after a GPU name: a variant word ("ti", "super"); when the product has no such variant ("rtx 5090 ti"),
@@ -612,6 +616,8 @@ class Lexicon:
     pretraining: Phrases
     weak_inference: Phrases
     simultaneous_words: Phrases
+    image_counters: Phrases
+    image_words: Phrases
     own_card_words: Phrases
     gpu_variant_words: Phrases
     object_verbs: Phrases
@@ -834,6 +840,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         weak_inference=Phrases(_flat(lists(lambda f: f.workloads.get("weak_inference", [])))),
         pretraining=Phrases(_flat(lists(lambda f: f.workloads.get("pretraining", [])))),
         simultaneous_words=Phrases(_flat(lists(lambda f: f.simultaneous_words))),
+        image_counters=Phrases(_flat(lists(lambda f: f.image_counters)), left_bound=False),
+        image_words=Phrases(_flat(lists(lambda f: f.image_words)), left_bound=False),
         own_card_words=Phrases(_flat(lists(lambda f: f.own_card_words))),
         gpu_variant_words=Phrases(_flat(lists(lambda f: f.gpu_variant_words))),
         object_verbs=Phrases(_flat(lists(lambda f: f.model_object.verbs))),

@@ -226,6 +226,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     _set_aside_unrated_money(scan, kb, notes)
     for m in lex.commitment_terms.finditer(low):
         vocab_spans.add(m.span())  # read above as a length of time or not: the term itself is understood
+    _counted_pictures(scan, lex, name_spans)
     fields = _quantity_fields(scan, notes, lex)
     precisions, kv_precisions = _precisions(low, lex, vocab_spans, model_spans)
     models = _models(model_found, low, pasted, unknown, notes, vocab_spans)
@@ -790,6 +791,25 @@ def _per_machine_count(low: str, lex) -> tuple[int | None, bool]:
 
 #: The most words a model's name is read over after a workload verb ("deepseek coder v2 lite instruct").
 _OBJECT_MAX_WORDS = 5
+
+
+def _counted_pictures(scan: QuantityScan, lex: Lexicon, names: SpanSet) -> None:
+    """In a question about pictures (lexicon ``image_words``), a GPU count written with a counter shared with
+    pictures (``image_counters``: 张) and not followed by a GPU name counts the pictures: "出一张图要几秒？一万张要
+    多久" asks for 10,000 images, not 10,000 cards. The job's count is the largest such figure."""
+    if not lex.image_counters or not lex.image_words.search(scan.text):
+        return
+    for f in scan.found:
+        if f.field != "gpu_count" or not lex.image_counters.regex.search(scan.text[f.start:f.end]):
+            continue
+        after = f.end + len(scan.text[f.end:]) - len(scan.text[f.end:].lstrip())
+        if any(a == after for a, _ in names.spans()):
+            continue  # "两张 4090": cards
+        f.field = "images"
+    pictures = [f for f in scan.found if f.field == "images"]
+    if len(pictures) > 1:  # "出一张 ... 一万张要多久": the job is the largest count, one picture the unit
+        biggest = max(pictures, key=lambda f: f.value)
+        scan.found[:] = [f for f in scan.found if f.field != "images" or f is biggest]
 
 
 def _model_object(low: str, written, lex, names: SpanSet) -> str | None:
