@@ -1,0 +1,78 @@
+"""A price in knowledge/prices is found on every answer path, whatever the shape of the instances that carry it.
+
+RTX 4090 and RTX 5090 are rented only as 1-GPU instances. Two or four of them that the user names ("on 2x 4090") were
+priced by a quote but "no price" in serving, fine-tuning, training and batch-job answers, which asked for one instance
+holding the whole group. The shared picker (``bot.advice.planner.place``) now prices the GPUs and count the user named
+as separate instances when no instance holds the group, ranked after any that does (``OfferRule.rank``: a split
+group last), and the answer says so (``group_split_instances``).
+
+Prices used (knowledge/prices, with source and as_of there):
+- vast.yaml 1x-RTX_4090-32-65536: $0.40/h, marketplace, undated (SkyPilot catalog vms.csv); cheaper than runpod.yaml
+  1x_RTX4090_SECURE $0.69/h.
+- gongji.yaml "RTX 5090 (per card)": 3.25 CNY/h published, $0.47786/h at cny-usd-2026-05-08 (6.8012 CNY per USD);
+  a mainland-China cloud, so priced for questions in Chinese.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from bot.advice.advise import advise
+from bot.parsing.parser import parse_question
+
+TODAY = date(2026, 12, 1)
+
+
+def ask(kb, text: str):
+    return advise(parse_question(text, kb), kb, today=TODAY)
+
+
+def named_option(answer, gpu_id: str, count: int):
+    return next(o for o in answer.options if o.gpu == gpu_id and o.gpu_count == count and not o.changes)
+
+
+@pytest.mark.parametrize("text,count", [
+    ("serve qwen2.5 14b on 2x 4090", 2),                                              # serving
+    ("lora llama 3 8b on 2x 4090", 2),                                                # fine-tuning
+    ("what does a lora of llama 3 8b on 2x 4090 cost", 2),                            # the cost of a run
+    ("train a 1b model on 10B tokens on 4x 4090", 4),                                 # training
+    ("2x 4090 vs 1x A100 80GB for qwen2.5 14b", 2),                                   # comparison
+    ("summarize 10k documents (2000 tokens in, 200 out) with qwen2.5 14b on 2x 4090", 2),  # batch job (items)
+])
+def test_named_4090s_are_priced_as_separate_one_gpu_instances_on_every_path(kb, text, count):
+    a = ask(kb, text)
+    o = named_option(a, "rtx-4090-24gb", count)
+    assert o.price is not None, a.intent
+    assert o.price.provider == "vast" and o.price.instances == count
+    assert o.price.price_per_hour_usd == pytest.approx(0.40 * count)  # vast.yaml $0.40/h per 1-GPU instance
+    assert o.price.group_split  # the GPUs are not in one machine, and the answer says it
+    if count > 1 and (o.tensor_parallel or 1) > 1:
+        assert any(w.code == "group_split_instances" for w in a.warnings)
+
+
+@pytest.mark.parametrize("text,count", [
+    ("用两张5090部署qwen2.5 14b", 2),
+    ("用两张5090 lora微调qwen2.5 7b", 2),
+    ("用4张5090训练1b模型 100亿token", 4),
+    ("两张5090和一张A100 80G跑qwen2.5 14b哪个好", 2),
+])
+def test_named_5090s_get_the_cny_list_price_on_every_path(kb, text, count):
+    o = named_option(ask(kb, text), "rtx-5090-32gb", count)
+    assert o.price is not None and o.price.provider == "gongji"
+    # gongji.yaml 3.25 CNY/h per card / 6.8012 CNY per USD = $0.47786/h per card
+    assert o.price.price_per_hour_usd == pytest.approx(0.47786 * count)
+
+
+def test_a_group_one_instance_holds_is_never_priced_split(kb):
+    # vast.yaml 2x-RTX_6000Ada-32-65536 $1.31/h holds both GPUs: it is chosen over two 1x instances
+    o = named_option(ask(kb, "serve qwen2.5 32b on 2x RTX 6000 Ada"), "rtx-6000-ada-48gb", 2)
+    assert o.price is not None and not o.price.group_split and o.price.instances == 1
+    assert o.price.price_per_hour_usd == pytest.approx(1.31)
+
+
+def test_a_count_the_planner_chose_stays_in_one_instance(kb):
+    # no count named: the planner's own multi-GPU options are priced only where one instance holds them
+    a = ask(kb, "serve llama 3 70b int4 on 4090s")
+    assert all(not o.price.group_split for o in a.options if o.price is not None)
