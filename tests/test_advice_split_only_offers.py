@@ -76,3 +76,31 @@ def test_a_count_the_planner_chose_stays_in_one_instance(kb):
     # no count named: the planner's own multi-GPU options are priced only where one instance holds them
     a = ask(kb, "serve llama 3 70b int4 on 4090s")
     assert all(not o.price.group_split for o in a.options if o.price is not None)
+
+
+# --------------------------------------------------------------------------- one offer rule for every picker
+
+def test_the_way_to_rent_just_the_count_is_the_offer_every_other_answer_prices(kb):
+    # CoreWeave rents L40S only as 8-GPU nodes; the way to rent just 2 is the one the serving and comparison answers
+    # price 2x L40S with (OfferRule, policy.yaml offers: a marketplace ask ranked by its price): vast.yaml
+    # 2x-L40S-32-65536 $1.33/h, not DigitalOcean's 2 x 1-GPU droplets at 2 x $1.57 = $3.14/h (digitalocean.yaml)
+    a = ask(kb, "2x L40S on coreweave")
+    line = next(n for n in [a.headline, *a.details] if n.code == "quote_whole_nodes_only")
+    assert (line.params["alt_provider"], line.params["alt_price_usd"]) == ("Vast.ai", pytest.approx(1.33))
+    served = named_option(ask(kb, "serve qwen2.5 32b on 2x L40S"), "l40s-48gb", 2)
+    assert (served.price.provider, served.price.price_per_hour_usd) == ("vast", pytest.approx(1.33))
+
+
+def test_offer_rule_best_is_the_smallest_rank(kb):
+    from bot.pricing.offers import Offer, OfferRule, Placement
+
+    def placement(provider, price, *, marketplace=False, idle=0):
+        offer = Offer(provider=provider, provider_name=provider, instance_type="x", gpu="l40s-48gb",
+                      gpu_count=2 + idle, price_per_hour_usd=price, pricing_model="on_demand", as_of=TODAY,
+                      source="test", marketplace=marketplace)
+        return Placement(offer, 1, 2, 1, False, price, False)
+
+    listed, ask_, idle = placement("a", 3.0), placement("b", 1.5, marketplace=True), placement("c", 1.0, idle=6)
+    assert OfferRule().best([listed, ask_, idle]) is ask_  # idle GPUs last; then the price, a marketplace ask included
+    assert OfferRule(marketplace_after_list=True).best([listed, ask_, idle]) is listed
+    assert OfferRule().best([]) is None
