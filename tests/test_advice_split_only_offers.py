@@ -104,3 +104,34 @@ def test_offer_rule_best_is_the_smallest_rank(kb):
     assert OfferRule().best([listed, ask_, idle]) is ask_  # idle GPUs last; then the price, a marketplace ask included
     assert OfferRule(marketplace_after_list=True).best([listed, ask_, idle]) is listed
     assert OfferRule().best([]) is None
+
+
+# --------------------------------------------------------------------------- a secondary figure in comparisons too
+
+def mention_lines(answer):
+    return [n for n in [answer.headline, *answer.details] if n.code == "mention_cost"]
+
+
+@pytest.mark.parametrize("text,gpu_name,count,per_gpu_cny", [
+    # price_mentions.yaml AutoDL rows (read 2026-05-01): H20 6.98 CNY per GPU-hour, L20 3.68 CNY per GPU-hour
+    ("H20 vs H100 for llama 3 70b", "H20", 2, 6.98),
+    ("l20 vs l40s for qwen2.5 7b", "L20", 1, 3.68),
+    ("L20 和 L40S 跑 qwen2.5 7b 哪个快", "L20", 1, 3.68),
+])
+def test_a_compared_gpu_without_a_list_price_gets_the_figure_quotes_use(kb, text, gpu_name, count, per_gpu_cny):
+    a = ask(kb, text)
+    lines = mention_lines(a)
+    assert [n.params["config"]["gpu_name"] for n in lines] == [gpu_name]
+    assert lines[0].params["per_gpu"] == {"amount": pytest.approx(per_gpu_cny), "currency": "cny"}
+    assert lines[0].params["hour"]["amount"] == pytest.approx(per_gpu_cny * count)
+    # the quote of the same card uses the same figure
+    quoted = mention_lines(ask(kb, f"how much is one {gpu_name} per hour"))
+    assert quoted and quoted[0].params["per_gpu"]["amount"] == pytest.approx(per_gpu_cny)
+
+
+def test_a_compared_fine_tune_without_a_list_price_is_costed_over_its_wall_clock(kb):
+    a = ask(kb, "H20 vs A100 for lora on llama 3 8b")
+    h20 = next(o for o in a.options if o.gpu == "h20-96gb" and o.fits)
+    (line,) = mention_lines(a)
+    # AutoDL H20 6.98 CNY per GPU-hour x 1 GPU x the run's wall clock
+    assert line.params["total"]["amount"] == pytest.approx(6.98 * h20.wall_clock_hours)
