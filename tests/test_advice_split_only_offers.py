@@ -135,3 +135,18 @@ def test_a_compared_fine_tune_without_a_list_price_is_costed_over_its_wall_clock
     (line,) = mention_lines(a)
     # AutoDL H20 6.98 CNY per GPU-hour x 1 GPU x the run's wall clock
     assert line.params["total"]["amount"] == pytest.approx(6.98 * h20.wall_clock_hours)
+
+
+@pytest.mark.parametrize("text,code", [
+    ("what would a qlora of llama 3 70b on 2x 4090 cost", "finetune_fixed_fails"),
+    ("full fine-tune of llama 3 8b on 4x 4090, what does it cost", "finetune_fixed_fails"),
+    ("两张4090全参微调llama 3 8b要花多少钱", "finetune_fixed_fails"),
+])
+def test_a_run_that_does_not_fit_says_so_not_that_it_has_no_price(kb, text, code):
+    a = ask(kb, text)
+    assert a.headline.code == code
+    o = a.options[0]
+    assert not o.fits and o.memory_per_gpu_gb > o.usable_gb
+    assert a.headline.params["mem_gb"] == pytest.approx(o.memory_per_gpu_gb)
+    assert o.price is not None and o.price.provider == "vast"  # the GPUs are priced: vast.yaml $0.40/h each
+    assert not any(m.code == "no_price_for_run" for m in a.missing)

@@ -900,6 +900,12 @@ def _run_cost(ctx: Context, model) -> Answer:
         # no list price for any fitting setup: the run at the secondary-source figure every answer uses (the
         # cheapest such run leads, labelled as a secondary figure)
         rec, headline = min(mentioned, key=lambda x: x[1].params["total"]["amount"])
+    elif rec is None and not any(o.fits for o in options) and options and options[0].memory_per_gpu_gb:
+        # nothing holds the run: that, not a price, is why there is no cost (the setup may well be priced)
+        o = options[0]
+        fails = "finetune_fixed_fails" if q.workload == "finetune" or q.method else "training_does_not_fit"
+        headline = note(fails, config=config(o), model_name=model_label(model), mem_gb=o.memory_per_gpu_gb,
+                        usable_gb=o.usable_gb)
     elif rec is None:
         ctx.lack("no_price_for_run", model_name=model_label(model))
     details = idle_line(ctx, options[rec]) if rec is not None and options[rec].price is not None else []
