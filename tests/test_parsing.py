@@ -335,6 +335,19 @@ def test_a_term_is_a_duration_unless_committed(kb, message, hours, pricing):
     assert (q.duration_hours, q.pricing, q.commitment_term) == (hours, pricing, "1y")
 
 
+@pytest.mark.parametrize("message,hours,term", [
+    # the term phrase first, the length of use after it: the term is the contract, the other length the use
+    ("a three-year commitment on 4x A100, needed for 2 months", 2 * 730, "3y"),
+    ("4x A100 needed for 2 months on a three-year commitment", 2 * 730, "3y"),
+    ("reserved 1 yr, 16 H100 for 9 months total", 9 * 730, "1y"),
+    ("3年期预留 4张A100 只用2个月", 2 * 730, "3y"),
+    ("reserved 1 year 8x H100, total?", 8760, "1y"),  # no other length: the term is the use
+])
+def test_a_committed_term_is_not_the_length_of_use_in_either_order(kb, message, hours, term):
+    q = parse_question(message, kb)
+    assert (q.duration_hours, q.pricing, q.commitment_term) == (hours, ["commitment"], term)
+
+
 @pytest.mark.parametrize("message,engine", [
     ("vllm", "vllm"), ("with TGI", "tgi"), ("text-generation-inference", "tgi"), ("TensorRT-LLM", "tensorrt-llm"),
     ("llama.cpp", "llama.cpp"), ("ollama", "ollama"), ("exllama", "exllama"), ("plain hf", "hf"),

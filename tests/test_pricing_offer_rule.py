@@ -47,6 +47,15 @@ def test_a_one_year_commitment_for_three_months_is_billed_for_the_year_and_said_
     assert lead.total_cost_usd == pytest.approx(2 * 5.418 * 8760)
 
 
+def test_a_term_said_before_the_length_of_use_is_still_billed_for_the_term(kb):
+    a = ask(kb, "1-year commitment, 2x H100, needed for 3 months")
+    assert a.query.duration_hours == 3 * 730  # the use, not the term (it was read as 8,760 h of use)
+    assert a.headline.code == "commitment_whole_term"
+    # AWS p5.4xlarge 1-year $5.418/h x 2 instances x 8,760 h billed; 2,190 h used
+    assert a.headline.params["total_usd"] == pytest.approx(2 * 5.418 * 8760)
+    assert a.headline.params["used_usd"] == pytest.approx(2 * 5.418 * 2190)
+
+
 def test_a_monthly_rate_of_a_reservation_is_billed_per_month(kb):
     a = ask(kb, "monthly cost of 2 h100 on a 1-year reservation")
     assert a.headline.code != "commitment_whole_term"

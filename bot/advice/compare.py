@@ -14,7 +14,7 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
-from bot.advice.options import caveats, cheapest_per_token, config, next_actions, variant_notes
+from bot.advice.options import caveats, cheapest_per_token, config, mention_cost, next_actions, variant_notes
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
@@ -262,6 +262,8 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     for s in speeds:
         if not s.fits and headline.code != "compare_users":  # (the users line says what each count serves)
             details.append(note("compare_does_not_fit", config=config(s), reason=s.rejection))
+    if not any(n.code == "compare_cost_mentions" for n in [headline, *details]):
+        details += _mention_lines(ctx, speeds, run=False)
     options = speeds + [c for _, c in rows if c is not None and c.price is not None]
     for o in options[:4]:
         caveats(ctx, o, ctx.kb.gpus.get((o.gpu or "").split("@")[0]))
@@ -274,6 +276,23 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     return ctx.answer(title=note("title_compare", gpu_names=[c.gpu.name for c in choices], model_name=model_label(model)),
                       headline=headline, details=details, options=options, recommendation=rec, table=table,
                       actions=next_actions(ctx, options[rec] if rec is not None else None))
+
+
+def _mention_lines(ctx: Context, options: list[Option], *, run: bool) -> list:
+    """For each compared GPU with no list price: the secondary-source figure every other kind of answer prices it
+    with (quote, serving, fine-tuning, training: :func:`bot.advice.options.mention_cost`), labelled as such, so a
+    card is not "n/a" in a comparison and priced elsewhere. The first fitting option of each such GPU; for a run
+    (``run``) over its wall clock, else over the length asked. ``[]`` when every side is priced or has no figure."""
+    out, said = [], set()
+    for o in options:
+        if not o.fits or o.price is not None or o.gpu in said:
+            continue
+        hours = o.wall_clock_hours if run else ctx.query.duration_hours
+        mentioned = mention_cost(ctx, config(o), o.gpu, o.gpu_count, hours)
+        if mentioned is not None:
+            said.add(o.gpu)
+            out.append(mentioned)
+    return out
 
 
 def _common_format(ctx: Context, model: Model, choices: list[GpuChoice], single: ServingLoad) -> str | None:
@@ -480,6 +499,7 @@ def _training(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     details = [note("training_time_line", config=config(o), wall_hours=o.wall_clock_hours, total_usd=o.total_cost_usd,
                     tokens_tokens=tokens) for o in options if o.wall_clock_hours]
     details += nvlink_difference(choices, options)
+    details += _mention_lines(ctx, options, run=True)
     return ctx.answer(title=note("title_compare", gpu_names=[c.gpu.name for c in choices], model_name=model_label(model)),
                       headline=headline, details=details, options=options, table=training_table(options),
                       actions=next_actions(ctx, None, precision_switch=False))
@@ -522,6 +542,7 @@ def _finetune(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
                                                                                  if not o.fits], model_name=model_label(model))
     for o in options[:3]:
         caveats(ctx, o)
+    details += _mention_lines(ctx, options, run=True)
     return ctx.answer(title=note("title_compare", gpu_names=[c.gpu.name for c in choices], model_name=model_label(model)),
                       headline=headline, details=details, options=options, table=finetune_table(options),
                       actions=next_actions(ctx, None, precision_switch=False))

@@ -200,7 +200,8 @@ def exact_rental(ctx: Context, opt: Option, gpu: Gpu | None = None) -> Placement
     question's market allows, each tensor-parallel group (tp x pp GPUs) in one instance: what to say beside an
     option that pays for a whole larger node ("2x A100 at CoreWeave": 8-GPU nodes only). List prices before a
     marketplace host's ask; a provider's stale snapshot of a size it also prices currently is left out. ``None`` when
-    the option has no idle GPUs or nothing rents the count exactly."""
+    the option has no idle GPUs or nothing rents the count exactly. Chosen by the table's one
+    :class:`bot.pricing.offers.OfferRule` (``knowledge/policy.yaml`` ``offers``)."""
     p = opt.price
     if p is None or p.idle_gpus <= 0 or not opt.gpu or not opt.gpu_count:
         return None
@@ -214,7 +215,7 @@ def exact_rental(ctx: Context, opt: Option, gpu: Gpu | None = None) -> Placement
     # a provider's current price for an instance size supersedes its old snapshot of that size
     fresh = {(x.offer.provider, x.offer.gpu_count) for x in found if not x.stale}
     found = [x for x in found if not x.stale or (x.offer.provider, x.offer.gpu_count) not in fresh]
-    return min(found, key=lambda x: (x.offer.marketplace, round(x.price_per_hour_usd, 2), x.stale), default=None)
+    return ctx.offers.rule.best(found)
 
 
 def half_precision_fix(ctx: Context, model: Model, gpu: Gpu, count: int, load) -> Note | None:

@@ -229,7 +229,16 @@ def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None
     """The placement this answer prices ``count`` x ``gpu`` with: the user's own price when they gave one (unless
     ``given`` is ``False``: the market's price to compare it with), else the user's providers and pricing model
     when they named them, every TP group in one instance (:func:`bot.pricing.offers.best_placement`);
-    mainland-China clouds (``market: china_mainland``) only for questions in Chinese or naming them."""
+    mainland-China clouds (``market: china_mainland``) only for questions in Chinese or naming them.
+
+    The GPUs and count the user named ("on 2x 4090") are priced even where no instance holds the group (a card
+    rented only as 1-GPU instances): as separate instances (``Placement.group_split``, which the answer warns
+    about), ranked after any placement that holds the group; a count the planner chose stays within one instance.
+    Across the providers named, the best placement under the table's one :class:`bot.pricing.offers.OfferRule`.
+
+    Returns:
+        The :class:`Placement`, or ``None`` when nothing rents ``count`` x ``gpu`` under these constraints.
+    """
     q = ctx.query
     users = given_placement(ctx, gpu, count, group) if given else None
     if users is not None:
@@ -238,14 +247,16 @@ def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None
     providers = [provider] if provider else (q.providers or [None])
     term = {"1y": 12, "3y": 36}.get(q.commitment_term or "") if pricing == "commitment" else None
     exclude = excluded_providers(ctx)
-    best = None
-    for p in providers:
-        found = best_placement(ctx.offers, gpu.id, count, today=ctx.today, group=max(1, min(group, 8)),
-                               pricing_model=pricing, provider=p, term_months=term, exclude_providers=exclude,
-                               region=ctx.price_region())
-        if found is not None and (best is None or found.price_per_hour_usd < best.price_per_hour_usd):
-            best = found
-    return best
+    # the GPUs and count the user named are priced even when no instance holds a whole group (a card rented only as
+    # 1-GPU instances, "2x 4090"): as separate instances, ranked after any that holds the group, and said
+    # (``group_split``); a count the planner chose itself stays within one instance
+    fixed = any(m.id == gpu.id.split("@")[0] and m.count == count for m in q.gpus)
+    rule = ctx.offers.rule
+    found = [f for p in providers
+             if (f := best_placement(ctx.offers, gpu.id, count, today=ctx.today, group=max(1, min(group, 8)),
+                                     pricing_model=pricing, provider=p, term_months=term, exclude_providers=exclude,
+                                     region=ctx.price_region(), allow_split=fixed)) is not None]
+    return min(found, key=lambda f: f.rank(rule), default=None)
 
 
 def machine_size(ctx: Context) -> int | None:

@@ -318,9 +318,8 @@ def _unpriced_figures(ctx: Context, gpu: Gpu, count: int, hours: float) -> tuple
         found = [p for p in all_placements(ctx.offers, near.id, count, today=ctx.today, pricing_model="on_demand",
                                            limit=20)
                  if p.offer.condition is None and not p.offer.marketplace]
-        # just the GPUs asked first (an 8-GPU node is no reference for one card), then a current dated price
-        best = min(found, key=lambda p: (p.idle_gpus > 0, p.stale or p.offer.as_of is None, p.price_per_hour_usd),
-                   default=None)
+        # the one offer rule: just the GPUs asked first (an 8-GPU node is no reference for one card), then the price
+        best = ctx.offers.rule.best(found)
         if best is not None:
             out.append(note("price_stand_in", gpu_name=gpu.name, near_name=near.name,
                             why={"en": stand_in.why, "zh": stand_in.why_zh}, count=count,
@@ -517,8 +516,7 @@ def _whole_nodes_only(ctx: Context, groups, hours: float):
     exact = [p for p in all_placements(ctx.offers, gpu.id, count, today=ctx.today, group=group, pricing_model=pricing)
              if p.idle_gpus == 0 and p.offer.provider not in exclude and p.offer.provider not in q.providers
              and (p.offer.condition is None or pricing != "on_demand")]
-    best = min(exact, key=lambda p: (p.offer.marketplace, round(p.price_per_hour_usd, 2), p.stale,
-                                     p.offer.as_of is None), default=None)
+    best = ctx.offers.rule.best(exact)
     alt = None
     if best is not None:
         alt = Option(gpu=gpu.id, gpu_name=gpu.name, gpu_count=count, price=price_of(ctx, best), duration_hours=hours,
@@ -605,8 +603,8 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
     """Per provider and pricing model, the cheapest way to rent ``count`` x ``gpu`` (a named instance first).
 
     Which placement stands for a provider: a fresh price of an instance size replaces the provider's old snapshots
-    of that size; then the lowest total, an instance without idle GPUs before one with (same price), fewer
-    instances before more. Rows are ordered by pricing model (the asked ones first), list prices before
+    of that size; then the best under the table's one :class:`bot.pricing.offers.OfferRule` (just the GPUs asked
+    before idle ones, then the price). Rows are ordered by pricing model (the asked ones first), list prices before
     marketplace asks, then by total: an instance with idle GPUs never leads a cheaper or equal row without.
     """
     q = ctx.query
@@ -649,7 +647,7 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
             key = (p.offer.provider, p.offer.pricing_model, p.offer.commitment_term)
             if p.stale and (*key, p.offer.gpu_count) in fresh_sizes and p.offer.instance_type != mention.instance_type:
                 continue  # the provider's current price for this size supersedes its old snapshot
-            if key not in best_per_provider or _placement_key(p) < _placement_key(best_per_provider[key]):
+            if key not in best_per_provider or p.rank(ctx.offers.rule) < best_per_provider[key].rank(ctx.offers.rule):
                 best_per_provider[key] = p
         for key, p in best_per_provider.items():
             changes = ["provider"] if providers and key[0] not in providers else []
@@ -707,10 +705,6 @@ def _term(text: str | None) -> str | None:
     if low.startswith("36"):
         return "3y"
     return None
-
-
-def _placement_key(p: Placement) -> tuple:
-    return (p.group_split, p.offer.marketplace, round(p.price_per_hour_usd, 2), p.idle_gpus > 0, p.instances, p.stale)
 
 
 def _shown(ctx: Context, options: list[Option]) -> list[Option]:
@@ -906,6 +900,12 @@ def _run_cost(ctx: Context, model) -> Answer:
         # no list price for any fitting setup: the run at the secondary-source figure every answer uses (the
         # cheapest such run leads, labelled as a secondary figure)
         rec, headline = min(mentioned, key=lambda x: x[1].params["total"]["amount"])
+    elif rec is None and not any(o.fits for o in options) and options and options[0].memory_per_gpu_gb:
+        # nothing holds the run: that, not a price, is why there is no cost (the setup may well be priced)
+        o = options[0]
+        fails = "finetune_fixed_fails" if q.workload == "finetune" or q.method else "training_does_not_fit"
+        headline = note(fails, config=config(o), model_name=model_label(model), mem_gb=o.memory_per_gpu_gb,
+                        usable_gb=o.usable_gb)
     elif rec is None:
         ctx.lack("no_price_for_run", model_name=model_label(model))
     details = idle_line(ctx, options[rec]) if rec is not None and options[rec].price is not None else []

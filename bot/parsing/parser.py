@@ -368,8 +368,15 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     term = next(iter(lex.commitment_terms.found(low)), None)
     # the period asked, other than the term itself ("包年和按需每月差多少": 包年 is the term, 每月 the period)
     period = next((f for f in scan.all("period_hours") if f.value != _TERM_HOURS.get(term)), None)
-    if term and "commitment" in lex.pricing.found(low) and period is not None and \
-            fields.get("duration_hours") == _TERM_HOURS.get(term):
+    committed = bool(term) and "commitment" in lex.pricing.found(low)
+    term_spans = [m.span() for m in lex.commitment_terms.finditer(low)] if committed else []
+    # a length said apart from the term phrase ("3-year commitment for 6 months", "6 months on a 3-year term"): with
+    # a commitment word the term phrase names the contract, and the other length is the use to price, whatever the order
+    used = next((f for f in scan.all("duration_hours")
+                 if not any(s < f.end and f.start < e for s, e in term_spans)), None)
+    if committed and fields.get("duration_hours") == _TERM_HOURS.get(term) and used is not None:
+        fields["duration_hours"] = used.value
+    elif committed and period is not None and fields.get("duration_hours") == _TERM_HOURS.get(term):
         # "reserved 1yr, monthly cost?": the term is the contract; the period asked is the answer's length
         fields["duration_hours"] = period.value
     query = Query(

@@ -113,6 +113,12 @@ class OfferRule:
         return (group_split, idle_gpus > 0, self.undated_after_dated and undated,
                 self.marketplace_after_list and marketplace, round(price_per_hour_usd, 2), stale, undated, provider)
 
+    def best(self, placements: Iterable[Placement]) -> Placement | None:
+        """The placement this rule prefers among ``placements`` (smallest :meth:`Placement.rank`), or ``None`` when
+        there is none: every picker that chooses among placements already filtered for its question (a provider,
+        an exact count, a stand-in card) chooses with this, so no answer ranks offers its own way."""
+        return min(placements, key=lambda p: p.rank(self), default=None)
+
     def classes(self, o: Offer) -> tuple[bool, bool]:
         """The (undated, marketplace) class of an offer under this rule: offers of one class compare by price."""
         return (self.undated_after_dated and o.as_of is None, self.marketplace_after_list and o.marketplace)
