@@ -228,6 +228,18 @@ class SpecCheckVocab(_Vocab):
     less_than_after: list[str] = Field(default_factory=list)
 
 
+class FitQuestionVocab(_Vocab):
+    """A yes/no question about whether a setup can do the work is a fit ask (``Query.asks`` "fit") even when no
+    phrase of ``asks.fit`` is in it, because the GPU stands inside the phrase: ``openers`` at the start of a clause
+    and one of ``verbs`` later in that clause ("can the 3090 run ...", "will my A10 cope with ..."), or one of
+    ``verbs`` followed in its clause by one of ``closers`` that ends the clause ("4090 可以跑 70B 吗", "3090 带得动
+    32B 吗", "跑 llama 3 70b 行吗")."""
+
+    openers: list[str] = Field(default_factory=list)
+    verbs: list[str] = Field(default_factory=list)
+    closers: list[str] = Field(default_factory=list)
+
+
 class ElectricityVocab(_Vocab):
     per_kwh: list[str] = Field(default_factory=list)
 
@@ -293,6 +305,7 @@ class LexiconFile(_Vocab):
     percent: PercentVocab = Field(default_factory=PercentVocab)
     power: UnitMap = Field(default_factory=UnitMap)
     electricity: ElectricityVocab = Field(default_factory=ElectricityVocab)
+    fit_questions: FitQuestionVocab = Field(default_factory=FitQuestionVocab)
     #: ask -> phrases; the key ``none`` lists words that contain a phrase but ask nothing ("全参数")
     asks: dict[str, list[str]] = Field(default_factory=dict)
     # words users put in a model's name in their own language, as the knowledge base's ids spell them
@@ -559,6 +572,9 @@ class Lexicon:
     budget_words: Phrases
     purchase_words: Phrases
     spend_modals: Phrases
+    fit_openers: Phrases
+    fit_verbs: Phrases
+    fit_closers: Phrases
     spend_verbs: Phrases
     answer_currency: Phrases
     memory_units: Phrases
@@ -782,6 +798,9 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         budget_words=Phrases(_flat(lists(lambda f: f.money.budget_words))),
         purchase_words=Phrases(_flat(lists(lambda f: f.money.purchase_words))),
         spend_modals=Phrases(_flat(lists(lambda f: f.money.spend_modals))),
+        fit_openers=Phrases(_flat(lists(lambda f: f.fit_questions.openers))),
+        fit_verbs=Phrases(_flat(lists(lambda f: f.fit_questions.verbs))),
+        fit_closers=Phrases(_flat(lists(lambda f: f.fit_questions.closers))),
         spend_verbs=Phrases(_flat(lists(lambda f: f.money.spend_verbs))),
         answer_currency=Phrases(_inverse(groups(lambda f: f.money.answer_currency))),
         memory_units=Phrases(_flat(lists(lambda f: f.memory.units)), left_bound=False),
