@@ -327,6 +327,9 @@ class LexiconFile(_Vocab):
     # a GPU count said per machine ("每台8卡", "8-gpu nodes"): with machines asked, the count is per machine
     per_machine: PerMachineVocab = Field(default_factory=PerMachineVocab)
     compare_connectors: list[str] = Field(default_factory=list)
+    #: words that join two variants of one product in a list, besides ``compare_connectors`` ("A100 40G and 80G",
+    #: "H100 PCIe 和 SXM"): a bare memory size or form factor after one names the product's other variant
+    variant_connectors: list[str] = Field(default_factory=list)
     # of ``compare_connectors``, those that list options ("RTX 3090 / 4090", "A100/A800"): GPUs joined only by
     # these are compared when a comparison is asked or no workload is named, else they are the options sized
     option_connectors: list[str] = Field(default_factory=list)
@@ -632,6 +635,7 @@ class Lexicon:
     object_ends: Phrases
     object_skip: Phrases
     compare_connectors: Phrases
+    variant_connectors: Phrases
     choice_connectors: Phrases
     #: connectors that list options ("A100/H100"): a count said with one of the GPUs so listed is each one's
     option_connectors: Phrases
@@ -855,6 +859,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         object_ends=Phrases(_flat(lists(lambda f: f.model_object.ends))),
         object_skip=Phrases(_flat(lists(lambda f: f.model_object.skip))),
         compare_connectors=Phrases(_flat(lists(lambda f: f.compare_connectors))),
+        variant_connectors=Phrases(_flat(lists(lambda f: f.compare_connectors + f.variant_connectors))),
         choice_connectors=Phrases({c: True for f in files for c in f.compare_connectors if phrase_key(c) not in {
             phrase_key(o) for g in files for o in g.option_connectors}}),
         option_connectors=Phrases(_flat(lists(lambda f: f.option_connectors))),

@@ -37,6 +37,7 @@ from bot.parsing.gpus import (
     MAX_GPU_COUNT,
     FoundGpu,
     scan_capacity_gpus,
+    scan_form_variants,
     scan_gpus,
     scan_instances,
     scan_standalone_counts,
@@ -194,6 +195,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     for f in instances:
         masked.add((f.start, f.end))
     gpu_found = sorted(instances + scan_gpus(low, prepared.written, tables, masked, lex), key=lambda f: f.start)
+    gpu_found, form_variants = scan_form_variants(low, prepared.written, gpu_found, tables, lex, masked)
+    gpu_found = sorted(gpu_found + form_variants, key=lambda f: f.start)
     name_spans = SpanSet([*model_spans.spans(), *((f.span_start, f.span_end) for f in gpu_found)])
     capacity = scan_capacity_gpus(low, prepared.written, tables, name_spans, lex, gpu_found)
     for f in capacity:
