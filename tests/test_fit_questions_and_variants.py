@@ -157,3 +157,11 @@ def test_a_form_factor_the_product_lacks_is_said_not_dropped(kb):
     assert [g.id for g in q.gpus] == ["h800-sxm-80gb"]
     unknown = next(n for n in q.limits if n.code == "unknown_variant")  # a bound the question hit: said first
     assert unknown.params["written"] == "H800 PCIe" and unknown.params["suffix"] == "pcie"
+
+
+@pytest.mark.parametrize("text, asks", [
+    ("could you run the numbers for 8x H100 for a week", []),    # asked of the advisor, not of a card
+    ("4090 跑 llama 3 70b 要几张卡吗", ["gpu_count"]),              # a count asked: not a yes/no
+])
+def test_the_ability_frame_leaves_requests_and_counts_alone(kb, text, asks):
+    assert parse_question(text, kb).asks == asks

@@ -236,6 +236,9 @@ class FitQuestionVocab(_Vocab):
     32B 吗", "跑 llama 3 70b 行吗")."""
 
     openers: list[str] = Field(default_factory=list)
+    #: right after an opener, these make the question a request to the advisor, not about a setup ("could you run
+    #: the numbers", "can you help me pick")
+    not_subjects: list[str] = Field(default_factory=list)
     verbs: list[str] = Field(default_factory=list)
     closers: list[str] = Field(default_factory=list)
 
@@ -576,6 +579,7 @@ class Lexicon:
     purchase_words: Phrases
     spend_modals: Phrases
     fit_openers: Phrases
+    fit_not_subjects: Phrases
     fit_verbs: Phrases
     fit_closers: Phrases
     spend_verbs: Phrases
@@ -803,6 +807,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         purchase_words=Phrases(_flat(lists(lambda f: f.money.purchase_words))),
         spend_modals=Phrases(_flat(lists(lambda f: f.money.spend_modals))),
         fit_openers=Phrases(_flat(lists(lambda f: f.fit_questions.openers))),
+        fit_not_subjects=Phrases(_flat(lists(lambda f: f.fit_questions.not_subjects))),
         fit_verbs=Phrases(_flat(lists(lambda f: f.fit_questions.verbs))),
         fit_closers=Phrases(_flat(lists(lambda f: f.fit_questions.closers))),
         spend_verbs=Phrases(_flat(lists(lambda f: f.money.spend_verbs))),

@@ -276,8 +276,9 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     ask_text = _masked(ask_text, not_comparing)
     asks = [a for group in lex.asks.found_overlapping(ask_text) for a in (group if isinstance(group, list) else [group])]
     fit_clause = fit_question_clause(ask_text, lex)
-    if fit_clause is not None and "fit" not in asks:
-        # "can the 3090 run X", "4090 可以跑 70B 吗": asked in the first clause, it is the first thing asked
+    if fit_clause is not None and "fit" not in asks and not {"gpu_count", "node_count", "users_served"} & set(asks):
+        # "can the 3090 run X", "4090 可以跑 70B 吗": asked in the first clause, it is the first thing asked; a count
+        # asked in the same question ("4090 跑 70B 要几张卡吗") is what it asks, not a yes/no
         asks.insert(0 if fit_clause == 0 else len(asks), "fit")
     if "gpu_count" not in asks and any(_HOW_MANY_BEFORE.search(low[:f.span_start]) for f in gpu_found):
         asks.append("gpu_count")  # "how many MI300X ...", "how many of the L40S": a count of the GPU named
@@ -458,7 +459,8 @@ def fit_question_clause(text: str, lex: Lexicon) -> int | None:
     """The index of the first clause of ``text`` that asks whether a setup can do the work, or ``None``.
 
     A clause asks it when it opens with one of the lexicon's ``fit_questions.openers`` and holds one of its ``verbs``
-    after it ("can the 3090 run qwen2.5 32b", "will my A10 cope with mistral 7b"), or holds one of the ``verbs``
+    after it ("can the 3090 run qwen2.5 32b", "will my A10 cope with mistral 7b"; not with one of its
+    ``not_subjects`` right after the opener: "could you run the numbers"), or holds one of the ``verbs``
     followed by one of the ``closers`` that ends the clause ("4090 可以跑 70B 吗", "3090 带得动 32B 吗"). Clauses end
     at the lexicon's ``clause_ends`` (Latin punctuation only before a space or the end: "qwen2.5" is one word).
 
@@ -473,6 +475,8 @@ def fit_question_clause(text: str, lex: Lexicon) -> int | None:
     clauses = re.split(ends, text) if ends else [text]
     for k, clause in enumerate(clauses):
         opener = re.match(rf"\s*(?:{lex.fit_openers.pattern})", clause)
+        if opener and re.match(rf"\s*(?:{lex.fit_not_subjects.pattern})", clause[opener.end():]):
+            opener = None  # "could you run the numbers": asked of the advisor
         if opener and lex.fit_verbs.search(clause, opener.end()):
             return k
         closer = re.search(rf"(?:{lex.fit_closers.pattern})\s*$", clause)
