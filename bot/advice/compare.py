@@ -35,8 +35,10 @@ from bot.advice.runs import (
 from bot.advice.specs import ratio_facts, spec_table
 from bot.errors import AdvisorError
 from bot.estimation import efficiency_for
-from bot.kb.schema import Model
+from bot.kb.schema import Gpu, Model
 from bot.notes import note
+from bot.parsing.lexicon import get_lexicon
+from bot.parsing.route import trains_released_model
 from bot.pricing.mentions import mention_for
 
 __all__ = ["answer"]
@@ -73,12 +75,14 @@ def answer(ctx: Context) -> Answer:
         return ctx.answer(title=note("title_specs", gpu_names=[g.name for g in gpus] + [
                               _absent_name(ctx, t) for t in absent]), headline=headline,
                           details=[note("compare_ask_model")], table=table,
-                          examples=[" vs ".join(g.name.split()[0] for g in gpus[:2])
+                          examples=[" vs ".join(_short_names(gpus[:2]))
                                     + (" 跑 Llama 3 8B" if ctx.zh else " for Llama 3 8B")] if gpus else [])
     model = models[0]
-    if q.workload == "training" and not q.method:
+    # training a released model on a modest token count is fine-tuning it, as it is routed (rule 12)
+    finetuning = q.workload == "finetune" or bool(q.method) or trains_released_model(q, q.text.lower(), get_lexicon())
+    if q.workload == "training" and not finetuning:
         out = _training(ctx, model, choices)
-    elif q.workload == "finetune" or q.method:
+    elif finetuning:
         out = _finetune(ctx, model, choices)
     else:
         out = _serving(ctx, model, choices)
@@ -93,6 +97,14 @@ def _absent_name(ctx: Context, term) -> str:
     """The display name of a GPU named without figures: the unlisted entry's name, else the name as written."""
     return next((u.name for u in ctx.kb.unlisted if u.name == term.unlisted), term.as_written)
 
+
+
+def _short_names(gpus: list[Gpu]) -> list[str]:
+    """The GPUs' names as an example question writes them: the first word ("H100", "L40S") when that tells them
+    apart, else the full names (variants of one product, "H100 PCIe 80GB" and "H100 SXM5 80GB", or "RTX 4090" and
+    "RTX 4090 D", share their first word)."""
+    short = [g.name.split()[0] for g in gpus]
+    return short if len(set(short)) == len(short) else [g.name for g in gpus]
 
 def _side_unknown(ctx: Context, gpus: list, absent: list, model: Model | None = None):
     """The headline of a comparison with a side the knowledge base has no figures for (with the memory an

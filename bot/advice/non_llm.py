@@ -396,6 +396,17 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
             ctx, config(ordered[rec].option, with_precision=False), ordered[rec].option.gpu,
             ordered[rec].option.gpu_count, ordered[rec].est.hours if ordered[rec].est else None)):
         details.insert(0, mentioned)  # no list price: the secondary-source figure, labelled as such
+    if "fit" in q.asks and fixed and not memory_asked and shown is not None and shown.option.fits and \
+            shown.choice.fixed and not headline.code.startswith("non_llm_compare_"):
+        # "does sdxl fit on a T4", "T4 能跑 sdxl 吗": the yes with the memory that decides it leads; the rate follows
+        precision = shown.option.precision or "fp16"
+        weights = need_gb(ctx, model, precision)[0]
+        details = [headline, *details]
+        headline = note("non_llm_fit_yes", model_name=model_label(model),
+                        config=config(shown.option, with_precision=precision not in ("fp16", "bf16")),
+                        need_gb=shown.need_gb, usable_gb=shown.usable_gb, weights_gb=weights, precision=precision,
+                        headroom_gb=weights * ACTIVATION_HEADROOM,
+                        cuda_context_gb=efficiency_for(ctx.kb).c("cuda_context_gb"))
     if rec is not None and not memory_asked:  # machines asked: they lead
         headline, details = machines_first(ctx, headline, details,
                                            config(ordered[rec].option, with_precision=False), model_label(model))

@@ -79,7 +79,8 @@ def claim_verdicts(ctx: Context) -> list[Note]:
 
 
 def ratio_facts(a: Gpu, b: Gpu) -> list[Note]:
-    """Bandwidth and dense 16-bit ratios of two GPUs, and what each bounds."""
+    """Bandwidth and dense 16-bit ratios of two GPUs, and what each bounds; the NVLink and memory ratios when they
+    differ (GPUs.yaml figures: memory GB, bandwidth GB/s, dense TFLOPS, NVLink GB/s)."""
     out = [note("ratio_bandwidth", a=a.name, b=b.name, ratio_x=a.memory_bandwidth_gb_s / b.memory_bandwidth_gb_s,
                 a_gb_s=a.memory_bandwidth_gb_s, b_gb_s=b.memory_bandwidth_gb_s)]
     a16, b16 = a.dense_tflops.bf16 or a.dense_tflops.fp16, b.dense_tflops.bf16 or b.dense_tflops.fp16
@@ -92,6 +93,11 @@ def ratio_facts(a: Gpu, b: Gpu) -> list[Note]:
         # same chip, different GPU-to-GPU link (H800 vs H100, A800 vs A100): what differs for multi-GPU jobs
         out.append(note("ratio_nvlink", a=a.name, b=b.name, ratio_x=a.nvlink_gb_s / b.nvlink_gb_s,
                         a_gb_s=a.nvlink_gb_s, b_gb_s=b.nvlink_gb_s))
+    if abs(a.memory_gb - b.memory_gb) >= 1:
+        # variants of one chip with different memory (A100 40GB vs 80GB, H100 NVL 94GB vs SXM 80GB): what the memory
+        # holds per GPU differs even where speed does not
+        out.append(note("ratio_memory", a=a.name, b=b.name, ratio_x=a.memory_gb / b.memory_gb, a_gb=a.memory_gb,
+                        b_gb=b.memory_gb))
     return out
 
 

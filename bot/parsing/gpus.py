@@ -23,7 +23,7 @@ note says so. A number or a counter of the lexicon next to the name ("8x A100", 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from bot.kb.index import repair_name
@@ -32,7 +32,7 @@ from bot.parsing.lexicon import Lexicon
 from bot.parsing.tables import GPU_WORD, ParserTables
 from bot.parsing.text import SpanSet
 
-__all__ = ["FoundGpu", "scan_capacity_gpus", "scan_gpus", "scan_instances", "scan_standalone_counts",
+__all__ = ["FoundGpu", "scan_capacity_gpus", "scan_form_variants", "scan_gpus", "scan_instances", "scan_standalone_counts",
            "share_listed_counts", "split_glued_names"]
 
 _GLUED_SUFFIX = re.compile(r"^(.+?)x(\d{1,2})$")  # "a100x8"
@@ -842,7 +842,7 @@ def _other_variant(low: str, start: int, end: int, memory: int, named: list[Foun
                    lex: Lexicon) -> FoundGpu | None:
     """A memory size joined to a named GPU by a comparison connector ("a100 80g vs 40g", "v100 32g 还是 16g"):
     that product's variant of this memory (or the same GPU with the stated memory when it has none)."""
-    gap = _connector_gap(lex.compare_connectors.pattern)
+    gap = _connector_gap(lex.variant_connectors.pattern)
     for f in named:
         if f.id is None or f.span_end > start or not gap.fullmatch(low, f.span_end, start):
             continue
@@ -862,7 +862,7 @@ def _shared_unit_variants(low: str, start: int, end: int, memory: float, named: 
                           lex: Lexicon) -> list[FoundGpu]:
     """Two memory sizes of a named product sharing one unit ("a100 40 vs 80gb", "A100 40/80GB", "a100 40 and 80 gb"):
     the product's variant of each size (sizes it has no variant of are left out, so nothing is invented)."""
-    first = _shared_first(lex.compare_connectors.pattern)
+    first = _shared_first(lex.variant_connectors.pattern)
     for f in named:
         if f.id is None or f.span_end > start:
             continue
@@ -882,7 +882,7 @@ def _bare_variant_pair(low: str, named: list[FoundGpu], tables: ParserTables, le
                        claimed: SpanSet) -> list[FoundGpu]:
     """Two sizes without a unit right after a named product ("A100 40 vs 80", "a100 40/80"): both its memory variants,
     only when the product has a variant of each size (so "H100 2 vs 4" stays counts)."""
-    pair = _bare_pair(lex.compare_connectors.pattern)
+    pair = _bare_pair(lex.variant_connectors.pattern)
     out: list[FoundGpu] = []
     for f in named:
         m = pair.match(low, f.span_end) if f.id is not None else None
@@ -896,13 +896,69 @@ def _bare_variant_pair(low: str, named: list[FoundGpu], tables: ParserTables, le
 
 @lru_cache(maxsize=4)
 def _bare_pair(connectors: str) -> re.Pattern[str]:
-    return re.compile(rf"\s*(\d{{2,3}})\s*(?:{connectors}|and|,)\s*(\d{{2,3}})(?![\w.])")
+    return re.compile(rf"\s*(\d{{2,3}})\s*(?:{connectors}|,)\s*(\d{{2,3}})(?![\w.])")
 
 
 @lru_cache(maxsize=4)
 def _shared_first(connectors: str) -> re.Pattern[str]:
     """Between a GPU name and a memory size: another size without a unit and a connector ("a100| 40 vs |80gb")."""
-    return re.compile(rf"\s*(\d{{2,3}})\s*(?:g|gb)?\s*(?:{connectors}|and|,)\s*")
+    return re.compile(rf"\s*(\d{{2,3}})\s*(?:g|gb)?\s*(?:{connectors}|,)\s*")
+
+
+_WORD_AFTER = re.compile(r"[\s(\-_/]{0,3}([a-z]+\d?)\b")  # "a100 80gb pcie", "H100 (SXM5)"
+
+
+def scan_form_variants(low: str, written, named: list[FoundGpu], tables: ParserTables, lex: Lexicon,
+                       claimed: SpanSet) -> tuple[list[FoundGpu], list[FoundGpu]]:
+    """Form-factor words said next to a named GPU (``ParserTables.form_variant``: SXM, PCIe, NVL, OAM).
+
+    Right after the name and its memory, the word makes it that variant ("A100 80GB PCIe" is the A100 PCIe 80GB);
+    after a comparison or list connector (lexicon ``variant_connectors``: vs, or, and, 和, 还是, ...), alone, it names
+    the product's variant in that form, another GPU ("H100 PCIe vs SXM", "H100 PCIe 和 SXM 差多少"): of the same
+    memory when there is one.
+
+    Args:
+        low: the lower-cased message.
+        written: ``(start, end) -> str``.
+        named: the GPUs found by name.
+        tables: the knowledge base's parser tables.
+        lex: the lexicon (``variant_connectors``).
+        claimed: spans already used by names.
+
+    Returns:
+        (``named`` with the variants said right after a name, the other variants named by a bare form word).
+    """
+    gap = _connector_gap(lex.variant_connectors.pattern)
+    out: list[FoundGpu] = []
+    refined: list[FoundGpu] = []
+    for f in named:
+        m = _WORD_AFTER.match(low, f.span_end) if f.id is not None else None
+        variant = tables.form_variant(f.id, m.group(1)) if m and m.start(1) not in claimed else None
+        if variant is not None and variant != f.id:
+            f = replace(f, id=variant, as_written=written(f.start, m.end(1)), end=m.end(1), span_end=m.end(1),
+                        variant_assumed=False, notes=[n for n in f.notes if n.code != "assumed_variant"])
+        elif variant is not None:  # "H100 SXM SXM5": the same card
+            f = replace(f, span_end=m.end(1))
+        elif m and m.start(1) not in claimed and f.id is not None and tables.is_form_word(m.group(1)) and \
+                not tables.is_form_word(f.as_written.split()[-1]):
+            # "H800 PCIe" when only the H800 SXM is known: said as a variant the knowledge base lacks, estimated as
+            # the product's known card (as "H200 64G" is)
+            f = replace(f, span_end=m.end(1), variant_assumed=False, notes=[
+                *(n for n in f.notes if n.code != "assumed_variant"),
+                _unknown_variant(tables, f.id, written(f.start, m.end(1)), written(f.start, f.end), None,
+                                 m.group(1))])
+        refined.append(f)
+    for f in refined:
+        if f.id is None:
+            continue
+        g = gap.match(low, f.span_end)
+        m = _WORD_AFTER.match(low, g.end()) if g and g.end() > f.span_end else None
+        if m is None or m.start(1) in claimed or any(x.start <= m.start(1) < x.span_end for x in refined):
+            continue
+        variant = tables.form_variant(f.id, m.group(1))
+        if variant is not None and variant != f.id:
+            out.append(FoundGpu(variant, written(m.start(1), m.end(1)), m.start(1), m.end(1), m.start(1), m.end(1)))
+    return refined, out
 
 
 def _unknown_variant(tables: ParserTables, gpu_id: str, written: str, product: str, memory_gb: float | None,

@@ -234,6 +234,21 @@ class SpecCheckVocab(_Vocab):
     less_than_after: list[str] = Field(default_factory=list)
 
 
+class FitQuestionVocab(_Vocab):
+    """A yes/no question about whether a setup can do the work is a fit ask (``Query.asks`` "fit") even when no
+    phrase of ``asks.fit`` is in it, because the GPU stands inside the phrase: ``openers`` at the start of a clause
+    and one of ``verbs`` later in that clause ("can the 3090 run ...", "will my A10 cope with ..."), or one of
+    ``verbs`` followed in its clause by one of ``closers`` that ends the clause ("4090 可以跑 70B 吗", "3090 带得动
+    32B 吗", "跑 llama 3 70b 行吗")."""
+
+    openers: list[str] = Field(default_factory=list)
+    #: right after an opener, these make the question a request to the advisor, not about a setup ("could you run
+    #: the numbers", "can you help me pick")
+    not_subjects: list[str] = Field(default_factory=list)
+    verbs: list[str] = Field(default_factory=list)
+    closers: list[str] = Field(default_factory=list)
+
+
 class ElectricityVocab(_Vocab):
     per_kwh: list[str] = Field(default_factory=list)
 
@@ -299,6 +314,7 @@ class LexiconFile(_Vocab):
     percent: PercentVocab = Field(default_factory=PercentVocab)
     power: UnitMap = Field(default_factory=UnitMap)
     electricity: ElectricityVocab = Field(default_factory=ElectricityVocab)
+    fit_questions: FitQuestionVocab = Field(default_factory=FitQuestionVocab)
     #: ask -> phrases; the key ``none`` lists words that contain a phrase but ask nothing ("全参数")
     asks: dict[str, list[str]] = Field(default_factory=dict)
     # words users put in a model's name in their own language, as the knowledge base's ids spell them
@@ -324,6 +340,9 @@ class LexiconFile(_Vocab):
     # a GPU count said per machine ("每台8卡", "8-gpu nodes"): with machines asked, the count is per machine
     per_machine: PerMachineVocab = Field(default_factory=PerMachineVocab)
     compare_connectors: list[str] = Field(default_factory=list)
+    #: words that join two variants of one product in a list, besides ``compare_connectors`` ("A100 40G and 80G",
+    #: "H100 PCIe 和 SXM"): a bare memory size or form factor after one names the product's other variant
+    variant_connectors: list[str] = Field(default_factory=list)
     # of ``compare_connectors``, those that list options ("RTX 3090 / 4090", "A100/A800"): GPUs joined only by
     # these are compared when a comparison is asked or no workload is named, else they are the options sized
     option_connectors: list[str] = Field(default_factory=list)
@@ -571,6 +590,10 @@ class Lexicon:
     budget_words: Phrases
     purchase_words: Phrases
     spend_modals: Phrases
+    fit_openers: Phrases
+    fit_not_subjects: Phrases
+    fit_verbs: Phrases
+    fit_closers: Phrases
     spend_verbs: Phrases
     answer_currency: Phrases
     memory_units: Phrases
@@ -630,6 +653,7 @@ class Lexicon:
     object_ends: Phrases
     object_skip: Phrases
     compare_connectors: Phrases
+    variant_connectors: Phrases
     choice_connectors: Phrases
     #: connectors that list options ("A100/H100"): a count said with one of the GPUs so listed is each one's
     option_connectors: Phrases
@@ -798,6 +822,10 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         budget_words=Phrases(_flat(lists(lambda f: f.money.budget_words))),
         purchase_words=Phrases(_flat(lists(lambda f: f.money.purchase_words))),
         spend_modals=Phrases(_flat(lists(lambda f: f.money.spend_modals))),
+        fit_openers=Phrases(_flat(lists(lambda f: f.fit_questions.openers))),
+        fit_not_subjects=Phrases(_flat(lists(lambda f: f.fit_questions.not_subjects))),
+        fit_verbs=Phrases(_flat(lists(lambda f: f.fit_questions.verbs))),
+        fit_closers=Phrases(_flat(lists(lambda f: f.fit_questions.closers))),
         spend_verbs=Phrases(_flat(lists(lambda f: f.money.spend_verbs))),
         answer_currency=Phrases(_inverse(groups(lambda f: f.money.answer_currency))),
         memory_units=Phrases(_flat(lists(lambda f: f.memory.units)), left_bound=False),
@@ -854,6 +882,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         object_ends=Phrases(_flat(lists(lambda f: f.model_object.ends))),
         object_skip=Phrases(_flat(lists(lambda f: f.model_object.skip))),
         compare_connectors=Phrases(_flat(lists(lambda f: f.compare_connectors))),
+        variant_connectors=Phrases(_flat(lists(lambda f: f.compare_connectors + f.variant_connectors))),
         choice_connectors=Phrases({c: True for f in files for c in f.compare_connectors if phrase_key(c) not in {
             phrase_key(o) for g in files for o in g.option_connectors}}),
         option_connectors=Phrases(_flat(lists(lambda f: f.option_connectors))),

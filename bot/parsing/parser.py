@@ -37,6 +37,7 @@ from bot.parsing.gpus import (
     MAX_GPU_COUNT,
     FoundGpu,
     scan_capacity_gpus,
+    scan_form_variants,
     scan_gpus,
     scan_instances,
     scan_standalone_counts,
@@ -194,6 +195,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     for f in instances:
         masked.add((f.start, f.end))
     gpu_found = sorted(instances + scan_gpus(low, prepared.written, tables, masked, lex), key=lambda f: f.start)
+    gpu_found, form_variants = scan_form_variants(low, prepared.written, gpu_found, tables, lex, masked)
+    gpu_found = sorted(gpu_found + form_variants, key=lambda f: f.start)
     name_spans = SpanSet([*model_spans.spans(), *((f.span_start, f.span_end) for f in gpu_found)])
     capacity = scan_capacity_gpus(low, prepared.written, tables, name_spans, lex, gpu_found)
     for f in capacity:
@@ -275,6 +278,11 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     not_comparing = SpanSet([m.span() for m in lex.not_comparison_words.finditer(low)])
     ask_text = _masked(ask_text, not_comparing)
     asks = [a for group in lex.asks.found_overlapping(ask_text) for a in (group if isinstance(group, list) else [group])]
+    fit_clause = fit_question_clause(ask_text, lex)
+    if fit_clause is not None and "fit" not in asks and not {"gpu_count", "node_count", "users_served"} & set(asks):
+        # "can the 3090 run X", "4090 可以跑 70B 吗": asked in the first clause, it is the first thing asked; a count
+        # asked in the same question ("4090 跑 70B 要几张卡吗") is what it asks, not a yes/no
+        asks.insert(0 if fit_clause == 0 else len(asks), "fit")
     if "gpu_count" not in asks and any(_HOW_MANY_BEFORE.search(low[:f.span_start]) for f in gpu_found):
         asks.append("gpu_count")  # "how many MI300X ...", "how many of the L40S": a count of the GPU named
     asks = list(dict.fromkeys(asks))
@@ -455,6 +463,36 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         setup_question=bool(lex.setup_question_words.search(low)),
     ), lex)
     return query.model_copy(update={"intent": intent})
+
+
+def fit_question_clause(text: str, lex: Lexicon) -> int | None:
+    """The index of the first clause of ``text`` that asks whether a setup can do the work, or ``None``.
+
+    A clause asks it when it opens with one of the lexicon's ``fit_questions.openers`` and holds one of its ``verbs``
+    after it ("can the 3090 run qwen2.5 32b", "will my A10 cope with mistral 7b"; not with one of its
+    ``not_subjects`` right after the opener: "could you run the numbers"), or holds one of the ``verbs``
+    followed by one of the ``closers`` that ends the clause ("4090 可以跑 70B 吗", "3090 带得动 32B 吗"). Clauses end
+    at the lexicon's ``clause_ends`` (Latin punctuation only before a space or the end: "qwen2.5" is one word).
+
+    Args:
+        text: the lower-cased question (model names blanked, so no verb is read inside one).
+        lex: the lexicon.
+
+    Returns:
+        The 0-based index of the clause, or ``None`` when no clause asks it.
+    """
+    ends = "|".join(re.escape(c) + (r"(?=\s|$)" if c.isascii() else "") for c in sorted(lex.clause_ends))
+    clauses = re.split(ends, text) if ends else [text]
+    for k, clause in enumerate(clauses):
+        opener = re.match(rf"\s*(?:{lex.fit_openers.pattern})", clause)
+        if opener and re.match(rf"\s*(?:{lex.fit_not_subjects.pattern})", clause[opener.end():]):
+            opener = None  # "could you run the numbers": asked of the advisor
+        if opener and lex.fit_verbs.search(clause, opener.end()):
+            return k
+        closer = re.search(rf"(?:{lex.fit_closers.pattern})\s*$", clause)
+        if closer and lex.fit_verbs.search(clause[:closer.start()]):
+            return k
+    return None
 
 
 def _masked(low: str, spans: SpanSet) -> str:

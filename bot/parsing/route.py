@@ -58,7 +58,7 @@ from functools import lru_cache
 from bot.parsing.lexicon import Lexicon
 from bot.parsing.query import Query
 
-__all__ = ["RouteInputs", "find_workload", "route"]
+__all__ = ["RouteInputs", "find_workload", "route", "trains_released_model"]
 
 #: What is asked that only a sizing answer gives.
 _SIZING_ASKS = frozenset({"fit", "gpu_count", "users_served", "speed", "memory", "time", "max_context"})
@@ -127,6 +127,27 @@ def find_workload(low: str, lex: Lexicon) -> str | None:
         if kind in ("training", "inference"):
             return kind
     return None
+
+
+def trains_released_model(query: Query, low: str, lex: Lexicon) -> bool:
+    """Whether "training" said of the question is fine-tuning a released model (rule 12).
+
+    Training a model the knowledge base has (or one named that it lacks) on a modest token count, or none, is
+    fine-tuning it ("trying to train Mistral 7B", "A100 PCIe or SXM4 for training llama 3 8b"); pretraining is said
+    (lexicon ``workloads.pretraining``: "from scratch", "预训练") or has its scale (``_PRETRAINING_TOKENS``); a size
+    alone ("train a 1.3B model") may be either and stays training.
+
+    Args:
+        query: the parsed question (its workload, models and training tokens).
+        low: the lower-cased message.
+        lex: the lexicon.
+
+    Returns:
+        True when the workload is training and the run is a fine-tuning of a released model.
+    """
+    return query.workload == "training" and bool(query.models) and all(
+        m.id or m.name_unknown for m in query.models) and not lex.pretraining.search(low) and \
+        (query.training_tokens or 0) < _PRETRAINING_TOKENS
 
 
 def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
@@ -250,7 +271,9 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     if strong_spec and diagnosis != "feature_gate" and (not has_model or not query.workload):
         if gpus or query.features or query.claimed_ratio is not None:
             return "spec_lookup"
-    if joined or (gpus >= 2 and "comparison" in asks):
+    if joined or (gpus >= 2 and asks & {"comparison", "difference"} and not query.duration_hours):
+        # "A100 40G and 80G difference for training": two GPUs and the difference between them asked, with no model
+        # to run, compare them (the figures the workload follows), whatever the workload
         return "compare"
     if query.precisions and gpus and not has_model and diagnosis is None and (
             "fit" in asks or "spec" in asks or "support" in asks):
@@ -263,8 +286,7 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
             query.concurrent_users or query.requests_per_s or query.target_tokens_per_s or query.documents):
         # "1000B dense model, 5T tokens, 2048 H100, how long": a token count to push through a model is a run
         return "size_training"
-    if workload == "training" and query.models and all(m.id or m.name_unknown for m in query.models) and not \
-            lex.pretraining.search(x.low) and (query.training_tokens or 0) < _PRETRAINING_TOKENS:
+    if trains_released_model(query, x.low, lex):
         # "trying to train Mistral 7B", "training pythia-2.8b on a p3": training a released model (one in the
         # knowledge base, or one named that it lacks) on a modest (or no) token count is fine-tuning it; pretraining
         # is said ("from scratch", "预训练") or has its scale; a size alone ("train a 1.3B model") may be either

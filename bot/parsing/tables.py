@@ -191,6 +191,37 @@ class ParserTables:
         defaults = [g for g in siblings if self.kb.gpus[g].default_for]
         return (same_form or defaults or siblings)[0]
 
+    @staticmethod
+    def is_form_word(word: str) -> bool:
+        """Whether ``word`` names a GPU form factor (``sxm``, ``pcie``, ``nvl``, ``oam``, with or without a generation
+        digit: "sxm5")."""
+        return word.lower() in _FORM_WORDS or word.lower().rstrip("0123456789") in _FORM_WORDS
+
+    def form_variant(self, gpu_id: str, form_word: str) -> str | None:
+        """The variant of ``gpu_id``'s product in the form factor ``form_word`` names ("h100-pcie-80gb" + "sxm" or
+        "sxm5" -> "h100-sxm-80gb"): of the same memory when there is one, else the product's default, else the
+        first. ``None`` when ``form_word`` is no form factor (``sxm``, ``pcie``, ``nvl``, ``oam``, with or without a
+        generation digit) or the product has no variant of it.
+
+        Args:
+            gpu_id: a knowledge-base GPU id.
+            form_word: a word as written, lower case ("sxm4", "pcie").
+
+        Returns:
+            A GPU id of the same product, or ``None``.
+        """
+        form = form_word.lower().rstrip("0123456789")
+        if form_word.lower() not in _FORM_WORDS and form not in _FORM_WORDS:
+            return None
+        siblings = [g for g in self.products.get(product_key(gpu_id), []) if _form_factor(g).rstrip("0123456789")
+                    == form]
+        if not siblings:
+            return None
+        memory = self.memory_of(gpu_id)
+        same_memory = [g for g in siblings if abs(self.memory_of(g) - memory) < 1]
+        defaults = [g for g in siblings if self.kb.gpus[g].default_for]
+        return (same_memory or defaults or siblings)[0]
+
     def variant_ambiguous(self, gpu_id: str) -> bool:
         """Whether other variants share ``gpu_id``'s product and memory (SXM vs PCIe)."""
         memory = self.memory_of(gpu_id)
