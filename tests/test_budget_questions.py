@@ -224,3 +224,19 @@ def test_tokens_a_budget_fine_tunes_on_a_card_with_no_list_price(kb):
     assert (o.gpu, o.gpu_count) == ("h800-sxm-80gb", 1)
     assert a.headline.params["price_usd"] == pytest.approx(8.88 / CNY_PER_USD, rel=1e-6)
     assert o.wall_clock_hours == pytest.approx(30000 / 8.88, rel=1e-6)
+
+
+@pytest.mark.parametrize(("text", "hours"), [
+    ("预算10万元 训练 一周 能训多少 token 7b 模型", 168),
+    ("with $20k and 3 days, how many tokens can we pretrain a 1b model on", 72),
+])
+def test_a_budget_with_a_time_is_spent_within_the_time(kb, text, hours):
+    a = ask(kb, text)
+    assert a.headline.code == "tokens_for_budget"
+    o = a.options[0]
+    assert o.wall_clock_hours <= hours * 1.0001
+    budget = a.headline.params["budget_usd"]
+    assert o.total_cost_usd <= budget * 1.0001
+    # tokens = the run's tokens per GPU-hour x its GPU-hours (linear at a fixed configuration: 6 x N x D FLOPs)
+    assert o.gpu_hours == pytest.approx(o.wall_clock_hours * o.gpu_count, rel=1e-6)
+    assert o.total_cost_usd == pytest.approx(o.gpu_hours * o.price.price_per_gpu_hour_usd, rel=1e-3)

@@ -48,6 +48,9 @@ def answer(ctx: Context) -> Answer:
         return _tokens_in_time(ctx, model)
     if "tokens_in_time" in q.asks and q.budget is not None and not (q.duration_hours or q.deadline_hours):
         return _tokens_for_budget(ctx, model)
+    if "tokens_in_time" in q.asks and q.budget is not None and not q.training_tokens:
+        # "¥100k and one week: how many tokens": the budget spent within the time (more GPUs when the time binds)
+        return _tokens_for_budget(ctx, model, hours_limit=q.duration_hours or q.deadline_hours)
     if q.duration_hours and not q.deadline_hours and q.training_tokens:
         # "300B tokens, can it finish in half a month": with the tokens given, a length of time is the deadline
         q = ctx.query = q.model_copy(update={"deadline_hours": q.duration_hours})
@@ -209,40 +212,50 @@ def _tokens_in_time(ctx: Context, model: Model) -> Answer:
                       actions=next_actions(ctx, o, precision_switch=False))
 
 
-def _tokens_for_budget(ctx: Context, model: Model) -> Answer:
+def _tokens_for_budget(ctx: Context, model: Model, hours_limit: float | None = None) -> Answer:
     """Tokens a budget trains on: budget / (cost of a reference run / its tokens), per GPU named (else the
     candidates) at the counts tried; the most tokens per dollar leads, with the GPU-hours and wall clock they take.
-    Cost scales linearly with tokens at a fixed configuration (FLOPs = 6 x parameters x tokens)."""
+    Cost scales linearly with tokens at a fixed configuration (FLOPs = 6 x parameters x tokens).
+
+    Args:
+        hours_limit: the time the run has, hours ("¥100k, one week"): the counts are those that finish a run of the
+            budget's size in it, and a run the time stops before the budget is spent is cut at the time (its cost,
+            below the budget, is said).
+    """
     q = ctx.query
     budget = ctx.usd(q.budget)
     # a first pass at 1B tokens gives the size of the run; the counts are then chosen for a run of that size (the
-    # fewest GPUs that finish within the policy's target time), and each is scaled to the budget exactly
+    # fewest GPUs that finish within the user's time, else the policy's target time), and each is scaled to the
+    # budget exactly
     rough = [budget / o.total_cost_usd * 1e9 for o in training_runs(ctx, model, 1e9)
              if o.fits and o.total_cost_usd and budget]
     reference = max(rough) if rough else 1e9
     options = []
-    for o in training_runs(ctx, model, reference):
+    for o in training_runs(ctx, model, reference, target_hours=hours_limit):
         if not (o.fits and o.wall_clock_hours and o.total_cost_usd and budget):
             continue
         scale = budget / o.total_cost_usd
+        if hours_limit and o.wall_clock_hours * scale > hours_limit:
+            scale = hours_limit / o.wall_clock_hours  # the time binds: the run stops at it, under budget
         o.tokens = reference * scale
         o.wall_clock_hours *= scale
         o.gpu_hours = (o.gpu_hours or 0) * scale
-        o.total_cost_usd = budget
+        o.total_cost_usd *= scale
         options.append(o)
     if not options:
         return ctx.answer(title=note("title_one_more_thing"), headline=note("ask_budget_and_gpu"),
                           examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
-    # runs that finish within the policy's target time first (as _pick); then the most tokens for the money;
-    # equal within 1%: the faster run
-    target = ctx.policy.training.target_days.value * 24
+    # runs that finish within the user's (else the policy's target) time first (as _pick); then the most tokens
+    # for the money; equal within 1%: the faster run
+    target = hours_limit * 1.0001 if hours_limit else ctx.policy.training.target_days.value * 24
     most = max(x.tokens for x in options)
     options.sort(key=lambda x: (x.wall_clock_hours > target, -round(x.tokens / most, 2), x.wall_clock_hours))
     o = options[0]
     headline = note("tokens_for_budget", budget_usd=budget, config=config(o), model_name=model_label(model),
                     tokens_tokens=o.tokens, gpu_hours=o.gpu_hours, wall_hours=o.wall_clock_hours,
                     per_gpu_usd=o.price.price_per_gpu_hour_usd if o.price else None,
-                    provider=o.price.provider_name if o.price else None)
+                    provider=o.price.provider_name if o.price else None, within_hours=hours_limit,
+                    spent_usd=o.total_cost_usd if o.total_cost_usd < budget * 0.99 else None)
     return _tokens_answer(ctx, model, options, headline)
 
 
