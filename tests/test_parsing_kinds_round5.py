@@ -144,3 +144,26 @@ def test_a_budget_after_a_workload_verb_is_not_a_model_name(kb, text):
     q = parse_question(text, kb)
     assert not [u for u in q.unknown_terms if u.kind == "model"]
     assert q.price_limit_per_hour is not None or q.budget is not None
+
+
+@pytest.mark.parametrize(("text", "model_id"), [
+    # the family's largest model as released (DeepSeek V3 and R1 are both 671B; R1 is the newer)
+    ("部署 DeepSeek 满血版要几张 H20", "deepseek-r1"),
+    ("full-size deepseek on h200s, how many", "deepseek-r1"),
+    ("qwen3 满血版 要几张 H100", "qwen3-235b-a22b"),
+])
+def test_a_family_in_full_is_its_largest_released_model(kb, text, model_id):
+    q = parse_question(text, kb)
+    assert [m.id for m in q.models] == [model_id]
+    assert "full_model_assumed" in {n.code for n in q.notes}
+
+
+def test_a_format_the_gpu_lacks_is_said_in_its_row(kb):
+    from datetime import date
+
+    from bot.advice.advise import advise
+    a = advise(parse_question("910B 能跑 fp8 吗？DeepSeek 满血版在 910B 上只能 int8 吗", kb), kb,
+               today=date(2026, 12, 1))
+    rows = {r["config"]["precision"]: r for r in a.headline.params["rows"]}
+    assert rows["fp8"]["reason"].code == "reject_precision" and rows["fp8"]["mem_gb"] is None
+    assert rows["int8"]["meets"]

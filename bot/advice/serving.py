@@ -959,6 +959,15 @@ def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: Se
 
 # --------------------------------------------------------------------------- several models or precisions
 
+def _item_row(o: Option) -> dict:
+    """One row of the items summary; a format the GPU lacks says so in place of figures (they are another
+    format's: the planner ran the nearest one)."""
+    swapped = o.rejection is not None and o.rejection.code == "reject_precision"
+    return {"config": config(o, with_model=True), "meets": o.meets, "reason": o.rejection if swapped else None,
+            "per_user_tps": None if swapped else o.tps_per_user, "mem_gb": None if swapped else o.memory_per_gpu_gb,
+            "kv_precision": o.kv_precision}
+
+
 def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: ServingLoad) -> Answer:
     """One row per model x precision named x KV-cache format named (x GPU when named): does it serve, how fast, at
     what cost. KV formats compared with no weight format named ("fp8 vs fp16 KV, does it fit either way?") are
@@ -994,8 +1003,7 @@ def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: Se
     served = [o for o in options if o.meets]
     # KV formats compared: each one's yes/no leads its row ("fp8 vs fp16 KV, does it fit either way?")
     headline = note("kv_items_summary" if kv_col else "items_summary",
-                    rows=[{"config": config(o, with_model=True), "meets": o.meets, "per_user_tps": o.tps_per_user,
-                           "mem_gb": o.memory_per_gpu_gb, "kv_precision": o.kv_precision} for o in options[:6]])
+                    rows=[_item_row(o) for o in options[:6]])
     details: list = []
     if len(models) >= 2 and not kv_col and (len(options) > 6 or "gpu_count" in q.asks):
         # a grid ("8B, 70B and 405B in fp16, fp8 and int4: how many H100s each?"): one sentence per model with

@@ -241,6 +241,16 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         precisions += [p for p in f.also_precisions if p not in precisions]
     precisions = _merge_precisions(precisions)
     family_ids: list[str] = []
+    full_model = None
+    if family_only and not models and lex.full_precision_words.search(low):
+        # "DeepSeek 满血版", "the full-size Qwen3": the family's largest model as released (the newest among equals),
+        # not a distilled or quantized one
+        written, family, version = family_only[0]
+        ids = tables.family_model_ids(family, version)
+        if ids:
+            full_model = max(ids, key=lambda i: (kb.models[i].params_total_b, ids.index(i)))
+            models.append(ModelMention(id=full_model, as_written=written, variant_assumed=True))
+            notes.append(note("full_model_assumed", written=written, model_name=kb.models[full_model].name))
     if family_only and not models:
         written, family, version = family_only[0]
         family_ids = tables.family_model_ids(family, version)
