@@ -190,12 +190,13 @@ def _hardware(ctx: Context) -> Answer:
         headline, details = figures[0], [*figures[1:], *details]
         figures = []
         unpriced = [n for n in ctx.missing if n.code == "provider_unpriced"]
-        if unpriced:
+        if unpriced and not said:
             # the cloud the user named ("火山引擎 H20 按天多少钱") publishes no price: said first, before a figure
             # from another source, so that figure is never read as that cloud's
             ctx.missing[:] = [n for n in ctx.missing if n not in unpriced]
             headline, details = unpriced[0], [*unpriced[1:], headline, *details]
     details += figures + unpriced_notes
+    details = _named_unpriced(ctx, headline_groups, hours) + details
     difference = _pricing_difference(ctx, headline_groups, hours)
     if difference is not None:  # "reserved vs on-demand, monthly difference?": the difference leads
         details.insert(0, headline)
@@ -276,6 +277,69 @@ def _hardware(ctx: Context) -> Answer:
                       headline=headline, details=details, options=shown, recommendation=0 if shown else None,
                       table=table, actions=next_actions(ctx, None, precision_switch=False,
                                                         show_all=len(shown) > ctx.policy.serving.shown_options))
+
+
+def _named_unpriced(ctx: Context, groups, hours: float) -> list[Note]:
+    """Several clouds named, some with a price and some without ("阿里云 / 腾讯云 / AutoDL, which is cheapest"):
+    the priced ones lead (the headline ranks them); each named cloud that publishes no list price follows, with
+    what to do (a quote from its console or sales) and the closest priced offer named in this answer.
+
+    Args:
+        ctx: the answer being built; its ``provider_unpriced`` notes are taken out of the missing list.
+        groups: ``(gpu, count, rows, mention)`` per GPU asked (rows without ``changes`` are the named clouds').
+        hours: the rental length, hours (1: per hour only).
+
+    Returns:
+        first the ``mention_cost`` figure of each named cloud that has a secondary-source figure but no list price
+        (labelled as such), then one ``provider_no_list_price`` note naming every unpriced cloud asked, in the order named; empty when fewer
+        than two clouds were named or none of them is priced (the existing lead then says the missing price first).
+        The closest offer is the cheapest total among the named clouds' list prices, else the named cloud's
+        secondary-source figure (``price_mentions.yaml``) for the count: per GPU-hour (USD at the dated rate)
+        x count, and x hours for the total.
+    """
+    q = ctx.query
+    unpriced = [n for n in ctx.missing if n.code == "provider_unpriced"]
+    if len(q.providers) < 2 or not unpriced or not groups:
+        return []
+    priced = sorted((r for _g, _c, rows, _m in groups for r in rows if not r.changes and r.price),
+                    key=lambda r: (r.total_cost_usd, r.price.marketplace))
+    figures = []
+    if priced:
+        # a named cloud without list prices but with a secondary-source figure for this GPU (AutoDL): its figure
+        # is said next to the list prices, labelled as such, and it is not among the clouds with no price at all
+        for n in list(unpriced):
+            ident = next((p for p in q.providers if _provider_name(ctx, p) == n.params["provider"]), None)
+            gpu, count = groups[0][0], groups[0][1]
+            mp = mention_for(ctx.kb, gpu.id, [ident]) if ident else None
+            if mp is not None and mp.mention.provider == ident:
+                figure = mention_cost(ctx, {"gpu_count": count, "gpu_name": gpu.name}, gpu.id, count,
+                                      hours if hours > 1 else None, with_caveat=True)
+                if figure is not None and figure.params.get("named") and figure not in figures:
+                    figures.append(figure)
+                    unpriced.remove(n)
+                    ctx.missing.remove(n)
+    if not unpriced:
+        return figures
+    nearest = None
+    if priced:
+        o = priced[0]
+        nearest = ({"en": o.price.provider_name, "zh": o.price.provider_name}, o.price.price_per_hour_usd,
+                   o.total_cost_usd, False)
+    else:
+        gpu, count = groups[0][0], groups[0][1]
+        mp = mention_for(ctx.kb, gpu.id, q.providers)
+        if mp is not None and mp.low_usd and mp.mention.provider in q.providers:
+            m = mp.mention
+            nearest = ({"en": m.where, "zh": m.where_zh or m.where}, mp.low_usd * count, mp.low_usd * count * hours,
+                       True)
+    if nearest is None:
+        return []
+    ctx.missing[:] = [n for n in ctx.missing if n not in unpriced]
+    where, hour_usd, total_usd, secondary = nearest
+    return [*figures, note("provider_no_list_price", providers=[n.params["provider"] for n in unpriced],
+                 nearest_provider=where, nearest_hour_usd=hour_usd,
+                 nearest_total_usd=total_usd if hours > 1 else None, hours=hours if hours > 1 else None,
+                 secondary=secondary)]
 
 
 def _unpriced_figures(ctx: Context, gpu: Gpu, count: int, hours: float) -> tuple:
