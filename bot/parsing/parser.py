@@ -388,6 +388,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         one_machine=one_machine,
         single_item=bool(lex.single_item_words.search(low)),
         at_home=bool(lex.home_words.search(low)),
+        market=lex.markets.value(m.group(0)) if (m := lex.markets.search(low)) else None,
         rented_gpu=rented_gpu,
         co_hosted=len(models) >= 2 and bool(lex.cohost_words.search(low)),
         providers=providers,
