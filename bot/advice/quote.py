@@ -196,7 +196,7 @@ def _hardware(ctx: Context) -> Answer:
             ctx.missing[:] = [n for n in ctx.missing if n not in unpriced]
             headline, details = unpriced[0], [*unpriced[1:], headline, *details]
     details += figures + unpriced_notes
-    details = _named_unpriced(ctx, headline_groups, hours) + details
+    details = _named_unpriced(ctx, headline_groups, hours) + _unpublished_terms(ctx, headline_groups) + details
     difference = _pricing_difference(ctx, headline_groups, hours)
     if difference is not None:  # "reserved vs on-demand, monthly difference?": the difference leads
         details.insert(0, headline)
@@ -340,6 +340,56 @@ def _named_unpriced(ctx: Context, groups, hours: float) -> list[Note]:
                  nearest_provider=where, nearest_hour_usd=hour_usd,
                  nearest_total_usd=total_usd if hours > 1 else None, hours=hours if hours > 1 else None,
                  secondary=secondary)]
+
+
+#: Billing terms named that price files can hold, as commitment months (a monthly plan: 1 month).
+_TERM_MONTHS = {"monthly": 1}
+
+
+def _unpublished_terms(ctx: Context, groups) -> list[Note]:
+    """A billing term named that no price row has ("包月", "billed monthly") for the GPUs asked at the clouds named
+    (any tracked cloud when none is named): said, with the terms that are published there.
+
+    Args:
+        ctx: the answer being built (``query.billing_terms``, ``query.providers``).
+        groups: ``(gpu, count, rows, mention)`` per GPU asked.
+
+    Returns:
+        One ``term_unpublished`` note per GPU and term with no row of that term: ``items`` are the cheapest
+        published price per pricing model (on-demand, spot, each commitment term) for ``count`` GPUs at the clouds
+        named, $/h as listed; empty when the term is published, no term was named, or the GPU has no price there
+        at all (the lines for an unpriced GPU say so).
+    """
+    q = ctx.query
+    named = [p for p in q.providers if p in ctx.kb.providers]
+    if q.providers and not named:
+        return []  # only clouds without price rows named: what they publish is said by the unpriced lines
+    out = []
+    for term in q.billing_terms:
+        months = _TERM_MONTHS.get(term)
+        for gpu, count, _rows, _mention in groups:
+            offers = [o for o in ctx.kb.offers_for(gpu.id) if not named or o.provider in named]
+            if not offers or any(o.term_months == months for o in offers):
+                continue  # no price at all (said by the no-price lines), or the term is published
+            items = []
+            for model in ("on_demand", "spot", "commitment"):
+                found = [p for p in all_placements(ctx.offers, gpu.id, count, today=ctx.today, pricing_model=model,
+                                                   limit=50)
+                         if (not named or p.offer.provider in named) and p.offer.condition is None]
+                by_term: dict = {}
+                # per term, the price a quote would use: a list price before a marketplace ask, a current dated
+                # price before a stale or undated one, then the cheapest
+                for p in sorted(found, key=lambda p: (p.offer.marketplace, p.stale, p.offer.as_of is None,
+                                                      p.price_per_hour_usd)):
+                    by_term.setdefault(p.offer.term_months if model == "commitment" else None, p)
+                for _months, p in sorted(by_term.items(), key=lambda kv: kv[0] or 0):
+                    label = f"commitment:{_term(p.offer.commitment_term) or p.offer.commitment_term}" \
+                        if model == "commitment" else model
+                    items.append({"pricing_model": label, "price_usd": p.price_per_hour_usd,
+                                  "provider": p.offer.provider_name})
+            out.append(note("term_unpublished", term=term, gpu_name=gpu.name, count=count,
+                            providers=[_provider_name(ctx, p) for p in named] or None, items=items or None))
+    return out
 
 
 def _unpriced_figures(ctx: Context, gpu: Gpu, count: int, hours: float) -> tuple:
@@ -885,7 +935,9 @@ def _terms_headline(ctx: Context, count: int, rows: list[Option], hours: float):
         else:
             # published only for larger instances that cost more than renting just the GPUs asked on-demand
             o = od_exact
-            item.update(missing=True, count=count)
+            # a term published only for larger instances names the count; a term not published at all does not
+            # (another count would not find it either)
+            item.update(missing=True, count=count if best is not None else None, unpublished=best is None)
             if best is not None:
                 item.update(big_provider=best.price.provider_name, big_instance=_instance_label(best),
                             big_rented=best.price.gpus_rented, big_price_usd=best.price.price_per_hour_usd)

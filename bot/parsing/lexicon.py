@@ -344,6 +344,9 @@ class LexiconFile(_Vocab):
     #: market id (``knowledge/markets.yaml``) -> the words that name it ("in China", "国内"): where the user wants
     #: to buy or rent, so the export rules for the GPUs named there are said
     markets: dict[str, list[str]] = Field(default_factory=dict)
+    #: billing terms no price file has as a pricing model (a monthly plan: "包月", "按月", "billed monthly"), named
+    #: so the answer says the term is not published and shows the terms that are
+    billing_terms: dict[Literal["monthly"], list[str]] = Field(default_factory=dict)
     #: several models said to run together on the same GPUs ("side by side", "co-host", "同时部署"): their memory adds up
     cohost_words: list[str] = Field(default_factory=list)
     full_precision_words: list[str] = Field(default_factory=list)
@@ -649,6 +652,7 @@ class Lexicon:
     same_machine_words: Phrases
     home_words: Phrases
     markets: Phrases
+    billing_terms: Phrases
     cohost_words: Phrases
     full_precision_words: Phrases
     spec_fields: Phrases
@@ -865,6 +869,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         same_machine_words=Phrases(_flat(lists(lambda f: f.same_machine_words))),
         home_words=Phrases(_flat(lists(lambda f: f.home_words))),
         markets=Phrases(_inverse(groups(lambda f: f.markets))),
+        billing_terms=Phrases(_inverse(groups(lambda f: f.billing_terms))),
         cohost_words=Phrases(_flat(lists(lambda f: f.cohost_words))),
         full_precision_words=Phrases(_flat(lists(lambda f: f.full_precision_words))),
         spec_fields=Phrases(_inverse(groups(lambda f: f.spec_fields))),
