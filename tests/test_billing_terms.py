@@ -79,3 +79,13 @@ def test_a_commitment_a_cloud_lacks_is_none_published_not_a_count(kb):
 def test_no_monthly_line_for_a_gpu_with_no_price_or_an_unpriced_cloud(kb):
     for text in ("换成 A800 呢，要包月多少钱", "AutoDL 4090 包月多少钱"):
         assert not any(n.code == "term_unpublished" for n in ask(kb, text).details), text
+
+
+def test_the_terms_shown_rent_just_the_count_when_they_can(kb):
+    # 1x H100 at AWS: on demand p5.4xlarge $6.88/h (not a fresher 8-GPU p5.48xlarge); spot exists only as the
+    # 8-GPU p5.48xlarge ($28.106467/h), said to pay for 8 GPUs; 1-year $5.418/h, 3-year $2.586872/h (p5.4xlarge)
+    a = ask(kb, "AWS H100 monthly plan vs on-demand")
+    n = next(n for n in a.details if n.code == "term_unpublished")
+    got = {i["pricing_model"]: (round(i["price_usd"], 6), i["rented"]) for i in n.params["items"]}
+    assert got == {"on_demand": (6.88, None), "spot": (28.106467, 8), "commitment:1y": (5.418, None),
+                   "commitment:3y": (2.586872, None)}

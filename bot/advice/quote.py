@@ -377,16 +377,17 @@ def _unpublished_terms(ctx: Context, groups) -> list[Note]:
                                                    limit=50)
                          if (not named or p.offer.provider in named) and p.offer.condition is None]
                 by_term: dict = {}
-                # per term, the price a quote would use: a list price before a marketplace ask, a current dated
-                # price before a stale or undated one, then the cheapest
-                for p in sorted(found, key=lambda p: (p.offer.marketplace, p.stale, p.offer.as_of is None,
+                # per term, the price a quote would use: a list price before a marketplace ask, no idle GPUs paid
+                # for before some, a dated price before an undated one, then the cheapest
+                for p in sorted(found, key=lambda p: (p.offer.marketplace, p.idle_gpus > 0, p.offer.as_of is None,
                                                       p.price_per_hour_usd)):
                     by_term.setdefault(p.offer.term_months if model == "commitment" else None, p)
                 for _months, p in sorted(by_term.items(), key=lambda kv: kv[0] or 0):
                     label = f"commitment:{_term(p.offer.commitment_term) or p.offer.commitment_term}" \
                         if model == "commitment" else model
                     items.append({"pricing_model": label, "price_usd": p.price_per_hour_usd,
-                                  "provider": p.offer.provider_name})
+                                  "provider": p.offer.provider_name,
+                                  "rented": p.gpus_rented if p.idle_gpus > 0 else None})
             out.append(note("term_unpublished", term=term, gpu_name=gpu.name, count=count,
                             providers=[_provider_name(ctx, p) for p in named] or None, items=items or None))
     return out
