@@ -748,8 +748,12 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
                          china=ctx.kb.unpriced_providers[provider].market == "china_mainland")
                 continue
             if not any(p.offer.provider == provider for p in found):
+                # the count is named only when the cloud prices this GPU at some count (never "try another count"
+                # for a GPU it does not list at all)
+                listed = any(o.provider == provider and o.pricing_model == pricing
+                             for o in ctx.kb.offers_for(gpu.id))
                 ctx.lack("no_price_at_provider", provider=_provider_name(ctx, provider), gpu_name=gpu.name,
-                         count=count, pricing_model=pricing)
+                         count=count if listed else None, pricing_model=pricing)
         if not found and pricing != "on_demand" and ctx.offers.for_gpu(gpu.id):
             # other pricing models exist for this GPU (listed below); with none at all, the line below says so
             ctx.lack("no_pricing_model_prices", pricing_model=pricing, gpu_name=gpu.name, count=count)
