@@ -25,6 +25,7 @@ from bot.advice import (
 )
 from bot.advice.answer import Answer
 from bot.advice.context import Context
+from bot.advice.markets import apply_market_rules
 from bot.advice.observed import observation_notes
 from bot.advice.specs import claim_verdicts, software_caveats, spec_fact
 from bot.kb.loader import KnowledgeBase
@@ -89,6 +90,8 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
         facts = [spec_fact(g) for g in named_gpus] if query.spec_fields and asked else []
         caveats = [n for n in software_caveats(named_gpus) if n not in out.warnings]
         out = out.model_copy(update={"details": [*facts, *out.details], "warnings": [*caveats, *out.warnings]})
+    # "can I rent H100 in China": the sourced export rule for each GPU named in that market (first when asked)
+    out = apply_market_rules(ctx, out)
     seen = observation_notes(out.query, out)
     if seen:
         # "I only get 12 tokens/s, is that normal?": the user's own figures, each beside the estimate, first

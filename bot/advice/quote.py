@@ -190,12 +190,13 @@ def _hardware(ctx: Context) -> Answer:
         headline, details = figures[0], [*figures[1:], *details]
         figures = []
         unpriced = [n for n in ctx.missing if n.code == "provider_unpriced"]
-        if unpriced:
+        if unpriced and not said:
             # the cloud the user named ("火山引擎 H20 按天多少钱") publishes no price: said first, before a figure
             # from another source, so that figure is never read as that cloud's
             ctx.missing[:] = [n for n in ctx.missing if n not in unpriced]
             headline, details = unpriced[0], [*unpriced[1:], headline, *details]
     details += figures + unpriced_notes
+    details = _named_unpriced(ctx, headline_groups, hours) + _unpublished_terms(ctx, headline_groups) + details
     difference = _pricing_difference(ctx, headline_groups, hours)
     if difference is not None:  # "reserved vs on-demand, monthly difference?": the difference leads
         details.insert(0, headline)
@@ -276,6 +277,120 @@ def _hardware(ctx: Context) -> Answer:
                       headline=headline, details=details, options=shown, recommendation=0 if shown else None,
                       table=table, actions=next_actions(ctx, None, precision_switch=False,
                                                         show_all=len(shown) > ctx.policy.serving.shown_options))
+
+
+def _named_unpriced(ctx: Context, groups, hours: float) -> list[Note]:
+    """Several clouds named, some with a price and some without ("阿里云 / 腾讯云 / AutoDL, which is cheapest"):
+    the priced ones lead (the headline ranks them); each named cloud that publishes no list price follows, with
+    what to do (a quote from its console or sales) and the closest priced offer named in this answer.
+
+    Args:
+        ctx: the answer being built; its ``provider_unpriced`` notes are taken out of the missing list.
+        groups: ``(gpu, count, rows, mention)`` per GPU asked (rows without ``changes`` are the named clouds').
+        hours: the rental length, hours (1: per hour only).
+
+    Returns:
+        first the ``mention_cost`` figure of each named cloud that has a secondary-source figure but no list price
+        (labelled as such), then one ``provider_no_list_price`` note naming every unpriced cloud asked, in the order named; empty when fewer
+        than two clouds were named or none of them is priced (the existing lead then says the missing price first).
+        The closest offer is the cheapest total among the named clouds' list prices, else the named cloud's
+        secondary-source figure (``price_mentions.yaml``) for the count: per GPU-hour (USD at the dated rate)
+        x count, and x hours for the total.
+    """
+    q = ctx.query
+    unpriced = [n for n in ctx.missing if n.code == "provider_unpriced"]
+    if len(q.providers) < 2 or not unpriced or not groups:
+        return []
+    priced = sorted((r for _g, _c, rows, _m in groups for r in rows if not r.changes and r.price),
+                    key=lambda r: (r.total_cost_usd, r.price.marketplace))
+    figures = []
+    if priced:
+        # a named cloud without list prices but with a secondary-source figure for this GPU (AutoDL): its figure
+        # is said next to the list prices, labelled as such, and it is not among the clouds with no price at all
+        for n in list(unpriced):
+            ident = next((p for p in q.providers if _provider_name(ctx, p) == n.params["provider"]), None)
+            gpu, count = groups[0][0], groups[0][1]
+            mp = mention_for(ctx.kb, gpu.id, [ident]) if ident else None
+            if mp is not None and mp.mention.provider == ident:
+                figure = mention_cost(ctx, {"gpu_count": count, "gpu_name": gpu.name}, gpu.id, count,
+                                      hours if hours > 1 else None, with_caveat=True)
+                if figure is not None and figure.params.get("named") and figure not in figures:
+                    figures.append(figure)
+                    unpriced.remove(n)
+                    ctx.missing.remove(n)
+    if not unpriced:
+        return figures
+    nearest = None
+    if priced:
+        o = priced[0]
+        nearest = ({"en": o.price.provider_name, "zh": o.price.provider_name}, o.price.price_per_hour_usd,
+                   o.total_cost_usd, False)
+    else:
+        gpu, count = groups[0][0], groups[0][1]
+        mp = mention_for(ctx.kb, gpu.id, q.providers)
+        if mp is not None and mp.low_usd and mp.mention.provider in q.providers:
+            m = mp.mention
+            nearest = ({"en": m.where, "zh": m.where_zh or m.where}, mp.low_usd * count, mp.low_usd * count * hours,
+                       True)
+    if nearest is None:
+        return []
+    ctx.missing[:] = [n for n in ctx.missing if n not in unpriced]
+    where, hour_usd, total_usd, secondary = nearest
+    return [*figures, note("provider_no_list_price", providers=[n.params["provider"] for n in unpriced],
+                 nearest_provider=where, nearest_hour_usd=hour_usd,
+                 nearest_total_usd=total_usd if hours > 1 else None, hours=hours if hours > 1 else None,
+                 secondary=secondary)]
+
+
+#: Billing terms named that price files can hold, as commitment months (a monthly plan: 1 month).
+_TERM_MONTHS = {"monthly": 1}
+
+
+def _unpublished_terms(ctx: Context, groups) -> list[Note]:
+    """A billing term named that no price row has ("包月", "billed monthly") for the GPUs asked at the clouds named
+    (any tracked cloud when none is named): said, with the terms that are published there.
+
+    Args:
+        ctx: the answer being built (``query.billing_terms``, ``query.providers``).
+        groups: ``(gpu, count, rows, mention)`` per GPU asked.
+
+    Returns:
+        One ``term_unpublished`` note per GPU and term with no row of that term: ``items`` are the cheapest
+        published price per pricing model (on-demand, spot, each commitment term) for ``count`` GPUs at the clouds
+        named, $/h as listed; empty when the term is published, no term was named, or the GPU has no price there
+        at all (the lines for an unpriced GPU say so).
+    """
+    q = ctx.query
+    named = [p for p in q.providers if p in ctx.kb.providers]
+    if q.providers and not named:
+        return []  # only clouds without price rows named: what they publish is said by the unpriced lines
+    out = []
+    for term in q.billing_terms:
+        months = _TERM_MONTHS.get(term)
+        for gpu, count, _rows, _mention in groups:
+            offers = [o for o in ctx.kb.offers_for(gpu.id) if not named or o.provider in named]
+            if not offers or any(o.term_months == months for o in offers):
+                continue  # no price at all (said by the no-price lines), or the term is published
+            items = []
+            for model in ("on_demand", "spot", "commitment"):
+                found = [p for p in all_placements(ctx.offers, gpu.id, count, today=ctx.today, pricing_model=model,
+                                                   limit=50)
+                         if (not named or p.offer.provider in named) and p.offer.condition is None]
+                by_term: dict = {}
+                # per term, the price a quote would use: a list price before a marketplace ask, no idle GPUs paid
+                # for before some, a dated price before an undated one, then the cheapest
+                for p in sorted(found, key=lambda p: (p.offer.marketplace, p.idle_gpus > 0, p.offer.as_of is None,
+                                                      p.price_per_hour_usd)):
+                    by_term.setdefault(p.offer.term_months if model == "commitment" else None, p)
+                for _months, p in sorted(by_term.items(), key=lambda kv: kv[0] or 0):
+                    label = f"commitment:{_term(p.offer.commitment_term) or p.offer.commitment_term}" \
+                        if model == "commitment" else model
+                    items.append({"pricing_model": label, "price_usd": p.price_per_hour_usd,
+                                  "provider": p.offer.provider_name,
+                                  "rented": p.gpus_rented if p.idle_gpus > 0 else None})
+            out.append(note("term_unpublished", term=term, gpu_name=gpu.name, count=count,
+                            providers=[_provider_name(ctx, p) for p in named] or None, items=items or None))
+    return out
 
 
 def _unpriced_figures(ctx: Context, gpu: Gpu, count: int, hours: float) -> tuple:
@@ -631,8 +746,12 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
                          china=ctx.kb.unpriced_providers[provider].market == "china_mainland")
                 continue
             if not any(p.offer.provider == provider for p in found):
+                # the count is named only when the cloud prices this GPU at some count (never "try another count"
+                # for a GPU it does not list at all)
+                listed = any(o.provider == provider and o.pricing_model == pricing
+                             for o in ctx.kb.offers_for(gpu.id))
                 ctx.lack("no_price_at_provider", provider=_provider_name(ctx, provider), gpu_name=gpu.name,
-                         count=count, pricing_model=pricing)
+                         count=count if listed else None, pricing_model=pricing)
         if not found and pricing != "on_demand" and ctx.offers.for_gpu(gpu.id):
             # other pricing models exist for this GPU (listed below); with none at all, the line below says so
             ctx.lack("no_pricing_model_prices", pricing_model=pricing, gpu_name=gpu.name, count=count)
@@ -815,7 +934,9 @@ def _terms_headline(ctx: Context, count: int, rows: list[Option], hours: float):
         else:
             # published only for larger instances that cost more than renting just the GPUs asked on-demand
             o = od_exact
-            item.update(missing=True, count=count)
+            # a term published only for larger instances names the count; a term not published at all does not
+            # (another count would not find it either)
+            item.update(missing=True, count=count if best is not None else None, unpublished=best is None)
             if best is not None:
                 item.update(big_provider=best.price.provider_name, big_instance=_instance_label(best),
                             big_rented=best.price.gpus_rented, big_price_usd=best.price.price_per_hour_usd)

@@ -11,6 +11,7 @@ Layout of a knowledge directory::
     prices/common/exchange_rates.yaml   {exchange_rates: [ExchangeRate, ...]} (CNY prices -> USD)
     prices/common/<catalog>.yaml        CatalogNames: a live catalog's GPU and provider names (gpuhunt)
     engines.yaml        {engines: [Engine, ...]}  (documented serving-engine defaults)
+    markets.yaml        {markets: [Market, ...], rules: [MarketRule, ...]}  (US export rules, China-market parts)
 
 Files are parsed with libyaml's C loader and validated entry by entry, so one broken entry
 does not hide the others. Line numbers are only worked out (by composing the YAML node
@@ -49,6 +50,8 @@ from bot.kb.schema import (
     Feature,
     Gpu,
     InstanceType,
+    Market,
+    MarketRule,
     Model,
     ModelFamily,
     Policy,
@@ -121,6 +124,8 @@ class KnowledgeBase:
         closed_models: model families whose weights are not published (``models.yaml`` ``closed``).
         policy: the advice policy (``policy.yaml``), or ``None`` for a knowledge directory without one.
         features: feature id -> Feature (``features.yaml``): what FlashAttention-2, MIG... need.
+        markets: market id -> Market (``markets.yaml``); market_rules: what sources state about selling GPUs into
+            each market (US export rules for mainland China, China-market parts), in file order.
         exchange_rates: exchange-rate id -> ExchangeRate (prices published in CNY).
         catalogs: catalog name (``"gpuhunt"``) -> how its GPU and provider names map to ours.
         engines: engine id -> Engine (documented defaults of vLLM, TensorRT-LLM, ...).
@@ -144,6 +149,8 @@ class KnowledgeBase:
     closed_models: tuple[ClosedModel, ...] = ()
     policy: Policy | None = None
     features: dict[str, Feature] = field(default_factory=dict)
+    markets: dict[str, Market] = field(default_factory=dict)
+    market_rules: list[MarketRule] = field(default_factory=list)
     exchange_rates: dict[str, ExchangeRate] = field(default_factory=dict)
     catalogs: dict[str, CatalogNames] = field(default_factory=dict)
     unpriced_providers: dict[str, UnpricedProvider] = field(default_factory=dict)
@@ -422,6 +429,8 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
                 out.add(feat_path, ["features", index, "gpus"], "gpus", f"unknown GPU id {g!r} (feature {feat.id})")
         features[feat.id] = feat
 
+    markets, market_rules = _load_markets(root / "markets.yaml", gpus, out, check_gpus=not gpus_unreadable)
+
     for index, closed in closed_rows:
         for key in ("alternatives", "small_alternatives"):
             for ident in getattr(closed, key):
@@ -441,11 +450,33 @@ def load_knowledge(directory: str | Path | None = None) -> KnowledgeBase:
     if out.issues:
         raise KnowledgeError(out.issues)
     return KnowledgeBase(root, gpus, models, providers, tuple(offers), benchmarks, tuple(instances),
-                         engines=engines, features=features, unlisted=tuple(u for _, u in unlisted_rows), claims=claims,
+                         engines=engines, features=features, markets=markets, market_rules=market_rules,
+                         unlisted=tuple(u for _, u in unlisted_rows), claims=claims,
                          claim_constants=constants, article=article, model_families=families, policy=policy,
                          closed_models=tuple(c for _, c in closed_rows),
                          exchange_rates=rates, catalogs=catalogs, unpriced_providers=unpriced,
                          price_mentions=mentions, price_stand_ins=stand_ins)
+
+
+def _load_markets(path: Path, gpus: dict, out: _Collector, *, check_gpus: bool) -> tuple[dict, list]:
+    """Validate ``markets.yaml`` (optional): markets, and rules that name known markets and GPU ids.
+
+    Returns:
+        ``(markets, rules)``: market id -> Market, and the rules in file order (empty without the file).
+    """
+    raw = _read(path, out) if path.exists() else None
+    if not raw:
+        return {}, []
+    markets = {m.id: m for _i, m in _validate_entries(Market, path, "markets", raw, out)}
+    rules = []
+    for index, rule in _validate_entries(MarketRule, path, "rules", raw, out):
+        if rule.market not in markets:
+            out.add(path, ["rules", index, "market"], "market", f"unknown market id {rule.market!r}")
+        for g in rule.gpus:
+            if check_gpus and g not in gpus and g not in out.invalid_ids:
+                out.add(path, ["rules", index, "gpus"], "gpus", f"unknown GPU id {g!r}")
+        rules.append(rule)
+    return markets, rules
 
 
 def _load_claims(

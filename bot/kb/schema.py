@@ -53,6 +53,8 @@ __all__ = [
     "ListPrice",
     "Model",
     "Feature",
+    "Market",
+    "MarketRule",
     "ModelFamily",
     "Operand",
     "PeerLink",
@@ -588,6 +590,41 @@ class Policy(_Strict):
             for name in ("candidate_gpus", "candidate_gpus_zh"):
                 out += [(f"{section}.{name}", g) for g in getattr(getattr(self, section), name)]
         return out
+
+
+class Market(_Strict):
+    """A market a GPU may or may not be sold into (``knowledge/markets.yaml`` ``markets``).
+
+    Attributes:
+        id: market id (``china_mainland``), as the parser's lexicon (``markets``) names it.
+        name / name_zh: display names in English and Chinese.
+    """
+
+    id: str
+    name: str
+    name_zh: str
+
+
+class MarketRule(_Strict):
+    """What a source states about selling some GPUs into a market (``knowledge/markets.yaml`` ``rules``).
+
+    Attributes:
+        market: the market id.
+        status: ``licence_required`` (a US export licence is needed to ship them there), ``licence_case_by_case``
+            (licences granted case by case, with conditions), ``barred`` (under export controls, no sales allowed),
+            ``china_market`` (a part made for that market under the rules).
+        gpus: the GPU ids the rule covers.
+        since: the date the rule took effect, when the source gives it.
+        as_of: the date of the fact (a page without a date: the date it was read, said in ``source``).
+        source: where it is stated (URL and what it says).
+    """
+
+    market: str
+    status: Literal["licence_required", "licence_case_by_case", "barred", "china_market"]
+    gpus: list[str] = Field(min_length=1)
+    since: date | None = None
+    as_of: date
+    source: Annotated[str, Field(min_length=10)]
 
 
 class Feature(_Strict):

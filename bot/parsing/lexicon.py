@@ -36,7 +36,7 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 #: What a question can ask for (see :class:`bot.parsing.query.Query.asks`).
 ASKS = ("fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "cost", "cheapest", "best",
         "memory", "comparison", "spec", "support", "break_even", "largest_model", "help", "throughput", "request_rate",
-        "node_count", "max_context", "token_cost", "difference")
+        "node_count", "max_context", "token_cost", "difference", "availability")
 _QUANTITY_FIELDS = ("concurrent_users", "daily_active_users", "monthly_active_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
                     "documents", "epochs", "audio_hours", "tokens_per_item", "context_tokens", "input_tokens",
                     "output_tokens", "training_tokens", "tokens_plain", "transistors", "gpu_hours")
@@ -370,6 +370,12 @@ class LexiconFile(_Vocab):
     #: the machine runs at home or in an office ("at home", "home lab", "my basement", "workstation"): a purchase is
     #: costed with home electricity and no colocation, whatever the card count
     home_words: list[str] = Field(default_factory=list)
+    #: market id (``knowledge/markets.yaml``) -> the words that name it ("in China", "国内"): where the user wants
+    #: to buy or rent, so the export rules for the GPUs named there are said
+    markets: dict[str, list[str]] = Field(default_factory=dict)
+    #: billing terms no price file has as a pricing model (a monthly plan: "包月", "按月", "billed monthly"), named
+    #: so the answer says the term is not published and shows the terms that are
+    billing_terms: dict[Literal["monthly"], list[str]] = Field(default_factory=dict)
     #: several models said to run together on the same GPUs ("side by side", "co-host", "同时部署"): their memory adds up
     cohost_words: list[str] = Field(default_factory=list)
     full_precision_words: list[str] = Field(default_factory=list)
@@ -683,6 +689,8 @@ class Lexicon:
     setup_question_words: Phrases
     same_machine_words: Phrases
     home_words: Phrases
+    markets: Phrases
+    billing_terms: Phrases
     cohost_words: Phrases
     full_precision_words: Phrases
     spec_fields: Phrases
@@ -907,6 +915,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         setup_question_words=Phrases(_flat(lists(lambda f: f.setup_question_words))),
         same_machine_words=Phrases(_flat(lists(lambda f: f.same_machine_words))),
         home_words=Phrases(_flat(lists(lambda f: f.home_words))),
+        markets=Phrases(_inverse(groups(lambda f: f.markets))),
+        billing_terms=Phrases(_inverse(groups(lambda f: f.billing_terms))),
         cohost_words=Phrases(_flat(lists(lambda f: f.cohost_words))),
         full_precision_words=Phrases(_flat(lists(lambda f: f.full_precision_words))),
         spec_fields=Phrases(_inverse(groups(lambda f: f.spec_fields))),

@@ -416,6 +416,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         one_machine=one_machine,
         single_item=bool(lex.single_item_words.search(low)),
         at_home=bool(lex.home_words.search(low)),
+        market=lex.markets.value(m.group(0)) if (m := lex.markets.search(low)) else None,
+        billing_terms=list(dict.fromkeys(lex.billing_terms.found(low))),
         rented_gpu=rented_gpu,
         co_hosted=len(models) >= 2 and bool(lex.cohost_words.search(low)),
         providers=providers,
@@ -458,6 +460,15 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
             and "commitment" not in query.pricing:
         # a term said with no commitment word is a length of time ("8张 H100 跑一年": a year of use)
         query = query.model_copy(update={"duration_hours": _TERM_HOURS[query.commitment_term]})
+    if query.commitment_term and "on_demand" in query.pricing and "commitment" not in query.pricing and (
+            "comparison" in query.asks or query.billing_terms):
+        # "annual vs monthly vs on-demand": a term compared with on-demand is a billing term, not a length
+        query = query.model_copy(update={"pricing": ["commitment", *query.pricing]})
+    if query.commitment_term is None and "commitment" in query.pricing and query.duration_hours:
+        # "reserved price for a year": the length said is the term reserved (a year -> the 1-year term)
+        term = next((t for t, h in _TERM_HOURS.items() if abs(h - query.duration_hours) < 1e-6), None)
+        if term is not None:
+            query = query.model_copy(update={"commitment_term": term})
     marked = _mark_gpus(_masked(low, not_comparing), gpu_found)
     # the ask phrases of the message, scanned once for the router's two questions about them
     ask_hits = [(m.group(0), lex.asks.value(m.group(0)))
@@ -1009,7 +1020,8 @@ def _gpu_from_capacity(kb: KnowledgeBase, tables: ParserTables, total_gib: float
 
 
 def _providers(low: str, tables: ParserTables, lex: Lexicon, gpus: list[FoundGpu], spans: SpanSet) -> list[str]:
-    """Providers named, in order; a common-word alias ("vast", "lambda") needs a cue word next to it."""
+    """Providers named, in order; a common-word alias ("vast", "lambda") needs a cue word next to it (a lexicon cue
+    word, or a GPU name right after it, a count between: "lambda h100", "lambda 8x h100")."""
     words = [(m.group(0), m.start(), m.end()) for m in _PROVIDER_WORD.finditer(low)]
     keys = tables.provider_keys
     found: list[tuple[int, str]] = []
@@ -1029,7 +1041,11 @@ def _providers(low: str, tables: ParserTables, lex: Lexicon, gpus: list[FoundGpu
                 after = low[words[i][2]:words[i][2] + 14]
                 cue_before = re.search(rf"(?:{lex.provider_cue_before.pattern})\s*$", before)
                 cue_after = re.match(rf"\s*(?:{lex.provider_cue_after.pattern})", after)
-                if words[i][0] == "do" or not (cue_before or cue_after):
+                # a GPU named right after it is a cue too ("lambda h100 price": the cloud, not the word)
+                gpu_after = any(f.start >= words[i][2] and re.fullmatch(r"\s*(?:\d+\s*[x×]?\s*)?",
+                                                                        low[words[i][2]:f.start])
+                                for f in gpus)
+                if words[i][0] == "do" or not (cue_before or cue_after or gpu_after):
                     if words[i][0] != "do":
                         pending.append((words[i][1], words[i][2], provider))
                     continue

@@ -45,7 +45,7 @@ Intent = Literal[
 #: options differ (money saved, "monthly cost difference", "差多少钱").
 Ask = Literal["fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "cost", "cheapest", "best",
               "memory", "comparison", "spec", "support", "break_even", "largest_model", "help", "throughput", "request_rate",
-              "node_count", "max_context", "token_cost", "difference"]
+              "node_count", "max_context", "token_cost", "difference", "availability"]
 
 
 class _Record(BaseModel):
@@ -346,6 +346,10 @@ class Query(_Record):
             memory is summed against the GPUs', never checked one model at a time.
         at_home: the machine bought runs at home or in an office ("home lab", "in my basement", "workstation",
             "家里"): buy vs rent costs it with home electricity and no colocation, however many cards.
+        market: the market the user wants GPUs in (``china_mainland`` for "in China", "国内"; lexicon ``markets``):
+            the export rules for the GPUs named there (``knowledge/markets.yaml``) are said.
+        billing_terms: billing terms named that no price file has as a pricing model (``monthly``: "包月", "按月",
+            "monthly plan"): the answer says they are not published and shows the terms that are.
         sharding: ``fsdp``, ``zero1``, ``zero2``, ``zero3``.
         cpu_offload: CPU offload named.
         gradient_checkpointing: gradient checkpointing named.
@@ -452,6 +456,8 @@ class Query(_Record):
     one_machine: bool = False
     single_item: bool = False
     at_home: bool = False
+    market: str | None = None
+    billing_terms: list[str] = Field(default_factory=list)
     rented_gpu: str | None = None
     co_hosted: bool = False
     sharding: str | None = None
