@@ -225,7 +225,7 @@ def engine_for(ctx: Context, gpu: Gpu, precision: str | None) -> str:
 # --------------------------------------------------------------------------- prices
 
 def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None = None,
-          provider: str | None = None, given: bool = True) -> Placement | None:
+          provider: str | None = None, given: bool = True, fallback: bool = True) -> Placement | None:
     """The placement this answer prices ``count`` x ``gpu`` with: the user's own price when they gave one (unless
     ``given`` is ``False``: the market's price to compare it with), else the user's providers and pricing model
     when they named them, every TP group in one instance (:func:`bot.pricing.offers.best_placement`);
@@ -236,6 +236,10 @@ def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None
     about), ranked after any placement that holds the group; a count the planner chose stays within one instance.
     Across the providers named, the best placement under the table's one :class:`bot.pricing.offers.OfferRule`.
 
+    With ``fallback``, a run or service the user prices "at <provider>" where that provider has no price for it
+    ("按阿里云价格" with no Alibaba Cloud row) is priced at the best other offer, with a warning naming both, rather
+    than left without a cost (quotes pass ``fallback=False``: they say per provider what is missing).
+
     Returns:
         The :class:`Placement`, or ``None`` when nothing rents ``count`` x ``gpu`` under these constraints.
     """
@@ -244,7 +248,7 @@ def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None
     if users is not None:
         return users
     pricing = pricing or (q.pricing[0] if q.pricing else "on_demand")
-    providers = [provider] if provider else (q.providers or [None])
+    providers = [None] if provider == _ANY_PROVIDER else [provider] if provider else (q.providers or [None])
     term = {"1y": 12, "3y": 36}.get(q.commitment_term or "") if pricing == "commitment" else None
     exclude = excluded_providers(ctx)
     # the GPUs and count the user named are priced even when no instance holds a whole group (a card rented only as
@@ -256,7 +260,26 @@ def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None
              if (f := best_placement(ctx.offers, gpu.id, count, today=ctx.today, group=max(1, min(group, 8)),
                                      pricing_model=pricing, provider=p, term_months=term, exclude_providers=exclude,
                                      region=ctx.price_region(), allow_split=fixed)) is not None]
+    if not found and fallback and provider is None and q.providers:
+        other = place(ctx, gpu, count, group, pricing=pricing, provider=_ANY_PROVIDER, given=given)
+        if other is not None:
+            ctx.warn("provider_fallback", providers=[provider_label(ctx, p) for p in q.providers],
+                     gpu_name=gpu.name, used=other.offer.provider_name)
+        return other
     return min(found, key=lambda f: f.rank(rule), default=None)
+
+
+#: ``place(provider=_ANY_PROVIDER)``: every provider, whatever the question named (the fallback's own search).
+_ANY_PROVIDER = "*"
+
+
+def provider_label(ctx: Context, provider: str) -> str:
+    """A provider id's display name: a priced provider's, else an unpriced one's (knowledge/prices), else the id."""
+    pf = ctx.kb.providers.get(provider)
+    if pf is not None:
+        return pf.provider_name
+    up = ctx.kb.unpriced_providers.get(provider)
+    return up.name if up is not None else provider
 
 
 def machine_size(ctx: Context) -> int | None:

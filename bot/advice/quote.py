@@ -27,6 +27,7 @@ from bot.advice.planner import (
     given_placement,
     place,
     price_of,
+    provider_label,
     resolve_gpu,
 )
 from bot.advice.runs import (
@@ -235,7 +236,7 @@ def _hardware(ctx: Context) -> Answer:
         # instances that exist: k GPUs a machine -> k x floor(budget per hour / machine price); the most GPUs win
         gpu = headline_groups[0][0]
         rentable = [(p.gpus_rented * int(limit[0] / p.price_per_hour_usd + 1e-9), p)
-                    for k in (1, 2, 4, 8) if (p := place(ctx, gpu, k, 1)) is not None and p.price_per_hour_usd]
+                    for k in (1, 2, 4, 8) if (p := place(ctx, gpu, k, 1, fallback=False)) is not None and p.price_per_hour_usd]
         best = max(rentable, key=lambda t: (t[0], -t[1].price_per_gpu_hour_usd), default=None)
         n, per_gpu, where, secondary = (best[0], best[1].price_per_gpu_hour_usd, best[1].offer.provider_name, False) \
             if best else (0, None, None, False)
@@ -976,11 +977,7 @@ def _pricing_label(o: Option) -> str:
 
 
 def _provider_name(ctx: Context, provider: str) -> str:
-    pf = ctx.kb.providers.get(provider)
-    if pf is not None:
-        return pf.provider_name
-    up = ctx.kb.unpriced_providers.get(provider)
-    return up.name if up is not None else provider
+    return provider_label(ctx, provider)
 
 
 # --------------------------------------------------------------------------- a run's cost
@@ -1153,7 +1150,7 @@ def _break_even(ctx: Context) -> Answer:
         # the price is the rent compared with, not context ("taken as context, not as a limit" would be wrong)
         ctx.assumptions[:] = [n for n in ctx.assumptions if n.code != "prices_quoted"]
     for pricing in ("on_demand", "commitment", "spot"):
-        p = place(ctx, gpu, count, group, pricing=pricing, given=False)
+        p = place(ctx, gpu, count, group, pricing=pricing, given=False, fallback=False)
         if p is not None and not any((p.offer.provider, p.offer.instance_type, p.offer.pricing_model) ==
                                      (o.offer.provider, o.offer.instance_type, o.offer.pricing_model)
                                      for o in placements):
