@@ -27,6 +27,7 @@ from bot.advice.answer import Answer
 from bot.advice.context import Context
 from bot.advice.observed import observation_notes
 from bot.advice.specs import claim_verdicts, software_caveats, spec_fact
+from bot.advice.traffic import traffic_at_estimate
 from bot.kb.loader import KnowledgeBase
 from bot.notes import note
 from bot.parsing.query import Query
@@ -89,6 +90,9 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
         facts = [spec_fact(g) for g in named_gpus] if query.spec_fields and asked else []
         caveats = [n for n in software_caveats(named_gpus) if n not in out.warnings]
         out = out.model_copy(update={"details": [*facts, *out.details], "warnings": [*caveats, *out.warnings]})
+    if (load := traffic_at_estimate(ctx.traffic, ctx.traffic_output_tokens, out)) is not None:
+        # "10k DAU, 20 messages a day": the time a request takes on the setup picked, and the requests in flight then
+        out = out.model_copy(update={"details": [load, *out.details]})
     seen = observation_notes(out.query, out)
     if seen:
         # "I only get 12 tokens/s, is that normal?": the user's own figures, each beside the estimate, first

@@ -200,6 +200,11 @@ class _Scanner:
         said = (after or before).group(0).strip() if (after or before) else None
         direction = "slower" if said and lex.slower_words.fullmatch(said) else "faster" if said else None
         seen = self.seen(m.start(), m.end())
+        clause = re.split(r"[,.;?!。，；？！\n]", self.before(m.start(), 24))[-1]
+        if direction is None and lex.peak_words.search(clause) and value > 1:
+            # "peak is 3x average", "高峰是平均的 5 倍": the busiest traffic over the day's average, not a claim
+            self.claim("peak_factor", {"value": value}, m.start(), m.end())
+            return
         # a slowdown said as a statement ("the L4 is 3x slower than the A10 for mistral") is a complaint about what the
         # user sees; asked ("is the H20 10x slower?") it is a claim to check
         rest = self.low[m.end():m.end() + 80]
@@ -369,8 +374,21 @@ class _Scanner:
                     scope = "per_user"
                 elif lex.aggregate_words.search(window):
                     scope = "total"
+            elif kind == "requests_per_day":
+                # "each sends ~20 messages a day": each user's rate, not the whole service's
+                clause = re.split(r"[,.;:?!。，；：？！\n]", self.low[max(0, m.start() - 30):m.start()])[-1]
+                if lex.per_user_day_words.search(clause) or lex.per_user_words.search(clause):
+                    scope = "per_user"
             self.claim("rate", {"kind": kind, "value": value, "scope": scope, "seen": self.seen(m.start(), m.end())},
                        m.start(), m.end())
+        if lex.per_day_before.pattern != "(?!)":
+            # "每人每天 10 轮对话": each user's requests a day, written key first
+            per_day = re.compile(rf"(?:{lex.per_day_before.pattern})\s*(?:约|大约|平均|大概|~)?\s*{self.num}\s*"
+                                 rf"(?:{lex.day_nouns.pattern})")
+            for m in per_day.finditer(self.low):
+                if self.free(m.start(), m.end()):
+                    self.claim("rate", {"kind": "requests_per_day", "value": number_value(m, lex), "scope": "per_user"},
+                               m.start(), m.end())
         self._results_per_setup()
         # key first: "QPS 5", "qps=20", "rps: 3"; "每秒 5 个请求", "5 requests every second"
         conn = lex.number_connectors.pattern
