@@ -64,6 +64,8 @@ def test_numbers(kb, text, field, expected):
     ("3k DAU on llama 3 8b, peak is 2.5x average", "peak_factor", 2.5),
     ("3k DAU on llama 3 8b, the busiest hour is 4x the mean", "peak_factor", 4),
     ("3k DAU on llama 3 8b, peak is 2.5x average", "claimed_ratio", None),
+    # latency.units in minutes: a time per image the user saw ("2 minutes per image" = 120 s)
+    ("sdxl takes 2 minutes per image on a T4, normal?", "observations.0.value", 120),
     ("50000 users per day on llama 3 8b", "duration_hours", None),
     ("50000 users per day on llama 3 8b", "concurrent_users", None),
     ("qwen2.5 14b with 12 parallel requests", "concurrent_users", 12),

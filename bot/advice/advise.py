@@ -93,7 +93,7 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
     if (load := traffic_at_estimate(ctx.traffic, ctx.traffic_output_tokens, out)) is not None:
         # "10k DAU, 20 messages a day": the time a request takes on the setup picked, and the requests in flight then
         out = out.model_copy(update={"details": [load, *out.details]})
-    seen = observation_notes(out.query, out)
+    seen = observation_notes(out.query, out, kb)
     if seen:
         # "I only get 12 tokens/s, is that normal?": the user's own figures, each beside the estimate, first
         out = out.model_copy(update={"details": [*seen, *out.details]})

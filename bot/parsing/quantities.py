@@ -172,7 +172,11 @@ class _Scanner:
         if hits:
             return max(hits)[2]
         after = re.split(r"[.?!;。？！；\n]", self.low[end:end + 80] + "\n", maxsplit=1)[0]
-        return "observed" if lex.observed_after.search(self.low[end:end + len(after) + 2]) else None
+        if lex.observed_after.search(self.low[end:end + len(after) + 2]):
+            return "observed"
+        # "why is my L4 so slow with mistral, 6 tokens/s": called slow earlier in its sentence, with no cue of its own
+        sentence = re.split(r"[?!;。？！；\n]|\.(?!\d)", self.low[before_start:start])[-1]
+        return "observed" if lex.observed_after.search(sentence) else None
 
     def item_times(self) -> None:
         """A time per item the user saw ("it takes 40s per image", "800 ms per token", "一张图要 25 秒"): an
@@ -400,13 +404,16 @@ class _Scanner:
         if lex.per_second_before.pattern != "(?!)":
             nouns, per_s = lex.request_nouns.pattern, lex.per_second_before.pattern
             # "每秒输出10个token": tokens per second written around the number
-            for m in re.finditer(rf"(?:{per_s})\s*(?:输出|生成|吐|出)?\s*{self.num}\s*个?\s*tokens?\b", self.low):
+            seen_cue = lex.observed_before.pattern
+            for m in re.finditer(rf"(?:{per_s})\s*(?P<cue>{seen_cue})?\s*(?:输出|生成|吐|出)?\s*{self.num}\s*个?\s*tokens?\b",
+                                 self.low):
                 if self.free(m.start(), m.end()):
                     window = self.low[max(0, m.start() - 40):m.end() + 40]
                     scope = "per_user" if lex.per_user_words.search(window) else (
                         "total" if lex.aggregate_words.search(window) else None)
+                    seen = "observed" if m.group("cue") else self.seen(m.start(), m.end())  # "每秒只有 2 个 token"
                     self.claim("rate", {"kind": "tokens_per_s", "value": number_value(m, lex), "scope": scope,
-                                        "seen": self.seen(m.start(), m.end())}, m.start(), m.end())
+                                        "seen": seen}, m.start(), m.end())
             for around in (re.compile(rf"(?:{per_s})\s*{self.num}\s*(?:{nouns})"),
                            re.compile(rf"{self.num}\s*(?:{nouns})\s*(?:{per_s})")):
                 for m in around.finditer(self.low):
