@@ -97,21 +97,59 @@ def test_a_fixed_node_too_small_for_the_load_reports_the_memory_of_that_load(kb)
 # --------------------------------------------------------------------------- daily active users
 
 @pytest.mark.parametrize(("text", "daily", "users"), [
-    # knowledge/policy.yaml serving.concurrent_per_daily_user = 0.01 (Little's law; its source):
-    # 5,000 x 0.01 = 50 in flight; 20,000 x 0.01 = 200; 12,345 x 0.01 = 123.45 -> 124 (rounded up)
-    ("日活 5000 的聊天应用用 Llama 3 8B 要几张 4090", 5_000, 50),
-    ("a chat app with 5k DAU on Llama 3 8B, how many 4090s", 5_000, 50),
-    ("我们日活两万，qwen2.5 14b 用 L20 要几张", 20_000, 200),
-    ("serve mistral 7b for 12,345 daily active users on L4s", 12_345, 124),
+    # Little's law with knowledge/policy.yaml's defaults (requests_per_daily_user 10, peak_to_average 2.4) and a request
+    # of 256 output tokens (efficiency.yaml default_output_tokens) at the 10 tokens/s floor = 25.6 s:
+    # 5,000 x 10 / 86,400 x 2.4 x 25.6 = 35.56 -> 36; 20,000: 142.2 -> 143; 12,345: 87.79 -> 88 (rounded up)
+    ("日活 5000 的聊天应用用 Llama 3 8B 要几张 4090", 5_000, 36),
+    ("a chat app with 5k DAU on Llama 3 8B, how many 4090s", 5_000, 36),
+    ("我们日活两万，qwen2.5 14b 用 L20 要几张", 20_000, 143),
+    ("serve mistral 7b for 12,345 daily active users on L4s", 12_345, 88),
 ])
 def test_daily_users_are_sized_as_users_in_flight_and_said(kb, text, daily, users):
     a = ask(kb, text)
     assert a.query.daily_active_users == daily and a.query.concurrent_users == users
     stated = [w for w in a.warnings if w.code == "users_from_daily_users"]
-    assert stated and stated[0].params["users"] == users and stated[0].params["ratio_pct"] == pytest.approx(1.0)
+    assert stated and stated[0].params["users"] == users
+    assert stated[0].params["requests_assumed"] and stated[0].params["peak_assumed"]
+    assert stated[0].params["request_s"] == pytest.approx(25.6)
     assert not any(w.code == "not_understood" for w in a.warnings)
     rec = a.options[a.recommendation]
     assert rec.meets and (rec.max_users or 0) >= users
+
+
+@pytest.mark.parametrize(("text", "daily", "per_day", "peak", "users"), [
+    # 10,000 x 20 / 86,400 = 2.315 req/s; x 3 = 6.944; x 25.6 s = 177.8 -> 178
+    ("we run Llama 3 8B for 10k daily active users, every user sends about 20 messages a day, traffic peaks at 3x",
+     10_000, 20, 3, 178),
+    # 50,000 x 10 / 86,400 = 5.787; x 2.4 (default) = 13.89; x 25.6 = 355.6 -> 356
+    ("日活 5 万，每人每天 10 轮对话，qwen2.5 14b 用几张 L20", 50_000, 10, None, 356),
+    # 20,000 x 20 / 86,400 = 4.630; x 5 = 23.15; x 25.6 = 592.6 -> 593 (the 5 倍 is the peak, no speed claim)
+    ("日活两万，人均每天 20 次请求，高峰是平均的 5 倍，llama 3 8b 要几张 L40S", 20_000, 20, 5, 593),
+    # 4,000 x 12 / 86,400 = 0.5556; x 2.4 = 1.333; x 25.6 = 34.13 -> 35
+    ("4k DAU at 12 turns/day each, mistral 7b on an L4, how many", 4_000, 12, None, 35),
+])
+def test_daily_users_with_their_requests_a_day_and_peak_are_sized_by_littles_law(kb, text, daily, per_day, peak,
+                                                                               users):
+    a = ask(kb, text)
+    q = a.query
+    assert q.daily_active_users == daily and q.requests_per_user_per_day == per_day and q.peak_factor == peak
+    assert q.concurrent_users == users and not q.claims and q.claimed_ratio is None
+    stated = next(w for w in a.warnings if w.code == "users_from_daily_users")
+    assert stated.params["peak_rps"] == pytest.approx(daily * per_day / 86_400 * (peak or 2.4))
+    assert not stated.params["requests_assumed"] and stated.params["peak_assumed"] == (peak is None)
+    # the setup picked is faster than the floor: each request ends sooner, so fewer are in flight than sized for
+    load = next(d for d in a.details if d.code == "traffic_at_estimate")
+    rec = a.options[a.recommendation]
+    assert load.params["request_s"] == pytest.approx(rec.ttft_s + 256 / rec.tps_per_user)
+    assert load.params["in_flight"] <= users
+
+
+def test_a_whole_day_of_requests_beside_daily_users_is_shared_among_them(kb):
+    # 200,000 requests a day for 10,000 daily users is the service's day (more requests than users): 20 each;
+    # 10,000 x 20 / 86,400 x 2.4 (default peak) x 25.6 s = 142.2 -> 143 in flight
+    a = ask(kb, "10k DAU sending 200k requests per day, llama 3 8b on H100")
+    assert a.query.requests_per_user_per_day == pytest.approx(20) and a.query.requests_per_s is None
+    assert a.query.concurrent_users == 143
 
 
 def test_concurrent_users_given_beside_daily_users_are_kept(kb):

@@ -56,6 +56,16 @@ def test_numbers(kb, text, field, expected):
     ("a chat app with 5k DAU on Llama 3 8B", "daily_active_users", 5000),
     ("serve mistral 7b for 20,000 daily active users", "daily_active_users", 20_000),
     ("50000 users per day on llama 3 8b", "daily_active_users", 50_000),
+    # rates.requests_per_day with traffic.per_user_words: each user's requests a day; traffic.peak_words: the peak
+    ("3k DAU, each sends 15 messages a day, llama 3 8b", "requests_per_user_per_day", 15),
+    ("3k DAU averaging 6 chats per day on mistral 7b", "requests_per_user_per_day", 6),
+    ("3k DAU, 40 prompts/day per user, qwen2.5 7b", "requests_per_user_per_day", 40),
+    ("3k DAU, 15 messages a day each, llama 3 8b", "duration_hours", None),
+    ("3k DAU on llama 3 8b, peak is 2.5x average", "peak_factor", 2.5),
+    ("3k DAU on llama 3 8b, the busiest hour is 4x the mean", "peak_factor", 4),
+    ("3k DAU on llama 3 8b, peak is 2.5x average", "claimed_ratio", None),
+    # latency.units in minutes: a time per image the user saw ("2 minutes per image" = 120 s)
+    ("sdxl takes 2 minutes per image on a T4, normal?", "observations.0.value", 120),
     ("50000 users per day on llama 3 8b", "duration_hours", None),
     ("50000 users per day on llama 3 8b", "concurrent_users", None),
     ("qwen2.5 14b with 12 parallel requests", "concurrent_users", 12),

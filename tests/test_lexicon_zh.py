@@ -82,6 +82,15 @@ def test_numbers_in_questions(kb, text, field, expected):
     ("日活 5000 的聊天应用用 Llama 3 8B", "daily_active_users", 5000),
     ("五千日活的客服机器人 qwen2.5 7b", "daily_active_users", 5000),
     ("日活跃用户 3 万，qwen2.5 7b", "daily_active_users", 30_000),
+    # traffic.per_day_before + day_nouns: each user's requests a day; traffic.peak_words before a multiplier: the peak
+    ("日活 3000，每人每天 12 轮对话，qwen2.5 7b", "requests_per_user_per_day", 12),
+    ("日活 3000，人均每天 8 次请求，qwen2.5 7b", "requests_per_user_per_day", 8),
+    ("日活 3000，每个用户每天三十条消息，qwen2.5 7b", "requests_per_user_per_day", 30),
+    ("日活 3000，峰值是平均的 3 倍，qwen2.5 7b", "peak_factor", 3),
+    ("日活 3000，晚高峰 4 倍，llama 3 8b", "peak_factor", 4),
+    ("日活 3000，晚高峰 4 倍，llama 3 8b", "claimed_ratio", None),
+    # latency.units 分钟：看到的每张图耗时（"一张图要 2 分钟" = 120 秒）
+    ("sdxl 在 T4 上一张图要 2 分钟，正常吗", "observations.0.value", 120),
     ("日活 5000 的聊天应用用 Llama 3 8B", "duration_hours", None),
     ("并发数 128 的 qwen2.5 14b", "concurrent_users", 128),
     ("同时在线 60 人 用 mistral 7b", "concurrent_users", 60),

@@ -291,3 +291,13 @@ def test_optional_parts_are_not_nested():
         catalog = renderer_for(lang)._catalog
         nested = [code for code, text in catalog.messages.items() if re.search(r"\[\[(?:(?!\]\]).)*\[\[", text)]
         assert nested == [], (lang, nested)
+
+
+def test_a_duration_under_an_hour_is_in_minutes_or_seconds_never_zero_hours():
+    from bot.render.i18n import renderer_for
+
+    en, zh = renderer_for("en"), renderer_for("zh")
+    # 1 h of audio at 41.1x real time = 60 / 41.1 = 1.46 min; 0.01 h = 36 s; 3 h stays in hours
+    assert en.duration(1 / 41.1) == "1.5 min" and zh.duration(1 / 41.1) == "1.5 分钟"
+    assert en.duration(0.01) == "36 s" and zh.duration(0.01) == "36 秒"
+    assert en.duration(3.0) == "3 h"

@@ -28,6 +28,7 @@ from bot.advice.context import Context
 from bot.advice.markets import apply_market_rules
 from bot.advice.observed import observation_notes
 from bot.advice.specs import claim_verdicts, software_caveats, spec_fact
+from bot.advice.traffic import traffic_at_estimate
 from bot.kb.loader import KnowledgeBase
 from bot.notes import note
 from bot.parsing.query import Query
@@ -92,7 +93,10 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
         out = out.model_copy(update={"details": [*facts, *out.details], "warnings": [*caveats, *out.warnings]})
     # "can I rent H100 in China": the sourced export rule for each GPU named in that market (first when asked)
     out = apply_market_rules(ctx, out)
-    seen = observation_notes(out.query, out)
+    if (load := traffic_at_estimate(ctx.traffic, ctx.traffic_output_tokens, out)) is not None:
+        # "10k DAU, 20 messages a day": the time a request takes on the setup picked, and the requests in flight then
+        out = out.model_copy(update={"details": [load, *out.details]})
+    seen = observation_notes(out.query, out, kb)
     if seen:
         # "I only get 12 tokens/s, is that normal?": the user's own figures, each beside the estimate, first
         out = out.model_copy(update={"details": [*seen, *out.details]})

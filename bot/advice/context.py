@@ -7,11 +7,12 @@ warnings and things missing as :class:`~bot.notes.Note` records, and the sources
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from datetime import date
 
 from bot.advice.answer import Action, Answer, Option, Table
+from bot.estimation.efficiency import efficiency_for
+from bot.estimation.traffic import Traffic, traffic_from_daily_users
 from bot.kb.loader import KnowledgeBase
 from bot.kb.schema import Policy
 from bot.notes import Note, note
@@ -43,6 +44,9 @@ class Context:
         assumptions, warnings, missing: typed notes, in order, without duplicates.
         sources: where the figures come from.
         price_dates: the ``as_of`` dates of the prices used.
+        traffic: the load derived from daily active users (:meth:`_users_from_daily_users`), ``None`` when the
+            question gives its concurrency or no user base; traffic_output_tokens: the output tokens per request it
+            assumed.
     """
 
     query: Query
@@ -54,6 +58,8 @@ class Context:
     missing: list[Note] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
     price_dates: list[date] = field(default_factory=list)
+    traffic: Traffic | None = None
+    traffic_output_tokens: int = 0
 
     def __post_init__(self) -> None:
         if self.offers is None:
@@ -89,25 +95,44 @@ class Context:
             self.warnings.append(note("answer_in_english"))  # said once, where the reader sees it
 
     def _users_from_daily_users(self) -> None:
-        """Read daily active users as the users in flight at the busiest hour, when no concurrency is given.
+        """Size daily active users as the requests in flight at the busiest time, when no concurrency is given.
 
-        ``concurrent = ceil(daily_active_users x policy.serving.concurrent_per_daily_user)``, at least 1 (the
-        ratio's derivation, by Little's law, is its ``source`` in ``knowledge/policy.yaml``). The request is
-        replaced by a copy with ``concurrent_users`` set, and a warning states the reading, since "5k DAU"
-        is not 5,000 users at once. Nothing is done without a policy ratio or when concurrent users are given.
+        By Little's law (:func:`bot.estimation.traffic.traffic_from_daily_users`): ``daily users x requests a day
+        each / 86,400 s x peak factor x seconds per request``, rounded up. Requests a day and the peak factor are the
+        question's (``Query.requests_per_user_per_day``, ``Query.peak_factor``), else the policy's defaults
+        (``serving.requests_per_daily_user``, ``serving.peak_to_average``); a request takes its output tokens
+        (the question's, else efficiency.yaml ``default_output_tokens``) at the per-user floor
+        (``serving.min_tokens_per_s_per_user``), the longest the sizing allows. The request is replaced by a copy with
+        ``concurrent_users`` set, :attr:`traffic` keeps the derivation, and a warning states it, since "5k DAU" is
+        not 5,000 users at once. Nothing is done without the policy's defaults or when concurrent users are given.
         """
         q = self.query
         if q.monthly_active_users and not q.concurrent_users and not q.daily_active_users:
             # a month's users say nothing of how many are in flight: the answer asks for the share at once
             self.warnings.insert(0, note("monthly_users_no_concurrency", monthly_users=q.monthly_active_users))
-        ratio = self.kb.policy.serving.concurrent_per_daily_user if self.kb.policy is not None else None
-        if not q.daily_active_users or q.concurrent_users or ratio is None:
+        policy = self.kb.policy.serving if self.kb.policy is not None else None
+        if not q.daily_active_users or q.concurrent_users or policy is None or \
+                policy.requests_per_daily_user is None or policy.peak_to_average is None:
             return
-        users = max(1, math.ceil(q.daily_active_users * ratio.value - 1e-9))
-        self.query = q.model_copy(update={"concurrent_users": users})
-        self.warnings.insert(0, note("users_from_daily_users", daily_users=q.daily_active_users, users=users,
-                                     ratio_pct=ratio.value * 100))
-        self.sources.append(f"knowledge/policy.yaml serving.concurrent_per_daily_user: {ratio.source}")
+        per_day = q.requests_per_user_per_day or policy.requests_per_daily_user.value
+        peak = q.peak_factor or policy.peak_to_average.value
+        output_tokens = q.output_tokens or int(efficiency_for(self.kb).c("default_output_tokens"))
+        floor = policy.min_tokens_per_s_per_user.value
+        traffic = traffic_from_daily_users(q.daily_active_users, per_day, peak, output_tokens / floor)
+        self.traffic, self.traffic_output_tokens = traffic, output_tokens
+        self.query = q.model_copy(update={"concurrent_users": traffic.concurrent})
+        self.warnings.insert(0, note(
+            "users_from_daily_users", daily_users=q.daily_active_users, users=traffic.concurrent,
+            requests_per_day=per_day, requests_assumed=q.requests_per_user_per_day is None,
+            peak_factor=traffic.peak_factor, peak_assumed=q.peak_factor is None, average_rps=traffic.average_rps,
+            peak_rps=traffic.peak_rps, request_s=traffic.seconds_per_request, output_tokens=output_tokens,
+            floor_tps=floor, in_flight=traffic.in_flight))
+        if q.requests_per_user_per_day is None:
+            self.sources.append(f"knowledge/policy.yaml serving.requests_per_daily_user: "
+                                f"{policy.requests_per_daily_user.source}")
+        if q.peak_factor is None:
+            self.sources.append(f"knowledge/policy.yaml serving.peak_to_average: {policy.peak_to_average.source}")
+        self.sources.append("Little's law, L = lambda x W (J. D. C. Little 1961, Operations Research 9(3):383-387)")
 
     def _rental_from_gpu_hours(self) -> None:
         """Price GPU-hours as a rental ("what do 20,000 H100 GPU-hours cost"): with no length of time given, the GPUs

@@ -11,7 +11,15 @@ from __future__ import annotations
 from bot.advice.answer import Answer, Option
 from bot.advice.context import Context
 from bot.advice.models import model_label, model_question, resolve_models
-from bot.advice.options import caveats, config, machines_first, mention_cost, next_actions, variant_notes
+from bot.advice.options import (
+    caveats,
+    config,
+    machines_first,
+    mention_cost,
+    next_actions,
+    oom_despite_fit,
+    variant_notes,
+)
 from bot.advice.planner import GpuChoice, candidate_gpus, finetune_option, group_cap, plan_finetune
 from bot.advice.runs import finetune_alternatives, finetune_setups, finetune_table, finetune_tokens
 from bot.errors import AdvisorError
@@ -89,6 +97,9 @@ def answer(ctx: Context) -> Answer:
                        note("finetune_deadline_none", deadline_hours=q.deadline_hours))
     if q.diagnosis is not None and q.diagnosis.kind == "oom":
         details += [note("oom_fix_training_1"), note("oom_fix_training_2"), note("oom_fix_training_3")]
+        if (seen := oom_despite_fit(ctx, o)) is not None:
+            # "LoRA on 7b OOMs on my 24gb card": the error reported leads, with the arithmetic, then the estimate
+            headline, details = seen, [headline, *details]
     if o is not None and o.fits and o.price is None and (mentioned := mention_cost(
             ctx, config(o), o.gpu, o.gpu_count, o.wall_clock_hours)):
         details.insert(0, mentioned)  # no list price: the secondary-source figure for the run, labelled as such

@@ -25,7 +25,8 @@ __all__ = ["is_follow_up", "merge_follow_up"]
 #: Fields a follow-up may change; unset (None or empty) fields keep the previous value.
 _FIELDS = (
     "precisions", "kv_precision", "method", "context_tokens", "input_tokens", "output_tokens", "batch_size",
-    "concurrent_users", "daily_active_users", "monthly_active_users", "target_tokens_per_s", "target_scope", "requests_per_s", "ttft_ms_max", "tpot_ms_max",
+    "concurrent_users", "daily_active_users", "monthly_active_users", "requests_per_user_per_day",
+    "peak_factor", "target_tokens_per_s", "target_scope", "requests_per_s", "ttft_ms_max", "tpot_ms_max",
     "latency_ms_max", "latency_percentile", "training_tokens", "epochs", "documents", "tokens_per_item", "images",
     "image_steps", "resolution", "audio_hours", "duration_hours", "deadline_hours", "budget", "price_limit_per_hour",
     "purchase_price", "electricity_per_kwh", "power_watts", "utilization_pct", "answer_currency", "providers",

@@ -9,15 +9,31 @@ from __future__ import annotations
 
 from bot.advice.answer import Answer, Option
 from bot.advice.options import config
+from bot.kb.loader import KnowledgeBase
 from bot.notes import Note, note
 from bot.parsing.query import Query
 
-__all__ = ["BELOW_SHARE", "image_time_note", "observation_notes"]
+__all__ = ["ABOVE_SHARE", "BELOW_SHARE", "image_time_note", "likely_causes", "observation_notes"]
 
 #: A speed the user sees below this share of the estimate is called out: the estimates are a single stream's speed at
 #: the knowledge base's efficiency factors (knowledge/efficiency.yaml), which real setups reach within tens of percent;
 #: at under 60% something else is the bottleneck (layers on the CPU, an engine without batching or fused kernels).
 BELOW_SHARE = 0.6
+#: A speed the user sees above this multiple of the estimate is not one stream at the format estimated (a smaller
+#: quantisation, speculative decoding, or an aggregate over several requests). Between the two the figure is normal:
+#: the expected range is ``[BELOW_SHARE x estimate, ABOVE_SHARE x estimate]``.
+ABOVE_SHARE = 1.25
+#: Compute capability from which a GPU has native bf16 (NVIDIA Ampere, sm_80; CUDA C Programming Guide, "Arithmetic
+#: instructions"): below it bf16 is emulated or refused, so a model run in bf16 there is slow.
+_BF16_CC = 8.0
+#: Bytes per parameter of weights in 16-bit and 32-bit floats.
+_HALF_BYTES, _FULL_BYTES = 2, 4
+
+
+def _verdict(share: float) -> str:
+    """``slow``, ``normal`` or ``fast`` for what the user sees as a share of the estimate (speed seen / estimated, or
+    time estimated / seen)."""
+    return "slow" if share < BELOW_SHARE else "fast" if share > ABOVE_SHARE else "normal"
 
 
 def _estimate(answer: Answer) -> Option | None:
@@ -30,15 +46,19 @@ def _estimate(answer: Answer) -> Option | None:
     return next((o for o in answer.options if o.decode_tps and o.fits and not o.changes), None)
 
 
-def observation_notes(query: Query, answer: Answer) -> list[Note]:
-    """Sentences that set each figure the user saw beside the answer's estimate.
+def observation_notes(query: Query, answer: Answer, kb: KnowledgeBase | None = None) -> list[Note]:
+    """Sentences that set each figure the user saw beside the answer's estimate, with a verdict ("is that normal?").
 
     Args:
         query: the request (its ``observations``).
         answer: the answer built for it (its options carry the estimate: decode speed, time per output token).
+        kb: the knowledge base, for the likely causes of a speed well below the estimate (:func:`likely_causes`);
+            ``None`` gives the verdict alone.
 
     Returns:
-        ``observed_speed`` for a generation speed (tokens/s, against one user's decode speed), ``observed_tpot`` for a
+        ``observed_speed`` for a generation speed (tokens/s, against one user's decode speed; ``verdict`` ``normal``
+        within ``[low_tps, high_tps]`` = ``[BELOW_SHARE, ABOVE_SHARE] x`` the estimate, else ``slow`` or ``fast``, and
+        under a ``slow`` one the likely causes), ``observed_tpot`` for a
         time per output token (ms), ``observed_ratio`` for a ratio between two GPUs (against the ratio of their
         estimated decode speeds at the same precision and count); none when the answer has no such estimate.
     """
@@ -49,8 +69,12 @@ def observation_notes(query: Query, answer: Answer) -> list[Note]:
             continue
         if o.kind == "tokens_per_s" and opt is not None:
             one = opt.single_user_tps or opt.decode_tps  # the sentence says "for one user": the batch-1 figure
+            verdict = _verdict(o.value / one)
             out.append(note("observed_speed", observed_tps=o.value, decode_tps=one, config=config(opt),
-                            below=o.value < BELOW_SHARE * one))
+                            below=verdict == "slow", normal=verdict == "normal", above=verdict == "fast",
+                            verdict=verdict, low_tps=BELOW_SHARE * one, high_tps=ABOVE_SHARE * one))
+            if verdict == "slow" and kb is not None:
+                out.extend(likely_causes(kb, query, opt))
         elif o.kind == "seconds_per_item" and o.item == "token" and opt is not None and opt.tpot_ms:
             out.append(note("observed_tpot", observed_ms=o.value * 1000, tpot_ms=opt.tpot_ms, config=config(opt),
                             below=opt.tpot_ms < BELOW_SHARE * o.value * 1000))
@@ -76,10 +100,50 @@ def _same_setup_pair(options: list[Option]) -> tuple[Option, Option] | None:
 
 def image_time_note(query: Query, seconds_per_image: float | None, cfg: dict) -> Note | None:
     """``observed_image_time`` when the user saw a time per image and the answer estimated one (seconds), else
-    ``None``."""
+    ``None``; its ``verdict`` is ``normal`` within ``[low_s, high_s]`` (the estimate over ``ABOVE_SHARE`` and over
+    ``BELOW_SHARE``), else ``slow`` or ``fast``."""
     seen = next((o for o in query.observations if o.kind == "seconds_per_item" and o.item == "image" and not o.quoted),
                 None)
     if seen is None or not seconds_per_image:
         return None
+    verdict = _verdict(seconds_per_image / seen.value)
     return note("observed_image_time", observed_s=seen.value, per_image_s=seconds_per_image, config=cfg,
-                below=seconds_per_image < BELOW_SHARE * seen.value)
+                below=verdict == "slow", normal=verdict == "normal", above=verdict == "fast", verdict=verdict,
+                low_s=seconds_per_image / ABOVE_SHARE, high_s=seconds_per_image / BELOW_SHARE)
+
+
+def likely_causes(kb: KnowledgeBase, query: Query, opt: Option) -> list[Note]:
+    """Why a setup runs well below its estimate, most likely first, each with the figure that makes it likely.
+
+    Args:
+        kb: the knowledge base (the GPU's memory, compute capability and FP16 rate; the model's parameters).
+        query: the request (its first model the knowledge base has).
+        opt: the option the estimate is about (GPU, count).
+
+    Returns:
+        With no precision stated in the question: ``cause_offload`` when the model's 16-bit weights (parameters x 2 bytes, GB) exceed the GPUs' memory (layers
+        then run from CPU RAM); ``cause_fp32`` with the 32-bit weights (parameters x 4 bytes: a load without a dtype,
+        twice the bytes read per token and, above the memory, offloaded); ``cause_no_bf16`` on a GPU below compute
+        capability 8.0; ``cause_no_fp16`` on a GPU with no published 16-bit tensor rate; ``cause_engine`` always last
+        (one request at a time without fused kernels). Empty without the option's GPU in ``kb``.
+    """
+    gpu = kb.gpus.get(opt.gpu or "")
+    if gpu is None:
+        return []
+    count = opt.gpu_count or 1
+    memory = gpu.memory_gb * count
+    model = next((kb.models[m.id] for m in query.models if m.id in kb.models and kb.models[m.id].kind == "llm"), None)
+    out: list[Note] = []
+    stated = bool(query.precisions) or any(m.precision for m in query.models)
+    if model is not None and not stated:  # a format the user named is the one loaded: no 16/32-bit reading of it
+        half, full = model.params_total_b * _HALF_BYTES, model.params_total_b * _FULL_BYTES
+        if half > memory:
+            out.append(note("cause_offload", weights_gb=half, memory_gb=memory, gpu_count=count, gpu_name=gpu.name))
+        out.append(note("cause_fp32", fp32_gb=full, half_gb=half, spills=full > memory, memory_gb=memory))
+    cc = float(gpu.compute_capability) if gpu.compute_capability else None
+    if cc is not None and cc < _BF16_CC:
+        out.append(note("cause_no_bf16", gpu_name=gpu.name, cc=gpu.compute_capability))
+    if gpu.dense_tflops.fp16 is None and gpu.dense_tflops.bf16 is None:
+        out.append(note("cause_no_fp16", gpu_name=gpu.name))
+    out.append(note("cause_engine"))
+    return out

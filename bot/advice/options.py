@@ -35,7 +35,7 @@ from bot.pricing.offers import Placement
 from bot.pricing.offers import place as all_placements
 
 __all__ = ["caveats", "cheapest_per_token", "config", "exact_rental", "half_precision_fix", "idle_line", "machines_first", "mention_cost",
-           "next_actions", "quality_tier", "variant_notes"]
+           "next_actions", "oom_despite_fit", "quality_tier", "variant_notes"]
 
 #: 32-bit weight formats: 4 bytes per parameter, twice a 16-bit load.
 _FULL_32 = ("fp32", "tf32")
@@ -360,3 +360,34 @@ def cheapest_per_token(ctx: Context, model: Model, choice: GpuChoice, precisions
                 best_unpriced = opt
     # without a price, the configuration with the most tokens/s per GPU at full load (what decides cost)
     return best or best_unpriced
+
+
+#: Share of the usable memory above which an estimate that fits is a thin margin: what the estimate leaves out (a
+#: longer sequence or larger batch than assumed, allocator fragmentation, another process) tips it over. vLLM keeps
+#: 10% of memory outside its budget by default (gpu_memory_utilization 0.9) for the same reason.
+THIN_MARGIN_SHARE = 0.9
+
+
+def oom_despite_fit(ctx: Context, opt: Option | None) -> Note | None:
+    """An out-of-memory error reported on a setup whose estimate fits: the memory arithmetic and what it leaves out.
+
+    Args:
+        ctx: the answer being built (its request's ``diagnosis``).
+        opt: the option for the user's own setup (nothing changed); ``None`` gives ``None``.
+
+    Returns:
+        ``oom_reported_fits`` (GB per GPU, usable GB, their share; ``thin`` above :data:`THIN_MARGIN_SHARE` of usable
+        memory, else ``roomy``, or ``roomy_run`` for a fine-tuning or training run), or ``None`` when no out-of-memory error is reported, the option changes the user's
+        setup or does not fit (the answer already says it does not fit).
+    """
+    q = ctx.query
+    if q.diagnosis is None or q.diagnosis.kind != "oom" or opt is None or opt.changes or not opt.fits:
+        return None
+    if not opt.memory_per_gpu_gb or not opt.usable_gb:
+        return None
+    share = opt.memory_per_gpu_gb / opt.usable_gb
+    run = q.workload in ("training", "finetune") or q.method is not None
+    return note("oom_reported_fits", config=config(opt), mem_gb=opt.memory_per_gpu_gb, usable_gb=opt.usable_gb,
+                share_pct=share * 100, free_gb=opt.usable_gb - opt.memory_per_gpu_gb,
+                thin=share > THIN_MARGIN_SHARE, roomy=share <= THIN_MARGIN_SHARE and not run,
+                roomy_run=share <= THIN_MARGIN_SHARE and run)

@@ -33,6 +33,7 @@ from bot.advice.options import (
     machines_first,
     mention_cost,
     next_actions,
+    oom_despite_fit,
     quality_tier,
     variant_notes,
 )
@@ -106,6 +107,10 @@ def answer(ctx: Context) -> Answer:
     if oom_fix is not None:
         # "OOM loading it in fp32": the 16-bit (and 8/4-bit) memory on the same GPUs is the fix, said first
         out = out.model_copy(update={"headline": oom_fix, "details": [out.headline, *out.details]})
+    elif fixed is not None and out.recommendation is not None and (
+            seen := oom_despite_fit(ctx, out.options[out.recommendation])) is not None:
+        # "OOM on my 24 GB card" where the estimate fits: the error reported leads, with the arithmetic
+        out = out.model_copy(update={"headline": seen, "details": [out.headline, *out.details]})
     return _every_ask(ctx, models[0], choices, load, out)
 
 

@@ -461,8 +461,10 @@ class ServingPolicy(_Strict):
     max_gpus: Sourced
     precisions_tried: list[str]
     shown_options: PositiveInt = 5
-    #: users in flight at the busiest hour per daily active user (a fraction), for "5k DAU" questions
-    concurrent_per_daily_user: Sourced | None = None
+    #: requests (chat turns) a daily active user sends a day, for "5k DAU" questions that do not say
+    requests_per_daily_user: Sourced | None = None
+    #: the busiest hour's request rate over the day's average (a factor > 1), for "5k DAU" questions that do not say
+    peak_to_average: Sourced | None = None
     #: the largest fraction of GPU memory an engine can be told to use (a fit above the default reserve needs it)
     max_memory_utilization: Sourced | None = None
 

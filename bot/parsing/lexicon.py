@@ -197,6 +197,18 @@ class ObservationVocab(_Vocab):
     setup_before: list[str] = Field(default_factory=list)
 
 
+class TrafficVocab(_Vocab):
+    """A user base's traffic (read with daily active users, :class:`bot.parsing.query.Query`): ``peak_words`` before a
+    multiplier make it the peak-to-average factor ("peak is 3x average", "高峰是平均的 5 倍"), not a ratio to check;
+    ``per_user_words`` near a rate a day make it each user's ("each sends ~20 messages a day"); ``per_day_before``
+    + a number + ``day_nouns`` is a rate a day written key first ("每人每天 10 轮对话")."""
+
+    peak_words: list[str] = Field(default_factory=list)
+    per_user_words: list[str] = Field(default_factory=list)
+    per_day_before: list[str] = Field(default_factory=list)
+    day_nouns: list[str] = Field(default_factory=list)
+
+
 class UnitList(_Vocab):
     units: list[str] = Field(default_factory=list)
 
@@ -312,6 +324,7 @@ class LexiconFile(_Vocab):
     spec_checks: SpecCheckVocab = Field(default_factory=SpecCheckVocab)
     observations: ObservationVocab = Field(default_factory=ObservationVocab)
     percent: PercentVocab = Field(default_factory=PercentVocab)
+    traffic: TrafficVocab = Field(default_factory=TrafficVocab)
     power: UnitMap = Field(default_factory=UnitMap)
     electricity: ElectricityVocab = Field(default_factory=ElectricityVocab)
     fit_questions: FitQuestionVocab = Field(default_factory=FitQuestionVocab)
@@ -634,6 +647,11 @@ class Lexicon:
     percent_units: Phrases
     mfu_words: Phrases
     concurrent_share_words: Phrases
+    #: the ``traffic`` section (see :class:`TrafficVocab`)
+    peak_words: Phrases
+    per_user_day_words: Phrases
+    per_day_before: Phrases
+    day_nouns: Phrases
     power_units: Phrases
     per_kwh: Phrases
     asks: Phrases
@@ -866,6 +884,10 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         percent_units=Phrases(_flat(lists(lambda f: f.percent.units)), left_bound=False),
         mfu_words=Phrases(_flat(lists(lambda f: f.percent.mfu_words))),
         concurrent_share_words=Phrases(_flat(lists(lambda f: f.percent.concurrent_share_words))),
+        peak_words=Phrases(_flat(lists(lambda f: f.traffic.peak_words))),
+        per_user_day_words=Phrases(_flat(lists(lambda f: f.traffic.per_user_words))),
+        per_day_before=Phrases(_flat(lists(lambda f: f.traffic.per_day_before))),
+        day_nouns=Phrases(_flat(lists(lambda f: f.traffic.day_nouns)), left_bound=False),
         power_units=Phrases(merged_maps(lambda f: f.power.units), left_bound=False),
         per_kwh=Phrases(_flat(lists(lambda f: f.electricity.per_kwh))),
         asks=asks,

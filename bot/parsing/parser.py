@@ -667,6 +667,13 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
                 out["target_tokens_per_s"], out["target_scope"] = value, "total"
             else:
                 out["per_user_tokens_per_s"] = value
+        elif kind == "requests_per_day" and "requests_per_user_per_day" not in out and (
+                f.value["scope"] == "per_user" or value < (out.get("daily_active_users") or 0)):
+            # each user's requests a day, said so or fewer than the daily users (a whole service's day has more)
+            out["requests_per_user_per_day"] = value
+        elif kind == "requests_per_day" and "requests_per_user_per_day" not in out and out.get("daily_active_users"):
+            # the whole service's day beside its daily users ("5k DAU, 50k requests a day"): each user's share of it
+            out["requests_per_user_per_day"] = value / out["daily_active_users"]
         elif kind.startswith("requests_per") and "requests_per_s" not in out:
             out["requests_per_s"] = value / {"requests_per_s": 1, "requests_per_min": 60,
                                              "requests_per_day": 86400}[kind]
@@ -720,6 +727,8 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
     # memory amounts, ratios, percents, power
     out["memory_stated_gb"] = [f.value for f in scan.all("memory_gb")]
     out["bandwidth_stated_gb_s"] = [f.value for f in scan.all("bandwidth_gb_s")]
+    if peak := scan.first("peak_factor"):
+        out["peak_factor"] = peak.value["value"]
     ratio = scan.first("multiplier")
     if ratio:
         out["claimed_ratio"] = ratio.value["value"]

@@ -172,7 +172,11 @@ class _Scanner:
         if hits:
             return max(hits)[2]
         after = re.split(r"[.?!;。？！；\n]", self.low[end:end + 80] + "\n", maxsplit=1)[0]
-        return "observed" if lex.observed_after.search(self.low[end:end + len(after) + 2]) else None
+        if lex.observed_after.search(self.low[end:end + len(after) + 2]):
+            return "observed"
+        # "why is my L4 so slow with mistral, 6 tokens/s": called slow earlier in its sentence, with no cue of its own
+        sentence = re.split(r"[?!;。？！；\n]|\.(?!\d)", self.low[before_start:start])[-1]
+        return "observed" if lex.observed_after.search(sentence) else None
 
     def item_times(self) -> None:
         """A time per item the user saw ("it takes 40s per image", "800 ms per token", "一张图要 25 秒"): an
@@ -200,6 +204,11 @@ class _Scanner:
         said = (after or before).group(0).strip() if (after or before) else None
         direction = "slower" if said and lex.slower_words.fullmatch(said) else "faster" if said else None
         seen = self.seen(m.start(), m.end())
+        clause = re.split(r"[,.;?!。，；？！\n]", self.before(m.start(), 24))[-1]
+        if direction is None and lex.peak_words.search(clause) and value > 1:
+            # "peak is 3x average", "高峰是平均的 5 倍": the busiest traffic over the day's average, not a claim
+            self.claim("peak_factor", {"value": value}, m.start(), m.end())
+            return
         # a slowdown said as a statement ("the L4 is 3x slower than the A10 for mistral") is a complaint about what the
         # user sees; asked ("is the H20 10x slower?") it is a claim to check
         rest = self.low[m.end():m.end() + 80]
@@ -367,8 +376,21 @@ class _Scanner:
             unit_text = phrase_key(m.group("unit"))
             if kind == "tokens_per_s":
                 scope = "per_user" if unit_text.endswith("/user") else self.rate_scope(m.start(), m.end())
+            elif kind == "requests_per_day":
+                # "each sends ~20 messages a day": each user's rate, not the whole service's
+                clause = re.split(r"[,.;:?!。，；：？！\n]", self.low[max(0, m.start() - 30):m.start()])[-1]
+                if lex.per_user_day_words.search(clause) or lex.per_user_words.search(clause):
+                    scope = "per_user"
             self.claim("rate", {"kind": kind, "value": value, "scope": scope, "seen": self.seen(m.start(), m.end())},
                        m.start(), m.end())
+        if lex.per_day_before.pattern != "(?!)":
+            # "每人每天 10 轮对话": each user's requests a day, written key first
+            per_day = re.compile(rf"(?:{lex.per_day_before.pattern})\s*(?:约|大约|平均|大概|~)?\s*{self.num}\s*"
+                                 rf"(?:{lex.day_nouns.pattern})")
+            for m in per_day.finditer(self.low):
+                if self.free(m.start(), m.end()):
+                    self.claim("rate", {"kind": "requests_per_day", "value": number_value(m, lex), "scope": "per_user"},
+                               m.start(), m.end())
         self._results_per_setup()
         # key first: "QPS 5", "qps=20", "rps: 3"; "每秒 5 个请求", "5 requests every second"
         conn = lex.number_connectors.pattern
@@ -377,17 +399,20 @@ class _Scanner:
             kind = lex.rates.value(m.group("unit"))
             if kind and kind.startswith("requests") and self.free(m.start(), m.end()):
                 self.claim("rate", {"kind": kind, "value": number_value(m, lex), "scope": None}, m.start(), m.end())
-        nouns = lex.request_nouns.pattern
+        nouns, seen_cue = lex.request_nouns.pattern, lex.observed_before.pattern
         for before, seconds in ((lex.per_second_before, 1), (lex.per_minute_before, 60), (lex.per_hour_before, 3600)):
             if before.pattern == "(?!)":
                 continue
             per = before.pattern
-            # "每秒输出10个token", "每分钟 30万 token": tokens per period written around the number
-            for m in re.finditer(rf"(?:{per})\s*(?:输出|生成|吐|出)?\s*{self.num}\s*个?\s*tokens?\b", self.low):
+            # "每秒输出10个token", "每分钟 30万 token": tokens per period written around the number; "每秒只有 2 个
+            # token": what the user saw
+            for m in re.finditer(rf"(?:{per})\s*(?P<cue>{seen_cue})?\s*(?:输出|生成|吐|出)?\s*{self.num}\s*个?\s*tokens?\b",
+                                 self.low):
                 if self.free(m.start(), m.end()):
                     scope = self.rate_scope(m.start(), m.end())
+                    seen = "observed" if m.group("cue") else self.seen(m.start(), m.end())
                     self.claim("rate", {"kind": "tokens_per_s", "value": number_value(m, lex) / seconds,
-                                        "scope": scope, "seen": self.seen(m.start(), m.end())}, m.start(), m.end())
+                                        "scope": scope, "seen": seen}, m.start(), m.end())
             for around in (re.compile(rf"(?:{per})\s*{self.num}\s*(?:{nouns})"),
                            re.compile(rf"{self.num}\s*(?:{nouns})\s*(?:{per})")):
                 for m in around.finditer(self.low):

@@ -280,9 +280,14 @@ class Query(_Record):
         full_context_prompts: every request sends a fresh prompt of the whole context (the worst case).
         batch_size: batch size (sequences).
         concurrent_users: users or requests in flight at once.
-        daily_active_users: users a day ("5k DAU", "日活 5000"): not a concurrency; the planner derives the users
-            in flight at the busiest hour from it with the policy's ratio (``serving.concurrent_per_daily_user``)
+        daily_active_users: users a day ("5k DAU", "日活 5000"): not a concurrency; the planner derives the requests
+            in flight at the busiest hour from it by Little's law (requests a day per user, the peak-to-average
+            factor and the time each request takes: :meth:`bot.advice.context.Context.traffic_from_daily_users`)
             and says so, unless concurrent users are also given.
+        requests_per_user_per_day: requests (chat turns, messages) each user sends a day ("each sends ~20 messages a
+            day", "每人每天 10 轮对话"); ``None``: the policy's default (``serving.requests_per_daily_user``).
+        peak_factor: the busiest traffic over the day's average ("peak is 3x average", "高峰是平均的 5 倍"), a factor;
+            ``None``: the policy's default (``serving.peak_to_average``).
         monthly_active_users: users a month ("3k MAU", "月活 5 万"): not a concurrency; with a share said at once
             ("10% at the same time") the parser sets ``concurrent_users`` from it, else the answer asks for that share.
         users_over_limit: a user count above the bound of users sized in flight (``QUANTITY_LIMITS``,
@@ -408,6 +413,8 @@ class Query(_Record):
     concurrent_users: int | None = None
     daily_active_users: int | None = None
     monthly_active_users: int | None = None
+    requests_per_user_per_day: float | None = None
+    peak_factor: float | None = None
     users_over_limit: int | None = None
     target_tokens_per_s: float | None = None
     target_scope: Literal["per_user", "total"] | None = None

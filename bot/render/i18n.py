@@ -237,7 +237,14 @@ class Renderer:
         return f"{sign}{x:,.2f}" if abs(x) >= 0.01 or x == 0 else f"{sign}{x:.4f}"
 
     def duration(self, hours: float) -> str:
-        """``72 h (3.0 days)``; ``15.5 h``; in Chinese ``72 小时（3.0 天）``."""
+        """``72 h (3.0 days)``; ``15.5 h``; under an hour in minutes (``1.5 min``) and under a minute in seconds
+        (``40 s``), never ``0 h``; in Chinese ``72 小时（3.0 天）``, ``1.5 分钟``, ``40 秒``."""
+        if 0 < hours < 1:
+            minutes = hours * 60
+            if minutes < 1:
+                return f"{minutes * 60:,.0f} {'秒' if self.zh else 's'}"
+            text = f"{minutes:,.1f}".removesuffix(".0")
+            return f"{text} {'分钟' if self.zh else 'min'}"
         if self.zh:
             if hours >= 48:
                 return f"{hours:,.0f} 小时（{hours / 24:,.1f} 天）"

@@ -1,0 +1,31 @@
+"""Requests in flight from a user base (bot/estimation/traffic.py), values computed by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.estimation.traffic import in_flight, traffic_from_daily_users
+
+
+def test_littles_law_is_rate_times_time():
+    # L = lambda x W (Little 1961): 4 requests/s held 2.5 s each = 10 in flight
+    assert in_flight(4.0, 2.5) == pytest.approx(10.0)
+    with pytest.raises(ValueError, match="negative"):
+        in_flight(-1.0, 2.0)
+
+
+def test_daily_users_to_requests_in_flight():
+    # 10,000 users x 20 a day / 86,400 s = 2.3148 req/s; x 3 = 6.9444; x 25.6 s = 177.78 -> 178
+    t = traffic_from_daily_users(10_000, 20, 3, 25.6)
+    assert t.average_rps == pytest.approx(2.3148, rel=1e-4)
+    assert t.peak_rps == pytest.approx(6.9444, rel=1e-4)
+    assert t.in_flight == pytest.approx(177.78, rel=1e-4)
+    assert t.concurrent == 178
+
+
+def test_a_peak_below_the_mean_is_the_mean_and_one_user_is_the_least():
+    # 100 users x 1 a day / 86,400 x 1 (0.5 read as 1) x 10 s = 0.0116 -> 1
+    t = traffic_from_daily_users(100, 1, 0.5, 10)
+    assert t.peak_factor == 1.0 and t.concurrent == 1
+    with pytest.raises(ValueError, match="positive"):
+        traffic_from_daily_users(0, 10, 2.4, 25.6)
