@@ -33,3 +33,10 @@ def test_a_run_at_an_unpriced_provider_is_priced_elsewhere_and_said(kb, text):
 def test_a_quote_at_an_unpriced_provider_still_says_it_has_no_price(kb):
     a = advise(parse_question("腾讯云 A10 一个月多少钱", kb), kb, today=TODAY)
     assert not [w for w in a.warnings if w.code == "provider_fallback"]
+
+
+def test_a_named_providers_own_secondary_figure_comes_before_another_providers_list_price(kb):
+    # AutoDL's 4090 figure, ¥1.98 per GPU-hour (knowledge/prices price mentions): ¥3,000 / ¥1.98 = 1,515 h
+    a = advise(parse_question("QLoRA 微调Qwen2.5 32B，预算三千元，在AutoDL 4090上能训多少token", kb), kb, today=TODAY)
+    assert not [w for w in a.warnings if w.code == "provider_fallback"]
+    assert a.headline.params["hours"] == pytest.approx(3000 / 1.98, rel=1e-3)

@@ -48,6 +48,7 @@ from bot.estimation import (
 from bot.kb.schema import Gpu, Model
 from bot.notes import Note, note
 from bot.parsing.query import GpuMention
+from bot.pricing.mentions import mention_for
 from bot.pricing.offers import Offer, Placement, best_placement, billed_hours
 
 __all__ = [
@@ -260,13 +261,27 @@ def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None
              if (f := best_placement(ctx.offers, gpu.id, count, today=ctx.today, group=max(1, min(group, 8)),
                                      pricing_model=pricing, provider=p, term_months=term, exclude_providers=exclude,
                                      region=ctx.price_region(), allow_split=fixed)) is not None]
-    if not found and fallback and provider is None and q.providers:
+    if not found and fallback and provider is None and q.providers and not _named_price_exists(ctx, gpu):
         other = place(ctx, gpu, count, group, pricing=pricing, provider=_ANY_PROVIDER, given=given)
         if other is not None:
             ctx.warn("provider_fallback", providers=[provider_label(ctx, p) for p in q.providers],
                      gpu_name=gpu.name, used=other.offer.provider_name)
         return other
     return min(found, key=lambda f: f.rank(rule), default=None)
+
+
+def _named_price_exists(ctx: Context, gpu: Gpu) -> bool:
+    """Whether the providers the user named have some price for ``gpu`` that the answer uses before any other
+    provider's: a secondary-source figure of theirs (:func:`bot.pricing.mentions.mention_for`) or a list price for
+    another variant of its family (:func:`place_nearest_variant`)."""
+    named = set(ctx.query.providers)
+    gpu_id = gpu.id.split("@")[0]
+    mp = mention_for(ctx.kb, gpu_id, list(named))
+    if mp is not None and mp.mention.provider in named:
+        return True
+    return bool(gpu.family) and any(o.provider in named for other in ctx.kb.gpus.values()
+                                    if other.family == gpu.family and other.id != gpu_id
+                                    for o in ctx.kb.offers_for(other.id))
 
 
 #: ``place(provider=_ANY_PROVIDER)``: every provider, whatever the question named (the fallback's own search).
@@ -332,7 +347,7 @@ def place_nearest_variant(ctx: Context, gpu: Gpu, count: int, group: int, need_g
             continue
         if need_gb is not None and usable_memory_gb(eff, other) < need_gb:
             continue
-        placement = place(ctx, other, count, group)
+        placement = place(ctx, other, count, group, fallback=False)
         if placement is not None:
             same_form = (other.form_factor or "")[:3] == (gpu.form_factor or "")[:3]  # SXM vs PCIe
             found.append((abs(other.memory_gb - gpu.memory_gb), not same_form, placement.price_per_hour_usd,
