@@ -29,3 +29,21 @@ def test_a_peak_below_the_mean_is_the_mean_and_one_user_is_the_least():
     assert t.peak_factor == 1.0 and t.concurrent == 1
     with pytest.raises(ValueError, match="positive"):
         traffic_from_daily_users(0, 10, 2.4, 25.6)
+
+
+def test_daily_users_with_a_stated_per_user_speed_size_requests_at_that_speed(kb):
+    from bot.advice.context import Context
+    from bot.parsing.parser import parse_question
+    # 25,000 x 12 / 86,400 = 3.47 requests/s x 2.4 (policy peak_to_average) = 8.33/s; 256 output tokens at the
+    # stated 20 tok/s = 12.8 s each; 8.33 x 12.8 = 106.7 -> 107 in flight (not 213 at the 10 tok/s floor)
+    q = parse_question("we expect ~25k DAU, avg 12 messages/day each, llama 3.1 70b at 8k context, at least 20 tok/s "
+                       "per user. how many H100s?", kb)
+    from datetime import date
+    ctx = Context(q, kb, date(2026, 12, 1))
+    assert ctx.query.concurrent_users == 107
+
+
+def test_a_per_second_target_written_around_its_number_in_chinese(kb):
+    from bot.parsing.parser import parse_question
+    q = parse_question("一张 H20 跑 Qwen2.5 7B 能撑多少并发？上下文4k，每人每秒至少20个token", kb)
+    assert q.target_tokens_per_s == 20

@@ -101,8 +101,8 @@ class Context:
         each / 86,400 s x peak factor x seconds per request``, rounded up. Requests a day and the peak factor are the
         question's (``Query.requests_per_user_per_day``, ``Query.peak_factor``), else the policy's defaults
         (``serving.requests_per_daily_user``, ``serving.peak_to_average``); a request takes its output tokens
-        (the question's, else efficiency.yaml ``default_output_tokens``) at the per-user floor
-        (``serving.min_tokens_per_s_per_user``), the longest the sizing allows. The request is replaced by a copy with
+        (the question's, else efficiency.yaml ``default_output_tokens``) at the per-user speed the user stated, else
+        the per-user floor (``serving.min_tokens_per_s_per_user``): the longest the sizing allows. The request is replaced by a copy with
         ``concurrent_users`` set, :attr:`traffic` keeps the derivation, and a warning states it, since "5k DAU" is
         not 5,000 users at once. Nothing is done without the policy's defaults or when concurrent users are given.
         """
@@ -118,6 +118,9 @@ class Context:
         peak = q.peak_factor or policy.peak_to_average.value
         output_tokens = q.output_tokens or int(efficiency_for(self.kb).c("default_output_tokens"))
         floor = policy.min_tokens_per_s_per_user.value
+        stated = q.per_user_tokens_per_s or (q.target_tokens_per_s if q.target_scope == "per_user" else None)
+        if stated:  # the per-user speed the user asked for: each request takes its output at that speed
+            floor = stated
         traffic = traffic_from_daily_users(q.daily_active_users, per_day, peak, output_tokens / floor)
         self.traffic, self.traffic_output_tokens = traffic, output_tokens
         self.query = q.model_copy(update={"concurrent_users": traffic.concurrent})

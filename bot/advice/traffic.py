@@ -8,6 +8,8 @@ shows the margin the sizing leaves.
 
 from __future__ import annotations
 
+import math
+
 from bot.advice.answer import Answer
 from bot.advice.options import config
 from bot.estimation.traffic import Traffic, in_flight
@@ -35,5 +37,5 @@ def traffic_at_estimate(traffic: Traffic | None, output_tokens: int, answer: Ans
         return None
     seconds = opt.ttft_s + output_tokens / opt.tps_per_user
     return note("traffic_at_estimate", config=config(opt), tps_per_user_tps=opt.tps_per_user, ttft_s=opt.ttft_s,
-                request_s=seconds, peak_rps=traffic.peak_rps, in_flight=in_flight(traffic.peak_rps, seconds),
+                request_s=seconds, peak_rps=traffic.peak_rps, in_flight=math.ceil(in_flight(traffic.peak_rps, seconds)),
                 users=traffic.concurrent)

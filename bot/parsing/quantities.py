@@ -406,8 +406,9 @@ class _Scanner:
             per = before.pattern
             # "每秒输出10个token", "每分钟 30万 token": tokens per period written around the number; "每秒只有 2 个
             # token": what the user saw
-            for m in re.finditer(rf"(?:{per})\s*(?P<cue>{seen_cue})?\s*(?:输出|生成|吐|出)?\s*{self.num}\s*个?\s*tokens?\b",
-                                 self.low):
+            target_cue = lex.target_before.pattern  # "每秒至少 20 个 token": a target written inside the phrase
+            for m in re.finditer(rf"(?:{per})\s*(?P<cue>{seen_cue})?\s*(?:{target_cue})?\s*(?:输出|生成|吐|出)?\s*"
+                                 rf"{self.num}\s*个?\s*tokens?\b", self.low):
                 if self.free(m.start(), m.end()):
                     scope = self.rate_scope(m.start(), m.end())
                     seen = "observed" if m.group("cue") else self.seen(m.start(), m.end())
