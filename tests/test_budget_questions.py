@@ -240,3 +240,27 @@ def test_a_budget_with_a_time_is_spent_within_the_time(kb, text, hours):
     # tokens = the run's tokens per GPU-hour x its GPU-hours (linear at a fixed configuration: 6 x N x D FLOPs)
     assert o.gpu_hours == pytest.approx(o.wall_clock_hours * o.gpu_count, rel=1e-6)
     assert o.total_cost_usd == pytest.approx(o.gpu_hours * o.price.price_per_gpu_hour_usd, rel=1e-3)
+
+
+@pytest.mark.parametrize(("text", "hours", "gpu"), [
+    ("I have $20k and 10 days. how many tokens can I train a 7B model on with H100s?", 240, "h100-sxm-80gb"),
+    ("预算五万块，三天之内，用H800能全参微调7b模型多少token", 72, "h800-sxm-80gb"),
+    ("with $5k, how many tokens can I LoRA llama 3 8b on H100s within 2 days", 48, "h100-sxm-80gb"),
+])
+def test_a_budget_and_a_time_on_a_gpu_type_buy_the_copies_that_fit_the_time(kb, text, hours, gpu):
+    a = ask(kb, text)
+    assert a.headline.code in ("tokens_for_budget", "tokens_for_budget_finetune")
+    o = a.options[0]
+    assert o.gpu == gpu and o.wall_clock_hours <= hours * 1.0001
+    assert o.gpu_count > 8  # the time binds: many GPUs side by side, not one machine for weeks
+    assert o.tokens > 0 and o.gpu_hours == pytest.approx(o.wall_clock_hours * o.gpu_count, rel=1e-6)
+
+
+def test_tokens_a_fixed_fine_tuning_setup_gets_through_in_a_time(kb):
+    a = ask(kb, "how many tokens can I LoRA llama 3 8b on 2x H100 in 10 hours")
+    assert a.headline.code == "tokens_in_time"
+    o = a.options[0]
+    ref = ask(kb, "how long to LoRA fine-tune llama 3 8b on 100M tokens on 2x H100")
+    r = ref.options[ref.recommendation]
+    # time is linear in tokens at a fixed setup: tokens = 100M / its wall clock x 10 h
+    assert o.tokens == pytest.approx(1e8 / r.wall_clock_hours * 10, rel=1e-6)

@@ -21,7 +21,13 @@ from bot.advice.options import (
     variant_notes,
 )
 from bot.advice.planner import GpuChoice, candidate_gpus, finetune_option, group_cap, plan_finetune
-from bot.advice.runs import finetune_alternatives, finetune_setups, finetune_table, finetune_tokens
+from bot.advice.runs import (
+    finetune_alternatives,
+    finetune_setups,
+    finetune_table,
+    finetune_tokens,
+    tokens_for_money_asked,
+)
 from bot.errors import AdvisorError
 from bot.estimation import EstimationError, estimate_finetune
 from bot.kb.schema import Model
@@ -44,9 +50,13 @@ def answer(ctx: Context) -> Answer:
                           examples=_EXAMPLES_ZH if ctx.zh else _EXAMPLES)
     model = models[0]
     variant_notes(ctx)
-    if "tokens_in_time" in q.asks and q.budget is not None and not (q.duration_hours or q.deadline_hours) \
-            and not q.training_tokens:
-        return _tokens_for_budget(ctx, model)
+    if tokens_for_money_asked(q) and not q.training_tokens:
+        # (within the time given, if any: more copies of the setup when the time binds, unless the count is fixed)
+        counted = any(g.count for g in q.gpus)
+        return _tokens_for_budget(ctx, model, hours_limit=None if counted else q.duration_hours or q.deadline_hours)
+    hours = q.duration_hours or q.deadline_hours
+    if "tokens_in_time" in q.asks and hours and any(g.count for g in q.gpus) and not q.training_tokens:
+        return _tokens_in_time(ctx, model, hours)
     tokens = finetune_tokens(ctx)
     choices = candidate_gpus(ctx, "finetune")
     method = q.method
@@ -110,12 +120,43 @@ def answer(ctx: Context) -> Answer:
                       actions=next_actions(ctx, o, precision_switch=False))
 
 
+def _tokens_in_time(ctx: Context, model: Model, hours: float) -> Answer:
+    """Tokens the user's fine-tuning setup gets through in ``hours`` ("how many tokens can I LoRA X on 2x H100 in
+    10 hours"): a reference run of the same setup gives tokens per hour (tokens / its wall clock; time is linear in
+    tokens at a fixed setup), times the hours; the cost is the setup's price per hour x the hours.
+
+    Returns:
+        :class:`Answer` headed ``tokens_in_time`` on the first setup that fits (the method named, else the lightest
+        that fits), or the regular answer's "does not fit" when none does.
+    """
+    setups = finetune_setups(ctx, model, _REFERENCE_TOKENS, [c for c in candidate_gpus(ctx, "finetune") if c.count])
+    fitting = [o for o in setups if o.fits and o.wall_clock_hours]
+    if not fitting:
+        return ctx.answer(title=note("title_finetune", model_name=model_label(model)),
+                          headline=note("finetune_nothing", model_name=model_label(model)), options=setups,
+                          recommendation=None, table=finetune_table(setups))
+    for o in fitting:
+        o.tokens = _REFERENCE_TOKENS / o.wall_clock_hours * hours
+        o.wall_clock_hours, o.gpu_hours = hours, hours * (o.gpu_count or 1)
+        o.total_cost_usd = o.price.price_per_hour_usd * hours if o.price else None
+    o = fitting[0]
+    headline = note("tokens_in_time", config=config(o), model_name=model_label(model), hours=hours,
+                    tokens_tokens=o.tokens, total_usd=o.total_cost_usd, fits=True)
+    return ctx.answer(title=note("title_finetune", model_name=model_label(model)), headline=headline,
+                      options=fitting, recommendation=0, table=finetune_table(fitting),
+                      actions=next_actions(ctx, o, precision_switch=False))
+
+
 #: Tokens of the reference run a budget is scaled from (any size: cost is linear in tokens at a fixed setup).
 _REFERENCE_TOKENS = 1e8
 
 
-def _tokens_for_budget(ctx: Context, model: Model) -> Answer:
+def _tokens_for_budget(ctx: Context, model: Model, hours_limit: float | None = None) -> Answer:
     """Tokens a money budget fine-tunes ("with $5k, how many tokens can I LoRA llama 3 8b on an H100").
+
+    With ``hours_limit`` (the time the run has, hours: "¥50k within three days"), a budget that rents a setup longer
+    than that runs ``k = floor(budget / (price per hour x hours_limit))`` copies of it side by side (data parallel,
+    tokens linear in copies) for ``hours_limit``, so the money is spent within the time.
 
     Per setup (the GPUs named, else the candidates; the method named, else each), from a reference run of the same
     setup: tokens per hour = reference tokens / its wall clock; hours the budget rents = budget / price per hour of
@@ -147,8 +188,18 @@ def _tokens_for_budget(ctx: Context, model: Model) -> Answer:
             continue
         per_hour = _REFERENCE_TOKENS / o.wall_clock_hours
         hours = budget / rate[0]
+        copies = int(hours // hours_limit) if hours_limit and hours > hours_limit else 1
+        if copies > 1:  # the time binds: that many copies of the setup, each for the whole time
+            hours, per_hour = hours_limit, per_hour * copies
+            o.gpu_count = (o.gpu_count or 1) * copies
+            if o.price is not None:
+                o.price = o.price.model_copy(update={
+                    "instances": o.price.instances * copies, "gpus_rented": o.price.gpus_rented * copies,
+                    "price_per_hour_usd": o.price.price_per_hour_usd * copies, "separate_instances": True})
+            rate = (rate[0] * copies, *rate[1:])
+            ctx.assume("budget_copies_in_time", copies=copies, hours=hours_limit)
         o.tokens, o.wall_clock_hours = per_hour * hours, hours
-        o.gpu_hours, o.total_cost_usd = hours * (o.gpu_count or 1), budget
+        o.gpu_hours, o.total_cost_usd = hours * (o.gpu_count or 1), min(budget, rate[0] * hours)
         options.append(o)
         rates[id(o)] = rate
     if not options:

@@ -212,6 +212,13 @@ def finetune_setups(ctx: Context, model: Model, tokens: float, choices: list[Gpu
     return out
 
 
+def tokens_for_money_asked(q) -> bool:
+    """Whether a run question asks how many tokens a money budget buys: a budget beside a token count asked
+    ("能训多少 token") or beside "多少 token" read as a speed with no rate given (a run's tokens, not tokens/s)."""
+    return q.budget is not None and ("tokens_in_time" in q.asks or ("speed" in q.asks and not q.target_tokens_per_s
+                                                                    and not q.observations))
+
+
 def _whole_machine_worth_trying(ctx: Context, fewest: Option, machine: int) -> bool:
     """Whether to also plan a run with no count given on one whole machine of ``machine`` GPUs (policy
     ``limits.gpus_per_machine``): the fewest GPUs that hold it are fewer, priced, and a group that large is

@@ -16,7 +16,7 @@ from bot.advice.context import Context
 from bot.advice.models import model_label, model_question, resolve_models
 from bot.advice.options import caveats, config, machines_first, mention_cost, next_actions, variant_notes
 from bot.advice.planner import candidate_gpus, cost_for, place, plan_training, price_of, training_option
-from bot.advice.runs import training_runs, training_table, training_tokens
+from bot.advice.runs import tokens_for_money_asked, training_runs, training_table, training_tokens
 from bot.estimation import efficiency_for
 from bot.kb.schema import Model
 from bot.notes import note
@@ -42,6 +42,9 @@ def answer(ctx: Context) -> Answer:
              "time = FLOPs / (GPUs x dense peak x MFU)")
     if q.gpu_hours and not q.training_tokens:
         return _tokens_for_gpu_hours(ctx, model)
+    if tokens_for_money_asked(q) and not q.training_tokens and not any(g.count for g in q.gpus):
+        # a budget (and maybe a time) on GPU types with no count: the counts the budget buys in that time
+        return _tokens_for_budget(ctx, model, hours_limit=q.duration_hours or q.deadline_hours)
     if "tokens_in_time" in q.asks and (q.duration_hours or q.deadline_hours) and q.gpus:
         if not q.duration_hours:  # "in 14 days": the time the run has
             q = ctx.query = q.model_copy(update={"duration_hours": q.deadline_hours})

@@ -186,7 +186,8 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         return "finetune" if query.workload == "finetune" else "size_training"
     if "tokens_in_time" in asks and (query.duration_hours or query.deadline_hours) and query.workload != "inference" \
             and (query.gpus or query.gpu_count) and has_model:
-        return "size_training"  # "how many tokens can we push through a 13b in 14 days on 64 A100s"
+        # "how many tokens can we push through a 13b in 14 days on 64 A100s" (a fine-tune when the method says so)
+        return "finetune" if query.workload == "finetune" else "size_training"
     if "tokens_in_time" in asks and query.budget is not None and query.workload in ("training", "finetune") \
             and has_model and not query.training_tokens:
         # "with a $50k budget on H100s, how many tokens can I train a 3B on", "预算2万，LoRA 能微调多少 token"
