@@ -48,3 +48,19 @@ def test_fastest_over_several_models_is_a_speed_question(kb, text):
     assert a.headline.code == "items_fastest"
     # the smallest model reads the fewest weight bytes per token: bandwidth-bound decode is fastest for it
     assert a.headline.params["config"]["model_name"].startswith("Mistral 7B")
+
+
+@pytest.mark.parametrize("text", [
+    "compare qwen2.5 7b, 14b and 32b on a single L40S: tok/s and max users at 8k",
+    "一张 L40S 跑 qwen2.5 7b、14b、32b，8k 上下文各能撑多少并发",
+])
+def test_users_served_is_answered_for_every_model_named(kb, text):
+    a = advise(parse_question(text, kb), kb, today=TODAY)
+    assert a.headline.code == "users_served_items"
+    rows = a.headline.params["rows"]
+    assert [r["model_name"] for r in rows] == ["Qwen2.5 7B", "Qwen2.5 14B", "Qwen2.5 32B"]
+    users = [r["max_users"] for r in rows]
+    # a larger model leaves less memory for the KV cache and reads more bytes per step: fewer users
+    assert users[0] > users[1] > users[2] >= 1
+    # Qwen2.5 7B KV: 2 x 28 layers x 4 KV heads x 128 x 2 bytes = 57,344 B/token; 8,192 tokens = 0.47 GB per user
+    assert a.options[0].kv_cache_gb == pytest.approx(users[0] * 8192 * 57_344 / 1e9, rel=0.02)

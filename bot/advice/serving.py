@@ -97,7 +97,8 @@ def answer(ctx: Context) -> Answer:
         out = _tokens_in_period(ctx, models[0], _users_served(ctx, models[0], choices, load), load, period_h)
     elif any(c.fixed for c in choices) and ("users_served" in q.asks or (
             {"throughput", "request_rate"} & set(q.asks) and not load.users and load.total_tps is None)):
-        out = _users_served(ctx, models[0], choices, load)
+        out = _users_served(ctx, models[0], choices, load) if len(models) == 1 else \
+            _users_served_items(ctx, models, choices, load)
     elif several:
         out = _items(ctx, models, choices, load)
     else:
@@ -901,6 +902,30 @@ def _tokens_in_period(ctx: Context, model: Model, out: Answer, load: ServingLoad
                 single_tokens=o.single_user_tps * seconds if o.single_user_tps else None,
                 total_usd=o.price_per_hour_usd * hours if o.price_per_hour_usd else None)
     return out.model_copy(update={"headline": lead, "details": [out.headline, *out.details]})
+
+
+def _users_served_items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: ServingLoad) -> Answer:
+    """"Users each of these models serves on <setup>": :func:`_users_served` per model on the same GPUs, one row
+    each (users at the per-user floor, tokens/s per user, one stream alone), every model in the first line."""
+    options: list[Option] = []
+    rows = []
+    for model in models:
+        one = _users_served(ctx, model, choices, load)
+        if one.recommendation is None:
+            rows.append({"model_name": model_label(model), "max_users": None, "none": True})
+            continue
+        o = one.options[one.recommendation]
+        options.append(o)
+        rows.append({"model_name": model_label(model), "config": config(o), "max_users": o.max_users,
+                     "per_user_tps": o.tps_per_user, "single_tps": o.single_user_tps, "none": False})
+    headline = note("users_served_items", rows=rows, per_user_tps=load.capacity_tps)
+    table = Table(columns=["config", "max_users", "tps_per_user", "single_user_tps", "usd_per_hour"],
+                  rows=[[config(o, with_model=True), o.max_users, o.tps_per_user, o.single_user_tps,
+                         o.price_per_hour_usd] for o in options])
+    return ctx.answer(title=note("title_items", model_names=[model_label(m) for m in models]), headline=headline,
+                      details=[note("capacity_method", per_user_tps=load.capacity_tps)], options=options,
+                      recommendation=0 if options else None, table=table,
+                      actions=next_actions(ctx, options[0] if options else None))
 
 
 def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoad) -> Answer:
