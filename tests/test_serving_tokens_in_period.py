@@ -39,3 +39,17 @@ def test_the_stated_precision_is_kept(kb):
     a = advise(parse_question("how many tokens can 2x A100 80GB generate in a week with llama 3 70b int4", kb), kb,
                today=TODAY)
     assert a.options[a.recommendation].precision == "int4"
+
+
+@pytest.mark.parametrize("text", [
+    "what does 8 B200 cost per hour, and how fast would deepseek v3 run on them",
+    "8 张 H100 一小时多少钱，跑 llama 3.1 70b 速度多少",
+])
+def test_a_price_and_a_speed_asked_of_named_gpus_are_both_answered(kb, text):
+    q = parse_question(text, kb)
+    assert q.intent == "size_inference"
+    a = advise(q, kb, today=TODAY)
+    o = a.options[a.recommendation]
+    assert o.gpu_count == 8 and o.price is not None and o.decode_tps
+    lines = [a.headline, *a.details[:2]]
+    assert any(n.params.get("decode_tps") for n in lines)  # the speed is in the first lines

@@ -230,6 +230,8 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     uncounted = bool(gpus) and not query.gpu_count and not any(g.count for g in query.gpus)
     serving_cost = named_model and (query.workload == "inference" or (
         ("token_cost" in asks or bool(query.documents) or bool(query.concurrent_users)
+         # "what does 8 B200 cost per hour, and how fast would deepseek v3 run on them": a serving figure asked
+         or bool(asks & {"speed", "users_served", "throughput"})
          or (not gpus and not query.training_tokens) or (uncounted and not query.training_tokens))
         and query.workload is None and not query.method))
     if joined and has_model and gpus >= 2 and not query.claims and "break_even" not in asks:
