@@ -20,7 +20,12 @@ def ask(kb, text: str):
 
 
 def _seen(answer, code: str):
-    return next(d for d in answer.details if d.code == code)
+    # the verdict on the user's figure leads when nothing else is asked; the causes follow it
+    return next(d for d in [answer.headline, *answer.details] if d.code == code)
+
+
+def _codes(answer) -> list[str]:
+    return [d.code for d in [answer.headline, *answer.details]]
 
 
 def test_a_speed_near_the_estimate_is_called_normal_with_its_range(kb):
@@ -39,7 +44,7 @@ def test_a_speed_far_below_on_a_card_too_small_for_16_bit_names_offloading_with_
     a = ask(kb, "我的 4090 跑 qwen2.5 14b 只有 4 token/s，这正常吗")
     seen = _seen(a, "observed_speed")
     assert seen.params["verdict"] == "slow" and 4 < BELOW_SHARE * seen.params["decode_tps"]
-    codes = [d.code for d in a.details]
+    codes = _codes(a)
     # Qwen2.5 14B: 14.77B parameters (knowledge/models.yaml, its HF config) x 2 bytes = 29.5 GB in 16-bit, more than
     # the RTX 4090's 24 GB; x 4 bytes = 59.1 GB in fp32
     off = _seen(a, "cause_offload")
@@ -59,7 +64,7 @@ def test_a_card_before_ampere_is_told_it_has_no_bf16(kb):
 
 def test_a_format_the_user_named_is_not_second_guessed_as_a_16_bit_load(kb):
     a = ask(kb, "qwen2.5 14b awq on my 4090 only 6 tokens/s, normal?")
-    codes = [d.code for d in a.details]
+    codes = _codes(a)
     assert "observed_speed" in codes and "cause_engine" in codes
     assert "cause_offload" not in codes and "cause_fp32" not in codes
 
@@ -111,3 +116,24 @@ def test_an_oom_with_room_to_spare_points_outside_the_estimate(kb):
 def test_an_oom_serving_a_model_that_fits_leads_with_the_margin(kb):
     a = ask(kb, "CUDA out of memory serving mistral 7b on my L4")
     assert a.headline.code == "oom_reported_fits" and a.headline.params["roomy"]
+
+
+def test_an_engine_the_user_runs_is_not_told_to_use_an_engine(kb):
+    a = ask(kb, "I only get 8 tok/s on llama 3 70b awq on 2x 3090 with vllm, is that normal?")
+    assert a.headline.code == "observed_speed" and a.headline.params["verdict"] == "slow"
+    codes = _codes(a)
+    assert "cause_engine_settings" in codes and "cause_engine" not in codes
+
+
+def test_tensor_parallel_over_cards_without_nvlink_is_a_cause(kb):
+    # the L40S has no NVLink (knowledge/gpus.yaml nvlink_gb_s unset): TP all-reduce crosses PCIe
+    assert not kb.gpus["l40s-48gb"].nvlink_gb_s
+    a = ask(kb, "llama 3 70b fp8 on 2x L40S with vllm gives 3 tok/s, is that normal?")
+    assert "cause_tp_pcie" in _codes(a)
+
+
+def test_a_model_known_by_its_size_alone_gets_the_offload_cause(kb):
+    # 70e9 x 2 bytes = 140 GB of 16-bit weights > 2 x 24 GB
+    a = ask(kb, "两张3090 跑 70b 速度只有2 token/s 正常吗")
+    assert a.headline.code == "observed_speed"
+    assert _seen(a, "cause_offload").params["weights_gb"] == pytest.approx(140)

@@ -97,8 +97,11 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
         # "10k DAU, 20 messages a day": the time a request takes on the setup picked, and the requests in flight then
         out = out.model_copy(update={"details": [load, *out.details]})
     seen = observation_notes(out.query, out, kb)
-    if seen:
-        # "I only get 12 tokens/s, is that normal?": the user's own figures, each beside the estimate, first
+    if seen and seen[0].params.get("verdict") and not (set(query.asks) - {"speed", "fit", "memory"}):
+        # "I only get 12 tokens/s, is that normal?" with nothing else asked: the verdict on the user's figure leads
+        out = out.model_copy(update={"headline": seen[0], "details": [*seen[1:], out.headline, *out.details]})
+    elif seen:
+        # the user's own figures beside another question: each beside the estimate, first among the details
         out = out.model_copy(update={"details": [*seen, *out.details]})
     named = {g.id for g in query.gpus if g.id in kb.gpus}
     if query.claims and query.intent == "spec_lookup" and query.models and len(named) >= 2:

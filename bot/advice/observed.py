@@ -124,8 +124,9 @@ def likely_causes(kb: KnowledgeBase, query: Query, opt: Option) -> list[Note]:
         With no precision stated in the question: ``cause_offload`` when the model's 16-bit weights (parameters x 2 bytes, GB) exceed the GPUs' memory (layers
         then run from CPU RAM); ``cause_fp32`` with the 32-bit weights (parameters x 4 bytes: a load without a dtype,
         twice the bytes read per token and, above the memory, offloaded); ``cause_no_bf16`` on a GPU below compute
-        capability 8.0; ``cause_no_fp16`` on a GPU with no published 16-bit tensor rate; ``cause_engine`` always last
-        (one request at a time without fused kernels). Empty without the option's GPU in ``kb``.
+        capability 8.0; ``cause_no_fp16`` on a GPU with no published 16-bit tensor rate; last, with no engine named
+        ``cause_engine`` (one request at a time without fused kernels), else the named engine's own slow paths
+        (``cause_tp_pcie`` for tensor parallelism over GPUs without NVLink, ``cause_engine_settings``). Empty without the option's GPU in ``kb``.
     """
     gpu = kb.gpus.get(opt.gpu or "")
     if gpu is None:
@@ -133,10 +134,13 @@ def likely_causes(kb: KnowledgeBase, query: Query, opt: Option) -> list[Note]:
     count = opt.gpu_count or 1
     memory = gpu.memory_gb * count
     model = next((kb.models[m.id] for m in query.models if m.id in kb.models and kb.models[m.id].kind == "llm"), None)
+    # a model known by its size alone ("70b") has its parameters too
+    params_b = model.params_total_b if model is not None else next(
+        (m.params_total_b for m in query.models if m.generic and m.params_total_b), None)
     out: list[Note] = []
     stated = bool(query.precisions) or any(m.precision for m in query.models)
-    if model is not None and not stated:  # a format the user named is the one loaded: no 16/32-bit reading of it
-        half, full = model.params_total_b * _HALF_BYTES, model.params_total_b * _FULL_BYTES
+    if params_b and not stated:  # a format the user named is the one loaded: no 16/32-bit reading of it
+        half, full = params_b * _HALF_BYTES, params_b * _FULL_BYTES
         if half > memory:
             out.append(note("cause_offload", weights_gb=half, memory_gb=memory, gpu_count=count, gpu_name=gpu.name))
         out.append(note("cause_fp32", fp32_gb=full, half_gb=half, spills=full > memory, memory_gb=memory))
@@ -145,5 +149,11 @@ def likely_causes(kb: KnowledgeBase, query: Query, opt: Option) -> list[Note]:
         out.append(note("cause_no_bf16", gpu_name=gpu.name, cc=gpu.compute_capability))
     if gpu.dense_tflops.fp16 is None and gpu.dense_tflops.bf16 is None:
         out.append(note("cause_no_fp16", gpu_name=gpu.name))
-    out.append(note("cause_engine"))
+    if query.engine:
+        # the user runs a serving engine already: what slows one down, not "use an engine"
+        if count > 1 and not gpu.nvlink_gb_s:
+            out.append(note("cause_tp_pcie", gpu_count=count, gpu_name=gpu.name))
+        out.append(note("cause_engine_settings", engine=query.engine))
+    else:
+        out.append(note("cause_engine"))
     return out
