@@ -51,8 +51,19 @@ def test_default_request_for_an_aggregate_target_is_the_whole_chat_request(kb):
     assert (ctx.input_tokens, ctx.new_prompt_tokens_per_request, ctx.worst_case) == (3840, 3840, False)
 
 
+def test_a_live_services_request_rate_keeps_the_per_user_floor(kb):
+    # a live service's total: every reply still streams at the policy floor (knowledge/policy.yaml
+    # serving.min_tokens_per_s_per_user, 10 tokens/s), or 2 tok/s replies would "meet" the total
+    text = "serving llama 3 70b on h100s: how many to handle 20 requests per second with replies of 500 tokens?"
+    ctx = Context(parse_question(text, kb), kb, today=TODAY)
+    load = serving_load(ctx)
+    assert load.total_tps == pytest.approx(10_000) and load.per_user_tps == 10.0
+    o = _rec(ask(kb, text))
+    assert o.throughput_tps >= 10_000 and o.tps_per_user >= 10.0
+
+
 def test_request_rate_with_stated_answer_length_is_sized_at_the_best_batch(kb):
-    text = "llama 3 70b on h100s: how many to handle 20 requests per second with replies of 500 tokens?"
+    text = "offline batch job, llama 3 70b on h100s: how many to handle 20 requests per second with replies of 500 tokens?"
     q = parse_question(text, kb)
     assert (q.requests_per_s, q.output_tokens) == (20.0, 500)
     ctx = Context(q, kb, today=TODAY)

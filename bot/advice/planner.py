@@ -551,11 +551,15 @@ def serving_load(ctx: Context) -> ServingLoad:
     aggregate = total is not None and not users
     if not given and not aggregate and per_user:
         ctx.assume("per_user_floor", per_user_tps=floor)
-    if aggregate and not given:
-        # "5,000 tok/s in all", "20 requests/s": the target is a total, so each replica runs at its best batch
+    if aggregate and not given and (q.offline or q.documents):
+        # "5,000 tok/s in all" of an offline job: the target is a total, so each replica runs at its best batch
         # (the most tokens/s per GPU) and the per-user speed that results is stated, not required
         per_user = 0.0
         ctx.assume("aggregate_best_batch", floor_tps=floor)
+    elif aggregate and not given:
+        # a live service's total ("serving at 2,000 tok/s aggregate", "20 requests/s"): each stream still gets the
+        # reading-speed floor, or the replies crawl; an offline job is sized without it
+        ctx.assume("aggregate_with_floor", floor_tps=floor)
     ttft = q.ttft_ms_max / 1000 if q.ttft_ms_max else None
     if q.latency_ms_max and ttft is None and q.tpot_ms_max is None:
         ttft = q.latency_ms_max / 1000
