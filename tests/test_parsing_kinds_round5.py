@@ -167,3 +167,17 @@ def test_a_format_the_gpu_lacks_is_said_in_its_row(kb):
     rows = {r["config"]["precision"]: r for r in a.headline.params["rows"]}
     assert rows["fp8"]["reason"].code == "reject_precision" and rows["fp8"]["mem_gb"] is None
     assert rows["int8"]["meets"]
+
+
+@pytest.mark.parametrize(("text", "count"), [
+    ("H20 十张 租 半个月 多少钱", 10),
+    ("A800 八张 包月多少钱", 8),
+])
+def test_a_chinese_numeral_count_after_a_name_ending_in_digits(kb, text, count):
+    q = parse_question(text, kb)
+    assert [g.count for g in q.gpus] == [count]
+
+
+def test_a_scale_after_a_number_is_still_its_scale(kb):
+    q = parse_question("预算 10 万元，租 H100 能用多久", kb)
+    assert q.budget.amount == 100_000

@@ -152,7 +152,9 @@ def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_co
         rf"(?:(?:nvidia|geforce|tesla|amd)\s+)?$")
     # a parenthesis may open after the multiplier: "8*(V100 32G)", "8x (A100 80GB)"
     # after the name: "h100 x8", "h100 8张", and "h200 8x" (not a ratio: "h100 3x faster")
-    after = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,15}})(?![\d.])|(\d{{1,15}})\s*(?:{counters}|(?:x|×)(?![a-z0-9])"
+    # (a number word needs its counter after the name: "H20 十张", "h100 eight cards")
+    after = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,15}})(?![\d.])|(\d{{1,15}}|{words_pattern})\s*(?:{counters}"
+                       rf"|(?<=\d)\s*(?:x|×)(?![a-z0-9])"
                        rf"(?!\s*(?:faster|slower|quicker|more|less|cheaper|dearer|better|worse|bigger|larger|smaller"
                        rf"|higher|lower|as\b|the\b|speed|perf|throughput|倍|快|慢))))")
     standalone = re.compile(
