@@ -448,7 +448,11 @@ def _phrase_regex(phrase: str, left_bound: bool = True) -> str:
     words = [w for w in _SEP.split(phrase.strip().lower()) if w]
     body = r"[\s_\-]*".join(_word_regex(w) for w in words)
     if left_bound and _ALNUM.match(phrase[:1].lower()):
-        body = r"(?<![a-z0-9])" + body
+        # the first letter, then "no letter or digit before it": the same test as a lookbehind put first, but
+        # every alternative of the table then starts with a literal, so the regex engine tries a position only
+        # when its character can start a phrase (and skips, in C, the alternatives that cannot start there)
+        first = body[0]
+        body = f"{first}(?<![a-z0-9]{first}){body[1:]}"
     if _ALNUM.match(phrase[-1:].lower()):
         body += r"(?![a-z0-9]|_[a-z0-9])"  # "q8" is not inside the identifier "q8_0"
     return body
