@@ -19,6 +19,7 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -475,7 +476,12 @@ class Phrases:
                 self.values[key] = value
         phrases = sorted({p for p in mapping if phrase_key(p)}, key=lambda p: (-len(phrase_key(p)), p))
         self.pattern = "(?:" + "|".join(_phrase_regex(p, left_bound) for p in phrases) + ")" if phrases else "(?!)"
-        self.regex = re.compile(self.pattern)
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        """The compiled :attr:`pattern`, compiled on first use (:func:`load_lexicon` compiles those of the lexicon
+        it returns; the first of its two passes searches only a few tables, so the rest are never compiled)."""
+        return re.compile(self.pattern)
 
     def __bool__(self) -> bool:
         return bool(self.values)
@@ -962,7 +968,12 @@ def load_lexicon(directory: str | Path | None = None) -> Lexicon:
     first = _compile(files)
     # questions have their Chinese numerals written in digits before any phrase is searched ("每百万token" is read
     # as "每 1000000 token", "一台机器" as "1 台机器"): each phrase holding such a numeral is also compiled in that form
-    return _compile([_with_numeral_forms(f, first) for f in files])
+    lex = _compile([_with_numeral_forms(f, first) for f in files])
+    for value in vars(lex).values():  # compiled now, at load, not during the first question
+        for phrases in value.values() if isinstance(value, dict) else [value]:
+            if isinstance(phrases, Phrases):
+                phrases.regex  # noqa: B018 (compiles and caches)
+    return lex
 
 
 def _with_numeral_forms(file: LexiconFile, lex: Lexicon) -> LexiconFile:
