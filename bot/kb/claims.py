@@ -287,11 +287,20 @@ def match_claims(kb: KnowledgeBase, text: str) -> list[Claim]:
         Matching claims; empty for a question that quotes no claim.
     """
     question = normalize_question(text)
+    # many alternatives share terms ("4090", "显存"): each term is searched for once per question
+    said: dict[re.Pattern[str], bool] = {}
+
+    def says(term: re.Pattern[str]) -> bool:
+        hit = said.get(term)
+        if hit is None:
+            hit = said[term] = term.search(question) is not None
+        return hit
+
     found: list[tuple[int, int, Claim]] = []
     for position, compiled in enumerate(_compiled(kb)):
-        if any(p.search(question) for p in compiled.exclusions):
+        if any(says(p) for p in compiled.exclusions):
             continue
-        best = max((len(alt) for alt in compiled.alternatives if all(p.search(question) for p in alt)), default=0)
+        best = max((len(alt) for alt in compiled.alternatives if all(says(p) for p in alt)), default=0)
         if best:
             found.append((-best, position, compiled.claim))
     return [claim for *_, claim in sorted(found, key=lambda item: (item[0], item[1]))]
