@@ -492,6 +492,9 @@ class Phrases:
             if key and key not in self.values:
                 self.values[key] = value
         phrases = sorted({p for p in mapping if phrase_key(p)}, key=lambda p: (-len(phrase_key(p)), p))
+        #: the phrases in the order they are tried (longest key first), and whether they must start a word
+        self.phrases: tuple[str, ...] = tuple(phrases)
+        self.left_bound = left_bound
         self.pattern = _alternation([_phrase_regex(p, left_bound) for p in phrases]) if phrases else "(?!)"
 
     @cached_property
