@@ -231,6 +231,8 @@ def test_full_width_and_spacing_are_normalised(kb):
         ("30x faster", "is it 130x faster", False),  # numbers are whole
         ("h100", "8xh100 node", True),
         ("h100", "gh100 superchip", False),
+        ("h100", "h100 at the very start", True),  # nothing before it: the word-start test holds
+        ("六倍", "六倍的差距", True),
         ("h100", "h1000", False),
         ("h100", "h100s", True),
         ("六倍", "快了六倍", True),

@@ -235,14 +235,18 @@ def compile_term(term: str) -> re.Pattern[str]:
         parts.append(re.escape(ch))
         prev = ch
     first, last = chars[0], chars[-1]
+    # what may not come before the first character is tested after it (lookbehinds ending with it), so the pattern
+    # starts with a literal and the regex engine skips, in C, to where that character occurs; parts[0] is it
     if _is_ascii_letter(first):
-        lead = r"(?:(?<![a-z])|(?<=[0-9]x))"  # "h100" in "8xh100" but not in "gh100"
+        lead = f"(?:(?<![a-z]{first})|(?<=[0-9]x{first}))"  # "h100" in "8xh100" but not in "gh100"
     elif _is_digit(first):
-        lead = r"(?<![0-9.])"
+        lead = f"(?<![0-9.]{first})"
     elif first in _CJK_NUMERALS:
-        lead = f"(?<![0-9{_CJK_NUMERALS}])"
+        lead = f"(?<![0-9{_CJK_NUMERALS}]{first})"
     else:
         lead = ""
+    if lead:
+        parts.insert(1, lead)
     if _is_ascii_letter(last):
         trail = r"s?(?![a-z0-9])"
     elif _is_digit(last):
@@ -251,7 +255,7 @@ def compile_term(term: str) -> re.Pattern[str]:
         trail = f"(?![{_CJK_NUMERALS}])"
     else:
         trail = ""
-    return re.compile(lead + "".join(parts) + trail)
+    return re.compile("".join(parts) + trail)
 
 
 @dataclass(frozen=True)
@@ -287,11 +291,20 @@ def match_claims(kb: KnowledgeBase, text: str) -> list[Claim]:
         Matching claims; empty for a question that quotes no claim.
     """
     question = normalize_question(text)
+    # many alternatives share terms ("4090", "显存"): each term is searched for once per question
+    said: dict[re.Pattern[str], bool] = {}
+
+    def says(term: re.Pattern[str]) -> bool:
+        hit = said.get(term)
+        if hit is None:
+            hit = said[term] = term.search(question) is not None
+        return hit
+
     found: list[tuple[int, int, Claim]] = []
     for position, compiled in enumerate(_compiled(kb)):
-        if any(p.search(question) for p in compiled.exclusions):
+        if any(says(p) for p in compiled.exclusions):
             continue
-        best = max((len(alt) for alt in compiled.alternatives if all(p.search(question) for p in alt)), default=0)
+        best = max((len(alt) for alt in compiled.alternatives if all(says(p) for p in alt)), default=0)
         if best:
             found.append((-best, position, compiled.claim))
     return [claim for *_, claim in sorted(found, key=lambda item: (item[0], item[1]))]

@@ -19,6 +19,7 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -463,14 +464,35 @@ def _word_regex(word: str) -> str:
     return r"\s*".join(re.escape(r) for r in runs)
 
 
-def _phrase_regex(phrase: str, left_bound: bool = True) -> str:
+def _phrase_regex(phrase: str, left_bound: bool = True) -> tuple[str, str]:
+    """The regex of ``phrase`` as its first character (a literal, escaped) and the rest."""
     words = [w for w in _SEP.split(phrase.strip().lower()) if w]
     body = r"[\s_\-]*".join(_word_regex(w) for w in words)
+    first = re.escape(words[0][0])
+    rest = body[len(first):]
     if left_bound and _ALNUM.match(phrase[:1].lower()):
-        body = r"(?<![a-z0-9])" + body
+        # the first letter, then "no letter or digit before it": the same test as a lookbehind put first, but
+        # every alternative of the table then starts with a literal, so the regex engine tries a position only
+        # when its character can start a phrase (and skips, in C, the alternatives that cannot start there)
+        rest = f"(?<![a-z0-9]{first}){rest}"
     if _ALNUM.match(phrase[-1:].lower()):
-        body += r"(?![a-z0-9]|_[a-z0-9])"  # "q8" is not inside the identifier "q8_0"
-    return body
+        rest += r"(?![a-z0-9]|_[a-z0-9])"  # "q8" is not inside the identifier "q8_0"
+    return first, rest
+
+
+def _alternation(parts: list[tuple[str, str]]) -> str:
+    """``(?:first rest|...)`` of phrase regexes in order, those with the same first character written as one
+    alternative, ``first(?:rest|rest...)``, in their order. Only the phrases starting with the character at hand can
+    match there, so the regex engine tries one group instead of every phrase, and finds the same match: within a
+    group the phrases are tried in the table's order, as before. (A cased non-ASCII first character, which a
+    case-insensitive pattern embedding the table could match with another group's, leaves the table ungrouped.)"""
+    if any(not first.isascii() and first.lower() != first.upper() for first, _ in parts):
+        return "(?:" + "|".join(first + rest for first, rest in parts) + ")"
+    groups: dict[str, list[str]] = {}
+    for first, rest in parts:
+        groups.setdefault(first, []).append(rest)
+    return "(?:" + "|".join(first + (rests[0] if len(rests) == 1 else "(?:" + "|".join(rests) + ")")
+                            for first, rests in groups.items()) + ")"
 
 
 class Phrases:
@@ -489,8 +511,16 @@ class Phrases:
             if key and key not in self.values:
                 self.values[key] = value
         phrases = sorted({p for p in mapping if phrase_key(p)}, key=lambda p: (-len(phrase_key(p)), p))
-        self.pattern = "(?:" + "|".join(_phrase_regex(p, left_bound) for p in phrases) + ")" if phrases else "(?!)"
-        self.regex = re.compile(self.pattern)
+        #: the phrases in the order they are tried (longest key first), and whether they must start a word
+        self.phrases: tuple[str, ...] = tuple(phrases)
+        self.left_bound = left_bound
+        self.pattern = _alternation([_phrase_regex(p, left_bound) for p in phrases]) if phrases else "(?!)"
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        """The compiled :attr:`pattern`, compiled on first use (:func:`load_lexicon` compiles those of the lexicon
+        it returns; the first of its two passes searches only a few tables, so the rest are never compiled)."""
+        return re.compile(self.pattern)
 
     def __bool__(self) -> bool:
         return bool(self.values)
@@ -990,7 +1020,12 @@ def load_lexicon(directory: str | Path | None = None) -> Lexicon:
     first = _compile(files)
     # questions have their Chinese numerals written in digits before any phrase is searched ("每百万token" is read
     # as "每 1000000 token", "一台机器" as "1 台机器"): each phrase holding such a numeral is also compiled in that form
-    return _compile([_with_numeral_forms(f, first) for f in files])
+    lex = _compile([_with_numeral_forms(f, first) for f in files])
+    for value in vars(lex).values():  # compiled now, at load, not during the first question
+        for phrases in value.values() if isinstance(value, dict) else [value]:
+            if isinstance(phrases, Phrases):
+                phrases.regex  # noqa: B018 (compiles and caches)
+    return lex
 
 
 def _with_numeral_forms(file: LexiconFile, lex: Lexicon) -> LexiconFile:

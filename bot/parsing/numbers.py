@@ -38,10 +38,15 @@ _SIGN = r"(?P<sign>(?<![A-Za-z0-9_.])[-−](?=\.?\d))?"
 _NOT_AFTER_SIGN = r"(?(sign)|(?<!(?<![A-Za-z0-9_.])[-−]))"
 
 
+#: The characters a number can start with (an approximation sign, a minus sign, a digit, a decimal point), tested
+#: first: where the next character is none of them, the regex engine gives up before trying the guards and groups.
+_NUM_START = r"(?=[~\-−\d.])"
+
+
 @lru_cache(maxsize=8)
 def _number_pattern(scale_pattern: str, guarded: bool) -> str:
     guard = _NUM_GUARD if guarded else ""
-    return rf"{guard}(?:~\s*)?{_SIGN}{_NOT_AFTER_SIGN}{_NUM_CORE}(?![\d])(?:\s?(?P<scale>{scale_pattern}))?"
+    return rf"{_NUM_START}{guard}(?:~\s*)?{_SIGN}{_NOT_AFTER_SIGN}{_NUM_CORE}(?![\d])(?:\s?(?P<scale>{scale_pattern}))?"
 
 
 def number_regex(lex: Lexicon, *, guarded: bool = True) -> str:

@@ -650,7 +650,7 @@ class _Scanner:
                 # token quantities may repeat their unit after the number ("每条平均 1k token")
                 tail = r"(?:\s*(?:tokens?|tok|个token|个 token))?" if name in _TOKEN_FIELDS else (
                     r"(?:\s*(?:张图片|张图|张|幅|images?|pictures?))?" if name == "images" else "")  # "出5万张"
-                pattern = re.compile(rf"(?P<key>{keys.pattern})(?P<conn>[\s:=]*(?:{conn}))?[\s:=~(]*{self.num}{tail}")
+                pattern = _key_number_pattern(keys.pattern, conn, self.num, tail)
                 for m in pattern.finditer(self.low):
                     if re.search(r"[a-z]", m.group("conn") or "") and any(a < m.start() < b for a, b in asked):
                         # "how many concurrent users at 4k?": the quantity is asked, so a number joined to it by a
@@ -851,8 +851,15 @@ def _described_unit_pattern(num: str, units: str, most: int) -> re.Pattern[str]:
     return re.compile(rf"{num}\s+(?P<words>(?:[a-z][a-z-]*\s+){{1,{most}}})(?P<unit>{units})")
 
 
+@lru_cache(maxsize=64)
 def _unit_pattern(num: str, units: str) -> re.Pattern[str]:
     return re.compile(rf"{num}\s*(?:-\s*)?(?P<unit>{units})")
+
+
+@lru_cache(maxsize=64)
+def _key_number_pattern(keys: str, connectors: str, num: str, tail: str) -> re.Pattern[str]:
+    """A quantity's key word, an optional connector, then a number and an optional repeated unit ``tail``."""
+    return re.compile(rf"(?P<key>{keys})(?P<conn>[\s:=]*(?:{connectors}))?[\s:=~(]*{num}{tail}")
 
 
 @lru_cache(maxsize=4)

@@ -82,7 +82,13 @@ def render_blocks(answer: Answer, *, show_assumptions: bool = False, show_all: b
         A list of block dicts, at most :data:`MAX_BLOCKS`, each within Slack's limits and all together
         within :data:`MAX_TOTAL_TEXT` characters; a cut is said (see the module docstring).
     """
-    c = compose(answer)
+    return _blocks(answer, compose(answer), show_assumptions=show_assumptions, show_all=show_all,
+                   action_context=action_context)
+
+
+def _blocks(answer: Answer, c: Composed, *, show_assumptions: bool, show_all: bool,
+            action_context: str | None) -> list[dict[str, Any]]:
+    """:func:`render_blocks` of ``answer`` whose text ``c`` is composed already."""
     head: list[Block] = [HeaderBlock(text=_cut(c.title or "GPU Advisor", MAX_HEADER_TEXT)),
                          _section(f"*{escape_mrkdwn(c.headline)}*")]
     body: list[tuple[int, Block]] = []
@@ -209,8 +215,8 @@ def render_message(answer: Answer, *, show_assumptions: bool = False, show_all: 
     c = compose(answer)
     text = "\n".join([c.title, c.headline, *c.details[:2]])
     return {"text": _cut(escape_mrkdwn(text), 3000),
-            "blocks": render_blocks(answer, show_assumptions=show_assumptions, show_all=show_all,
-                                    action_context=action_context)}
+            "blocks": _blocks(answer, c, show_assumptions=show_assumptions, show_all=show_all,
+                              action_context=action_context)}
 
 
 def render_assumptions(answer: Answer) -> dict[str, Any]:
