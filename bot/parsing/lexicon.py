@@ -378,6 +378,8 @@ class LexiconFile(_Vocab):
     #: the time of one item is asked ("latency", "one image", "单张"): a rate is stated for one item at a time (batch 1)
     single_item_words: list[str] = Field(default_factory=list)
     batch_job_words: list[str] = Field(default_factory=list)
+    # the time asked in days ("how many days", "要多少天"): durations are said in days too
+    days_asked_words: list[str] = Field(default_factory=list)
     not_comparison_words: list[str] = Field(default_factory=list)
     setup_question_words: list[str] = Field(default_factory=list)
     same_machine_words: list[str] = Field(default_factory=list)
@@ -729,6 +731,7 @@ class Lexicon:
     single_item_words: Phrases
     #: verbs of a job run over a set of items ("summarize", "总结"): a count of chats said with one is items, not users
     batch_job_words: Phrases
+    days_asked_words: Phrases
     #: words holding a comparison word that compare nothing ("比如" = for example, "比特" = bit): masked before the
     #: comparison connectors, relations and asks are read
     not_comparison_words: Phrases
@@ -963,6 +966,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         single_user_words=Phrases(_flat(lists(lambda f: f.single_user_words))),
         single_item_words=Phrases(_flat(lists(lambda f: f.single_item_words))),
         batch_job_words=Phrases(_flat(lists(lambda f: f.batch_job_words))),
+        days_asked_words=Phrases(_flat(lists(lambda f: f.days_asked_words)), left_bound=False),
         not_comparison_words=Phrases(_flat(lists(lambda f: f.not_comparison_words))),
         setup_question_words=Phrases(_flat(lists(lambda f: f.setup_question_words))),
         same_machine_words=Phrases(_flat(lists(lambda f: f.same_machine_words))),

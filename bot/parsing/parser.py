@@ -416,6 +416,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         one_machine=one_machine,
         single_item=bool(lex.single_item_words.search(low)),
         offline=bool(lex.batch_job_words.search(low)),
+        days_asked=bool(lex.days_asked_words.search(low)),
         at_home=bool(lex.home_words.search(low)),
         market=lex.markets.value(m.group(0)) if (m := lex.markets.search(low)) else None,
         billing_terms=list(dict.fromkeys(lex.billing_terms.found(low))),

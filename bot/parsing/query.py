@@ -294,6 +294,8 @@ class Query(_Record):
             "10 million users"): not sized, but the answer says what serving that many at once would take.
         target_tokens_per_s: a generation speed the user wants, tokens/s (one the user saw is an observation).
         target_scope: ``per_user``, ``total`` (aggregate) or ``None`` when the text does not say.
+        days_asked: the time is asked in days ("how many days", "要多少天", lexicon ``days_asked_words``): answers
+            give durations in days too.
         offline: the text names an offline or batch job (lexicon ``batch_job_words``): an aggregate target is then
             sized at each replica's best batch, with no per-user floor.
         per_user_tokens_per_s: a per-user floor stated beside an aggregate target ("300 tok/s in all, 20 per
@@ -422,6 +424,7 @@ class Query(_Record):
     target_scope: Literal["per_user", "total"] | None = None
     per_user_tokens_per_s: float | None = None
     offline: bool = False
+    days_asked: bool = False
     requests_per_s: float | None = None
     ttft_ms_max: float | None = None
     tpot_ms_max: float | None = None

@@ -86,10 +86,12 @@ class Renderer:
     Attributes:
         language: ``en`` or ``zh``.
         cny_per_usd: when set, money is shown in CNY at this rate (the user asked for RMB).
+        days: the user asked in days ("how many days", "要多少天"): durations of half a day or more also say days.
     """
 
     language: str = "en"
     cny_per_usd: float | None = None
+    days: bool = False
     _catalog: Catalog = field(init=False)
     _fallback: Catalog = field(init=False)
 
@@ -246,10 +248,10 @@ class Renderer:
             text = f"{minutes:,.1f}".removesuffix(".0")
             return f"{text} {'分钟' if self.zh else 'min'}"
         if self.zh:
-            if hours >= 48:
+            if hours >= 48 or (self.days and hours >= 12):
                 return f"{hours:,.0f} 小时（{hours / 24:,.1f} 天）"
             return f"{hours:,.1f} 小时".replace(".0 小时", " 小时")
-        if hours >= 48:
+        if hours >= 48 or (self.days and hours >= 12):
             return f"{hours:,.0f} h ({hours / 24:,.1f} days)"
         return f"{hours:,.1f} h".replace(".0 h", " h")
 
@@ -357,6 +359,7 @@ class _NoteFormatter(string.Formatter):
         return "".join(out), auto_arg_index
 
 
-def renderer_for(answer_language: str, cny_per_usd: float | None = None) -> Renderer:
-    """A :class:`Renderer` for an answer's language (Japanese, Korean and other questions get English)."""
-    return Renderer(language="zh" if answer_language == "zh" else "en", cny_per_usd=cny_per_usd)
+def renderer_for(answer_language: str, cny_per_usd: float | None = None, days: bool = False) -> Renderer:
+    """A :class:`Renderer` for an answer's language (Japanese, Korean and other questions get English); ``days``:
+    durations also in days (the user asked in days)."""
+    return Renderer(language="zh" if answer_language == "zh" else "en", cny_per_usd=cny_per_usd, days=days)
