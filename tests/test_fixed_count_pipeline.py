@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from bot.advice.advise import advise
 from bot.parsing.parser import parse_question
 
@@ -26,3 +28,13 @@ def test_three_gpus_serve_as_one_pipeline_when_replicas_cannot(kb):
     assert o.meets and o.tensor_parallel * o.pipeline_parallel == 3
     assert abs(o.kv_cache_gb - 20 * 8192 * 327_680 / 1e9) < 0.1  # 53.7 GB, as above
     assert o.memory_per_gpu_gb <= o.usable_gb
+
+
+def test_a_count_that_cannot_hold_the_model_is_judged_as_one_group(kb):
+    # DeepSeek-R1 in bf16: 671e9 x 2 = 1,342 GB over 16 A800 80GB is 83.9 GB of weights per GPU, beyond the
+    # 85.0 GB usable once KV cache and overhead are added; judged per GPU of all 16, not of 8-GPU replicas (167.8)
+    a = advise(parse_question("DeepSeek R1 671B 满血版用两台8卡A800 能跑起来吗？bf16的话呢", kb), kb, today=TODAY)
+    o = a.options[0]
+    assert o.gpu_count == 16 and not o.fits
+    assert o.memory_per_gpu_gb == pytest.approx(o.memory_total_gb / 16, rel=1e-6)
+    assert 83.9 < o.memory_per_gpu_gb < 90

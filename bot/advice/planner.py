@@ -843,8 +843,10 @@ def _layout_shapes(model: Model, gpu: Gpu, precision: str, engine: str, kb, coun
                 break
     if out:
         return out
-    if count is not None:  # nothing fits the count given: answer at that count (the memory says why)
-        return [(max([t for t in valid_tp_degrees(model) if count % t == 0] or [1]), 1)]
+    if count is not None:  # nothing fits the count given: answer at that count as one group (the memory says why,
+        # per GPU of all the GPUs given, not of a replica of some of them)
+        tp = max([t for t in valid_tp_degrees(model) if count % t == 0] or [1])
+        return [(tp, count // tp if count // tp <= _MAX_PIPELINE else 1)]
     return [(max(valid_tp_degrees(model) or [1]), 1)]
 
 
