@@ -259,6 +259,20 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
             if load.users else cost_line
         details = [d for d in [headline, *details] if d is not None and d is not lead]
         headline = lead
+    limit = ctx.usd(q.price_limit_per_hour) if q.price_limit_per_hour is not None else None
+    if limit:
+        # "budget $4/h": each side's price against it; when none is within it, that leads
+        sized = [s for s in speeds if s.fits and s.price_per_hour_usd]
+        within = [s for s in sized if s.price_per_hour_usd <= limit * 1.0001]
+        budget_line = note("compare_budget", limit_usd=limit, within=[config(s) for s in within],
+                           over=[{"config": config(s), "price_usd": s.price_per_hour_usd} for s in sized
+                                 if s not in within], none=not within and bool(sized),
+                           some=bool(within) and len(within) < len(sized))
+        if not within and sized:
+            details = [d for d in [headline, *details] if d is not None]
+            headline = budget_line
+        else:
+            details.insert(0, budget_line)
     if "gpu_count" in q.asks and not load.users and not load.total_tps and fits:
         # "要几张卡？H100 还是 H200": the count each GPU type needs leads (the fewest that hold the model, as in its
         # speed row), with its hourly price; the speed and cost-per-token comparison follows
