@@ -99,3 +99,13 @@ def test_a_count_asked_in_a_comparison_leads_with_each_sides_count(kb, text):
     assert a.headline.code == "compare_needed"
     counts = {i["config"]["gpu_name"]: i["config"]["gpu_count"] for i in a.headline.params["items"]}
     assert counts == {"H100 SXM5 80GB": 8, "H200 SXM 141GB": 4}
+
+
+def test_sides_without_list_prices_are_picked_by_their_secondary_figures(kb):
+    # H20, L20 and A800 have no list price; each has one secondary figure (AutoDL, knowledge/prices price mentions)
+    a = advise(parse_question("H20、L20、A800 三选一，跑 Qwen2.5 32B，目标总吞吐每秒五千token，哪个最划算？", kb), kb,
+               today=TODAY)
+    assert a.headline.code == "compare_aggregate" and a.headline.params["by_price"]
+    items = a.headline.params["items"]
+    assert all(i["meets"] and i["secondary"] and i["price_usd"] for i in items)
+    assert a.headline.params["pick"] == min(items, key=lambda i: i["price_usd"])["config"]

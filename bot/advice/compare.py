@@ -476,22 +476,34 @@ def _aggregate_line(ctx: Context, model: Model, choices: list[GpuChoice], speeds
             if need.meets:
                 priced = serving_option(ctx, need)
                 needed = config(priced)
+        hourly, secondary = _hourly(ctx, priced)
         items.append({"config": config(option), "meets": plan.meets, "short": not plan.meets,
                       "throughput_tps": option.throughput_tps, "needed": needed,
                       "per_request_tps": priced.tps_per_user if priced.meets else None,
-                      "price_usd": priced.price_per_hour_usd if priced.meets else None,
+                      "price_usd": hourly if priced.meets else None, "secondary": secondary and priced.meets,
                       "rented": priced.price.gpus_rented if priced.meets and priced.price
                       and priced.price.idle_gpus > 0 else None})
         if priced.meets:
-            reaching.append(priced)
+            reaching.append((priced, hourly))
     pick, by = None, None
-    if reaching and all(o.price_per_hour_usd for o in reaching):
-        pick, by = min(reaching, key=lambda o: o.price_per_hour_usd), "price"
+    if reaching and all(h for _, h in reaching):
+        pick, by = min(reaching, key=lambda r: r[1])[0], "price"
     elif reaching:
-        pick, by = min(reaching, key=lambda o: o.gpu_count or 0), "gpus"
+        pick, by = min((o for o, _ in reaching), key=lambda o: o.gpu_count or 0), "gpus"
     return note("compare_aggregate", total_tps=load.total_tps, model_name=model_label(model),
                 per_user_tps=load.per_user_tps if load.per_user_given else None, items=items,
                 pick=config(pick) if pick else None, by_price=by == "price", by_gpus=by == "gpus")
+
+
+def _hourly(ctx: Context, o: Option) -> tuple[float | None, bool]:
+    """The option's price per hour, USD, and whether it is a secondary-source figure: its list price, else the
+    secondary figure every answer uses for that GPU (:func:`bot.pricing.mentions.mention_for`) x its GPU count."""
+    if o.price_per_hour_usd:
+        return o.price_per_hour_usd, False
+    mp = mention_for(ctx.kb, o.gpu or "", ctx.query.providers) if o.gpu and "@" not in o.gpu else None
+    if mp is not None and mp.low_usd:
+        return mp.low_usd * (o.gpu_count or 1), True
+    return None, False
 
 
 def _recommend(options: list[Option], cheapest: bool) -> int | None:
