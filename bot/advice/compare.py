@@ -14,7 +14,15 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
-from bot.advice.options import caveats, cheapest_per_token, config, mention_cost, next_actions, variant_notes
+from bot.advice.options import (
+    caveats,
+    cheapest_per_token,
+    config,
+    mention_cost,
+    next_actions,
+    quality_tier,
+    variant_notes,
+)
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
@@ -216,8 +224,17 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         if mentioned is not None:  # "哪个划算" without list prices: the cost per token at the figures that exist
             details.insert(0, headline)
             headline = mentioned
+    value = None
+    if "cheapest" in q.asks and (load.users or 1) == 1 and not load.total_tps and len(choices) >= 2:
+        # "which is best value for one user": per GPU type the cheapest setup that serves one user at the floor, in
+        # any format that keeps quality (4-bit only when asked), its hourly price deciding
+        value = _value_line(ctx, model, choices, single)
     counted = any(c.count for c in choices)
-    if len(choices) >= 2 and ("users_served" in q.asks or (load.users and load.users > 1 and counted)):
+    if value is not None:
+        if headline is not None:
+            details.insert(0, headline)
+        headline = value
+    elif len(choices) >= 2 and ("users_served" in q.asks or (load.users and load.users > 1 and counted)):
         # "how many users can each serve", or a load on GPUs whose count is given: the users each count serves
         # (and, short of the load, the count it would take) lead; single-stream speed follows
         if headline is not None:
@@ -493,6 +510,42 @@ def _aggregate_line(ctx: Context, model: Model, choices: list[GpuChoice], speeds
     return note("compare_aggregate", total_tps=load.total_tps, model_name=model_label(model),
                 per_user_tps=load.per_user_tps if load.per_user_given else None, items=items,
                 pick=config(pick) if pick else None, by_price=by == "price", by_gpus=by == "gpus")
+
+
+def _value_line(ctx: Context, model: Model, choices: list[GpuChoice], single: ServingLoad):
+    """For one user: per GPU type, the cheapest setup per hour that serves them at the per-user floor, trying the
+    formats of :func:`bot.advice.planner.precisions_for` that keep quality (4-bit only when the user asked for it),
+    on the count given, else the fewest GPUs that hold it. The pick is the lowest price per hour (list price, else
+    the GPU's secondary figure, said); ``None`` when fewer than two sides are priced.
+
+    Returns:
+        The ``compare_value`` note, or ``None``.
+    """
+    q = ctx.query
+    items, priced = [], []
+    for choice in choices:
+        best = None
+        for precision, fixed in precisions_for(ctx, model, choice.gpu):
+            if quality_tier(precision) and not fixed:
+                continue
+            plan = plan_serving(ctx, model, choice.gpu, precision, single, count=choice.count, objective="cheapest",
+                                whole_instance=False)
+            option = serving_option(ctx, plan)
+            hourly, secondary = _hourly(ctx, option)
+            if option.meets and hourly and (best is None or hourly < best[1]):
+                best = (option, hourly, secondary)
+        if best is None:
+            items.append({"gpu_name": choice.gpu.name, "none": True})
+            continue
+        option, hourly, secondary = best
+        items.append({"config": config(option), "price_usd": hourly, "secondary": secondary,
+                      "single_tps": option.single_user_tps or option.tps_per_user, "none": False})
+        priced.append((option, hourly))
+    if len(priced) < 2:
+        return None
+    pick = min(priced, key=lambda p: p[1])[0]
+    return note("compare_value", model_name=model_label(model), items=items, pick=config(pick),
+                per_user_tps=single.capacity_tps if q.target_tokens_per_s else None)
 
 
 def _hourly(ctx: Context, o: Option) -> tuple[float | None, bool]:
