@@ -181,3 +181,20 @@ def test_a_chinese_numeral_count_after_a_name_ending_in_digits(kb, text, count):
 def test_a_scale_after_a_number_is_still_its_scale(kb):
     q = parse_question("预算 10 万元，租 H100 能用多久", kb)
     assert q.budget.amount == 100_000
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("InternVL2 8B on an A10, does it fit?", "InternVL2 8B"),
+    ("Yi-1.5 34B on a6000", "Yi-1.5 34B"),
+])
+def test_a_name_the_knowledge_base_lacks_written_before_a_size_is_reported(kb, text, name):
+    q = parse_question(text, kb)
+    assert [(m.as_written, m.name_unknown) for m in q.models] == [(name, True)]
+    assert name in [u.as_written for u in q.unknown_terms]
+
+
+@pytest.mark.parametrize("text", ["fp16 7b model on a 4090", "AWQ 32B on a 4090", "H100 70B fp8",
+                                  "my 7b model on a 4090", "GPTQ-int4 14b on t4"])
+def test_a_format_gpu_or_plain_word_before_a_size_is_no_name(kb, text):
+    q = parse_question(text, kb)
+    assert [m.name_unknown for m in q.models] == [False]

@@ -349,7 +349,7 @@ def test_a_time_per_item_wanted_is_not_read_as_seen(kb):
 def test_the_answer_sets_the_estimate_beside_what_the_user_sees(kb):
     a = advise(parse_question("I only get 12 tokens/sec with llama 3 70b int4 on 2x 3090, is that normal?", kb), kb,
                today=TODAY)
-    seen = a.details[0]
+    seen = a.headline  # the verdict on the user's figure leads: nothing else is asked
     assert seen.code == "observed_speed"
     o = a.options[a.recommendation]
     # the estimate is the user's configuration's single-stream decode speed; 12 is under 60% of it

@@ -40,6 +40,7 @@ _SUFFIX_GAP = re.compile(r"^[ \t\-_]{1,2}$")
 _SPACE_GAP = re.compile(r"^\s{1,2}$")
 _NEAR_GAP = re.compile(r"^[ \t\-_]{0,3}$")
 _NAME_BEFORE_SIZE = re.compile(r"([a-z][a-z0-9.]*(?:-[a-z0-9.]+)*)-$")  # "vicuna-" in "vicuna-13b"
+_NAME_SPACE_BEFORE_SIZE = re.compile(r"(?<![\w.-])([a-z](?:[a-z0-9.]*(?:-[a-z0-9.]+)*[a-z0-9])?) $")  # "internvl2 " in "internvl2 8b"
 
 _OLLAMA = re.compile(r"(?<![\w/.:-])([a-z][a-z0-9.\-]*[a-z0-9]):([a-z0-9][a-z0-9._\-]*[a-z0-9])")
 _OLLAMA_QUANT = re.compile(r"^(?:q\d(?:_k)?(?:_[a-z0-9]+)?|iq\d_[a-z0-9_]+|fp16|f16|bf16|fp8|int4|int8)$")
@@ -180,6 +181,21 @@ class _Family:
 
 
 class _ModelScanner:
+    def _spaced_name(self, start: int) -> re.Match[str] | None:
+        """A name the knowledge base lacks written before a size with a space ("InternVL2 8B", "Qwen2-VL 7B"): a
+        word that looks like a model's name (:func:`_looks_like_a_name`) and is no vocabulary word (lexicon
+        ``model_object.skip``); the match covers the word and the space."""
+        m = _NAME_SPACE_BEFORE_SIZE.search(self.low[max(0, start - 30):start])
+        if m is None:
+            return None
+        word = m.group(1)
+        begin = start - len(m.group(0))
+        vocab = (self.lex.object_skip, self.lex.precisions, self.lex.engines, self.lex.methods, self.lex.features)
+        if self._is_masked(begin) or not _looks_like_a_name(self.written(begin, begin + len(word))) or any(
+                v.fullmatch(part) for v in vocab for part in (word, *word.split("-"))):
+            return None  # ("fp16 7b", "AWQ 32B", "GPTQ-int4 14b": a format, then a size)
+        return m
+
     def __init__(self, prepared_low: str, written, tables: ParserTables, lex: Lexicon):
         self.low = prepared_low
         self.lex = lex
@@ -558,6 +574,9 @@ class _ModelScanner:
                 continue  # "910B" is an accelerator, not a 910-billion-parameter model
             start = m.start()
             name = _NAME_BEFORE_SIZE.search(self.low[max(0, start - 30):start])
+            if name is None and (spaced := self._spaced_name(start)) is not None and \
+                    spaced.group(1).replace(" ", "") not in gpu_keys:  # ("H100 70B": a GPU, then a size)
+                name = spaced
             if m.group(5) and not name and not re.match(_MODEL_AFTER_SIZE, self.low[m.end(5):m.end(5) + 16]):
                 continue  # "5M documents", "1m context": millions of something else, no model's size
             unknown = None
@@ -579,6 +598,12 @@ class _ModelScanner:
                                          params_total_b=total, params_active_b=active, notes=notes, unknown=unknown,
                                          suggestions=nearest))
             self.masked.add((start, m.end()))
+
+
+def _looks_like_a_name(written: str) -> bool:
+    """A word written as a model's name: a digit, a hyphen or a capital after its first letter ("InternVL2",
+    "Qwen2-VL", "LLaVA"), not a plain word."""
+    return any(c.isdigit() for c in written) or "-" in written or any(c.isupper() for c in written[1:])
 
 
 def shape_hints(low: str) -> tuple[int | None, int | None, int | None, list[tuple[int, int]]]:
