@@ -109,3 +109,14 @@ def test_sides_without_list_prices_are_picked_by_their_secondary_figures(kb):
     items = a.headline.params["items"]
     assert all(i["meets"] and i["secondary"] and i["price_usd"] for i in items)
     assert a.headline.params["pick"] == min(items, key=lambda i: i["price_usd"])["config"]
+
+
+def test_a_rate_glued_to_chinese_text_and_a_month_asked_give_each_sides_monthly_cost(kb):
+    text = "H20 和 H800 对比，跑 DeepSeek R1 distill 32B，每秒1万token目标，要几张，包月多少钱"
+    q = parse_question(text, kb)
+    assert q.target_tokens_per_s == 10_000 and q.context_tokens is None
+    a = advise(q, kb, today=TODAY)
+    assert a.headline.code == "compare_aggregate"
+    for i in a.headline.params["items"]:
+        # a month is 730 h (the lexicon's month): the period's cost is the hourly price x 730
+        assert i["period_hours"] == 730 and i["period_usd"] == pytest.approx(i["price_usd"] * 730)

@@ -482,6 +482,7 @@ def _aggregate_line(ctx: Context, model: Model, choices: list[GpuChoice], speeds
         The ``compare_aggregate`` note.
     """
     items, reaching = [], []
+    hours = ctx.query.duration_hours
     for choice, speed in zip(choices, speeds, strict=False):
         precision = speed.precision or precisions_for(ctx, model, choice.gpu)[0][0]
         plan = plan_serving(ctx, model, choice.gpu, precision, load, count=choice.count, objective="fewest",
@@ -498,6 +499,9 @@ def _aggregate_line(ctx: Context, model: Model, choices: list[GpuChoice], speeds
                       "throughput_tps": option.throughput_tps, "needed": needed,
                       "per_request_tps": priced.tps_per_user if priced.meets else None,
                       "price_usd": hourly if priced.meets else None, "secondary": secondary and priced.meets,
+                      # "包月多少钱": each side's cost for the period asked
+                      "period_usd": hourly * hours if hours and hourly and priced.meets else None,
+                      "period_hours": hours if hours and hourly and priced.meets else None,
                       "rented": priced.price.gpus_rented if priced.meets and priced.price
                       and priced.price.idle_gpus > 0 else None})
         if priced.meets:

@@ -140,8 +140,8 @@ def chinese_numerals_to_digits(text: str, lex: Lexicon) -> str:
     def repl(m: re.Match[str]) -> str:
         start = m.start()
         before = m.string[:start].rstrip(" ")
-        last = before.split()[-1] if before.split() else ""
-        if last and re.fullmatch(r"[\d.,]+", last) and m.group(1)[0] in lex.zh_multipliers:
+        number = re.search(r"(?<![a-z\d.,])[\d.,]*\d$", before, re.IGNORECASE)  # digits not ending a Latin name
+        if number and m.group(1)[0] in lex.zh_multipliers:
             # "10万", "10 万": a scale of the number before it, read by the number scanner; not the digits that end
             # a name ("H20 十张": ten cards)
             return m.group(0)

@@ -408,7 +408,7 @@ class _Scanner:
             # token": what the user saw
             target_cue = lex.target_before.pattern  # "每秒至少 20 个 token": a target written inside the phrase
             for m in re.finditer(rf"(?:{per})\s*(?P<cue>{seen_cue})?\s*(?:{target_cue})?\s*(?:输出|生成|吐|出)?\s*"
-                                 rf"{self.num}\s*个?\s*tokens?\b", self.low):
+                                 rf"{self.num}\s*个?\s*tokens?(?![a-z])", self.low):
                 if self.free(m.start(), m.end()):
                     scope = self.rate_scope(m.start(), m.end())
                     seen = "observed" if m.group("cue") else self.seen(m.start(), m.end())
