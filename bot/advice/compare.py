@@ -225,7 +225,7 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
             details.insert(0, headline)
             headline = mentioned
     value = None
-    if "cheapest" in q.asks and (load.users or 1) == 1 and not load.total_tps and len(choices) >= 2:
+    if "cheapest" in q.asks and load.users == 1 and not load.total_tps and len(choices) >= 2:
         # "which is best value for one user": per GPU type the cheapest setup that serves one user at the floor, in
         # any format that keeps quality (4-bit only when asked), its hourly price deciding
         value = _value_line(ctx, model, choices, single)

@@ -434,6 +434,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         spec_fields=lex.spec_fields.found(low),
         # the currency asked for, else the one the user's own amounts are in ("按每卡每小时 15 块算" -> CNY)
         # and for a question in Chinese about clouds that publish in CNY only, the currency they publish in
+        both_currencies={"cny", "usd"} <= set(lex.answer_currency.found(low)),
         answer_currency=next(iter(lex.answer_currency.found(low)), None) or (
             "cny" if any(f.value["currency"] == "cny" for f in scan.all("money")) else None) or (
             "cny" if default_currency == "cny" and _publish_in_cny(kb, providers) else None),

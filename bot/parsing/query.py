@@ -335,6 +335,7 @@ class Query(_Record):
         utilization_pct: a utilisation the user gave, percent.
         mfu_pct: a model FLOPs utilisation the user gave for training ("at 40% MFU"), percent of the dense peak.
         answer_currency: the currency to answer in ("用人民币报价" -> ``cny``).
+        both_currencies: both RMB and USD asked ("人民币和美元都报一下"): money is said in both.
         providers: providers named, in order.
         pricing: pricing models named (``on_demand``, ``spot``, ``commitment``).
         commitment_term: a commitment term named (``1y``, ``3y``).
@@ -457,6 +458,7 @@ class Query(_Record):
     utilization_pct: float | None = None
     mfu_pct: float | None = None
     answer_currency: Literal["usd", "cny"] | None = None
+    both_currencies: bool = False
     providers: list[str] = Field(default_factory=list)
     pricing: list[PricingModel] = Field(default_factory=list)
     commitment_term: str | None = None

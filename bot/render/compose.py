@@ -90,4 +90,5 @@ def compose(answer: Answer) -> Composed:
 
 def _renderer(answer: Answer) -> Renderer:
     rate = answer.cny_per_usd if answer.query.answer_currency == "cny" else None
-    return renderer_for(answer.query.language, cny_per_usd=rate, days=answer.query.days_asked)
+    return renderer_for(answer.query.language, cny_per_usd=rate, days=answer.query.days_asked,
+                        both=answer.query.both_currencies)

@@ -86,12 +86,14 @@ class Renderer:
     Attributes:
         language: ``en`` or ``zh``.
         cny_per_usd: when set, money is shown in CNY at this rate (the user asked for RMB).
+        both: with ``cny_per_usd``, money given in USD is said in CNY with the USD beside it (both asked).
         days: the user asked in days ("how many days", "要多少天"): durations of half a day or more also say days.
     """
 
     language: str = "en"
     cny_per_usd: float | None = None
     days: bool = False
+    both: bool = False
     _catalog: Catalog = field(init=False)
     _fallback: Catalog = field(init=False)
 
@@ -147,6 +149,10 @@ class Renderer:
             if "model_name" in value:
                 return self.fill(self.template("model_precision_item"), value)
             if "amount" in value and "currency" in value:
+                if self.both and self.cny_per_usd and value["currency"] == "cny":  # both asked: the USD beside it
+                    cny, usd = self.money_in(value["amount"], "cny"), self.money_in(value["amount"] / self.cny_per_usd,
+                                                                                      "usd")
+                    return f"{cny}（{usd}）" if self.zh else f"{cny} ({usd})"
                 return self.money_in(value["amount"], value["currency"])
             return ", ".join(f"{k}={v}" for k, v in value.items())
         if isinstance(value, (list, tuple)):
@@ -221,6 +227,9 @@ class Renderer:
 
     def usd(self, x: float) -> str:
         """Money given in USD, shown in CNY when the user asked for RMB."""
+        if self.cny_per_usd and self.both:
+            cny, usd = self.money_in(x * self.cny_per_usd, "cny"), self.money_in(x, "usd")
+            return f"{cny}（{usd}）" if self.zh else f"{cny} ({usd})"
         if self.cny_per_usd:
             return self.money_in(x * self.cny_per_usd, "cny")
         return self.money_in(x, "usd")
@@ -359,7 +368,9 @@ class _NoteFormatter(string.Formatter):
         return "".join(out), auto_arg_index
 
 
-def renderer_for(answer_language: str, cny_per_usd: float | None = None, days: bool = False) -> Renderer:
+def renderer_for(answer_language: str, cny_per_usd: float | None = None, days: bool = False,
+                 both: bool = False) -> Renderer:
     """A :class:`Renderer` for an answer's language (Japanese, Korean and other questions get English); ``days``:
-    durations also in days (the user asked in days)."""
-    return Renderer(language="zh" if answer_language == "zh" else "en", cny_per_usd=cny_per_usd, days=days)
+    durations also in days (the user asked in days); ``both``: CNY with USD beside it."""
+    return Renderer(language="zh" if answer_language == "zh" else "en", cny_per_usd=cny_per_usd, days=days,
+                    both=both)
