@@ -120,3 +120,12 @@ def test_a_rate_glued_to_chinese_text_and_a_month_asked_give_each_sides_monthly_
     for i in a.headline.params["items"]:
         # a month is 730 h (the lexicon's month): the period's cost is the hourly price x 730
         assert i["period_hours"] == 730 and i["period_usd"] == pytest.approx(i["price_usd"] * 730)
+
+
+def test_machines_asked_in_a_comparison_are_counted_in_whole_machines(kb):
+    # DeepSeek-R1 released in fp8; the 910B has no fp8, so bf16: 1,342 GB over 64 GB cards -> 24 cards = 3 machines
+    # of 8; H20 (96 GB, fp8): 671 GB -> 8 cards = 1 machine (policy limits.gpus_per_machine = 8)
+    a = advise(parse_question("昇腾910B 跑 DeepSeek R1 满血版要几台机器？和 H20 比呢", kb), kb, today=TODAY)
+    assert a.headline.code == "compare_needed"
+    machines = {i["config"]["gpu_name"]: i["machines"] for i in a.headline.params["items"]}
+    assert machines == {"Ascend 910B3": 3, "H20": 1}

@@ -10,6 +10,8 @@ ratio that explains it), or the per-GPU training speed. Without a model, the GPU
 
 from __future__ import annotations
 
+import math
+
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
@@ -27,6 +29,7 @@ from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
     candidate_gpus,
+    machine_size,
     plan_serving,
     precisions_for,
     serving_load,
@@ -293,9 +296,11 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     if "gpu_count" in q.asks and not load.users and not load.total_tps and fits:
         # "要几张卡？H100 还是 H200": the count each GPU type needs leads (the fewest that hold the model, as in its
         # speed row), with its hourly price; the speed and cost-per-token comparison follows
+        per_machine = machine_size(ctx)  # "几台机器": the count in whole machines too
         needed = note("compare_needed", model_name=model_label(model),
                       items=[{"config": config(s), "fits": s.fits, "short": not s.fits,
-                              "price_usd": s.price_per_hour_usd} for s in speeds])
+                              "machines": math.ceil((s.gpu_count or 1) / per_machine) if per_machine else None,
+                              "per_machine": per_machine, "price_usd": s.price_per_hour_usd} for s in speeds])
         details = [d for d in [headline, *details] if d is not None]
         headline = needed
     if headline is None:
