@@ -129,3 +129,19 @@ def test_machines_asked_in_a_comparison_are_counted_in_whole_machines(kb):
     assert a.headline.code == "compare_needed"
     machines = {i["config"]["gpu_name"]: i["machines"] for i in a.headline.params["items"]}
     assert machines == {"Ascend 910B3": 3, "H20": 1}
+
+
+def test_replicas_for_a_total_may_fill_whole_nodes_when_cheaper(kb):
+    # 16 H100 as two 8-GPU nodes rent for less than 12 as six 2-GPU instances (knowledge/prices): the side is priced
+    # the cheapest way that reaches the total, and the pick follows the price
+    a = advise(parse_question("Qwen2.5 72B 用 H100 还是 A100？总吞吐要 5000 token/s，哪个每小时更便宜", kb), kb,
+               today=TODAY)
+    items = {i["config"]["gpu_name"]: i for i in a.headline.params["items"]}
+    h100 = items["H100 SXM5 80GB"]
+    assert h100["meets"] and h100["throughput_tps"] >= 5000
+    per_gpu = min(o.price_per_hour_usd / o.gpu_count for o in kb.offers_for("h100-sxm-80gb")
+                  if o.gpu_count == 8 and o.pricing_model == "on_demand")
+    assert h100["price_usd"] <= 12 * 8.38 / 2  # never dearer than the six 2-GPU instances
+    assert h100["price_usd"] == pytest.approx(h100["config"]["gpu_count"] * per_gpu, rel=0.05)
+    assert a.headline.params["pick"] == min(items.values(), key=lambda i: i["price_usd"])["config"]
+    assert "period_usd" not in {k for i in items.values() for k, v in i.items() if v}  # "每小时" is no period

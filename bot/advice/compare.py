@@ -171,7 +171,7 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     if "cheapest" in q.asks and len(priced) < len(rows):
         # cost-effectiveness asked: say which side has no price rather than compare speed alone
         for speed, cheap in rows:  # only a GPU type with no price at all (a cost per token may be missing for others)
-            if speed.price is None and (cheap is None or cheap.price is None):
+            if speed.price is None and (cheap is None or cheap.price is None) and _hourly(ctx, speed)[0] is None:
                 ctx.lack("no_price_for_gpu", gpu_name=speed.gpu_name, count=speed.gpu_count)
     if len(fits) >= 2:
         ranked = sorted(fits, key=lambda o: -o.decode_tps)
@@ -300,7 +300,8 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         needed = note("compare_needed", model_name=model_label(model),
                       items=[{"config": config(s), "fits": s.fits, "short": not s.fits,
                               "machines": math.ceil((s.gpu_count or 1) / per_machine) if per_machine else None,
-                              "per_machine": per_machine, "price_usd": s.price_per_hour_usd} for s in speeds])
+                              "per_machine": per_machine, "price_usd": _hourly(ctx, s)[0],
+                              "secondary": _hourly(ctx, s)[1]} for s in speeds])
         details = [d for d in [headline, *details] if d is not None]
         headline = needed
     if headline is None:
@@ -487,11 +488,13 @@ def _aggregate_line(ctx: Context, model: Model, choices: list[GpuChoice], speeds
         The ``compare_aggregate`` note.
     """
     items, reaching = [], []
-    hours = ctx.query.duration_hours
+    hours = ctx.query.duration_hours if (ctx.query.duration_hours or 0) > 1 else None  # (not "每小时")
     for choice, speed in zip(choices, speeds, strict=False):
         precision = speed.precision or precisions_for(ctx, model, choice.gpu)[0][0]
-        plan = plan_serving(ctx, model, choice.gpu, precision, load, count=choice.count, objective="fewest",
-                            whole_instance=False)
+        # the cheapest way to reach the total: replicas may fill whole nodes that cost less per GPU than the
+        # fewest GPUs rented as small instances
+        plan = plan_serving(ctx, model, choice.gpu, precision, load, count=choice.count,
+                            objective="fewest" if choice.count else "cheapest", whole_instance=choice.count is None)
         option, needed = serving_option(ctx, plan), None
         priced = option  # the configuration whose hourly price is said: the one that reaches the target
         if not plan.meets and choice.count:

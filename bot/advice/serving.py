@@ -898,7 +898,7 @@ def _tokens_in_period(ctx: Context, model: Model, out: Answer, load: ServingLoad
     seconds = hours * 3600
     lead = note("serving_tokens_in_time", config=config(o), model_name=model_label(model), hours=hours,
                 tokens_tokens=o.throughput_tps * seconds, total_tps=o.throughput_tps, max_users=o.max_users,
-                per_user_tps=load.capacity_tps,
+                per_user_tps=o.tps_per_user or load.capacity_tps,
                 single_tokens=o.single_user_tps * seconds if o.single_user_tps else None,
                 total_usd=o.price_per_hour_usd * hours if o.price_per_hour_usd else None)
     return out.model_copy(update={"headline": lead, "details": [out.headline, *out.details]})
