@@ -64,3 +64,13 @@ def test_users_served_is_answered_for_every_model_named(kb, text):
     assert users[0] > users[1] > users[2] >= 1
     # Qwen2.5 7B KV: 2 x 28 layers x 4 KV heads x 128 x 2 bytes = 57,344 B/token; 8,192 tokens = 0.47 GB per user
     assert a.options[0].kv_cache_gb == pytest.approx(users[0] * 8192 * 57_344 / 1e9, rel=0.02)
+
+
+def test_grid_counts_are_the_fewest_gpus_not_the_rented_instance(kb):
+    # on one L40S (about 47.9 GB usable): Llama 3 8B fp16 16.1 GB, Qwen2.5 14B fp16 29.5 GB, Qwen2.5 32B awq about
+    # 19 GB fit one card; Qwen2.5 32B fp16 (65.5 GB) needs 2 — whatever instance size the cheapest offer rents
+    a = advise(parse_question("在 L40S 上，llama 3 8b、qwen2.5 14b、qwen2.5 32b 在 fp16 和 awq 下各要几张卡", kb), kb,
+               today=TODAY)
+    counts = {(g["model_name"], r["precision"]): r["gpu_count"] for g in a.headline.params["groups"] for r in g["rows"]}
+    assert counts == {("Llama 3 8B", "fp16"): 1, ("Llama 3 8B", "awq"): 1, ("Qwen2.5 14B", "fp16"): 1,
+                      ("Qwen2.5 14B", "awq"): 1, ("Qwen2.5 32B", "fp16"): 2, ("Qwen2.5 32B", "awq"): 1}

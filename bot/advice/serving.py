@@ -1021,9 +1021,12 @@ def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: Se
                     for kv_load in kv_loads)), tried[0])]
             else:
                 precisions = tried[:1]
+            # "how many GPUs each": the fewest that hold each, not the instance the cheapest offer rents
+            fewest = "gpu_count" in q.asks and choice.count is None
             for precision in precisions:
                 for kv_load in kv_loads:
-                    plan = plan_serving(ctx, model, choice.gpu, precision, kv_load, count=choice.count)
+                    plan = plan_serving(ctx, model, choice.gpu, precision, kv_load, count=choice.count,
+                                        **({"objective": "fewest", "whole_instance": False} if fewest else {}))
                     options.append(serving_option(ctx, plan))
     for o in options[:4]:
         caveats(ctx, o, ctx.kb.gpus.get((o.gpu or "").split("@")[0]))
