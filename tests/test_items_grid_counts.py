@@ -74,3 +74,16 @@ def test_grid_counts_are_the_fewest_gpus_not_the_rented_instance(kb):
     counts = {(g["model_name"], r["precision"]): r["gpu_count"] for g in a.headline.params["groups"] for r in g["rows"]}
     assert counts == {("Llama 3 8B", "fp16"): 1, ("Llama 3 8B", "awq"): 1, ("Qwen2.5 14B", "fp16"): 1,
                       ("Qwen2.5 14B", "awq"): 1, ("Qwen2.5 32B", "fp16"): 2, ("Qwen2.5 32B", "awq"): 1}
+
+
+def test_users_for_several_models_with_a_user_count_ask_in_few_words(kb):
+    a = advise(parse_question("single L40S 48gb, concurrent users at 2k ctx for llama 3 8b vs mistral 7b vs qwen2.5 14b "
+                              "int8", kb), kb, today=TODAY)
+    assert a.headline.code == "users_served_items" and len(a.headline.params["rows"]) == 3
+
+
+def test_best_value_between_three_cards_for_one_person(kb):
+    a = advise(parse_question("for one person running llama 3 8b, best bang for buck between RTX 4060 Ti 16GB and 3090 "
+                              "and 4090?", kb), kb, today=TODAY)
+    assert a.query.intent == "compare" and a.query.concurrent_users == 1
+    assert a.headline.code == "compare_value"

@@ -909,8 +909,14 @@ def _users_served_items(ctx: Context, models: list[Model], choices: list[GpuChoi
     each (users at the per-user floor, tokens/s per user, one stream alone), every model in the first line."""
     options: list[Option] = []
     rows = []
+    q = ctx.query
+    # "8b / 14b awq / 32b awq": a format written with some models is theirs; the others are served as released
+    own = {m.id: m.precision for m in q.models if m.id and m.precision}
     for model in models:
+        if own:
+            ctx.query = q.model_copy(update={"precisions": [own[model.id]] if model.id in own else []})
         one = _users_served(ctx, model, choices, load)
+        ctx.query = q
         if one.recommendation is None:
             rows.append({"model_name": model_label(model), "max_users": None, "none": True})
             continue

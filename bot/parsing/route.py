@@ -110,6 +110,7 @@ def _compare_patterns(connectors: str, relations: str) -> tuple[re.Pattern[str],
     rel = re.compile(
         rf"(?:{relations})\s*(?:an?\s+|the\s+|my\s+|our\s+|a\s+single\s+)?§g"
         r"|\bfrom\s+(?:an?\s+|the\s+|our\s+|my\s+)?§g\s*(?:\w+\s+){0,2}?to\s+(?:an?\s+|the\s+)?§g"
+        r"|\bbetween\s+(?:an?\s+|the\s+)?§g\s*(?:,|and|&|or)\s*(?:an?\s+|the\s+)?§g"  # "between A and B (and C)"
         r"|(?:upgrad|switch|mov|migrat)\w*\s+(?:from\s+)?(?:an?\s+|the\s+|our\s+|my\s+)?§g\s+to\s+(?:an?\s+)?§g"
         r"|(?:at|to|reach\w*|match\w*|like|near|close\s+to|basically|just|only|about|around|roughly|(?:is|'s|as)|than)\s+(?:an?\s+|the\s+)?§g[\s-]+(?:speed|perf(?:ormance)?|level)\b|从\s*§g\s*(?:换|升级|迁移)?\s*(?:到|成)\s*§g")
     return pair, rel
