@@ -137,3 +137,10 @@ def test_a_model_known_by_its_size_alone_gets_the_offload_cause(kb):
     a = ask(kb, "两张3090 跑 70b 速度只有2 token/s 正常吗")
     assert a.headline.code == "observed_speed"
     assert _seen(a, "cause_offload").params["weights_gb"] == pytest.approx(140)
+
+
+def test_a_serving_engine_is_not_told_of_a_transformers_fp32_load(kb):
+    a = ask(kb, "TensorRT-LLM mistral 7b on L4 only 8 tokens/s single stream, is this normal??")
+    codes = _codes(a)
+    assert a.headline.code == "observed_speed"
+    assert "cause_fp32" not in codes and "cause_engine_settings" in codes

@@ -1,4 +1,4 @@
-"""Time asked in days ("要多少天", "how many days"): the answer's durations of half a day or more say days too.
+"""Time asked in days ("要多少天", "how many days"): the answer's durations of an hour or more say days too.
 
 Hand check: 41 h / 24 = 1.7 days; 13 h / 24 = 0.5 days (bot/render/i18n.py Renderer.duration).
 """
@@ -21,7 +21,8 @@ TODAY = date(2026, 12, 1)
     (41, True, "41 h (1.7 days)"),
     (41, False, "41 h"),
     (13, True, "13 h (0.5 days)"),
-    (6, True, "6 h"),
+    (6, True, "6 h (0.2 days)"),
+    (0.5, True, "30 min"),
     (72, False, "72 h (3.0 days)"),
 ])
 def test_durations_say_days_when_asked_in_days(hours, days, text):

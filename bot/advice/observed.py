@@ -143,13 +143,14 @@ def likely_causes(kb: KnowledgeBase, query: Query, opt: Option) -> list[Note]:
         half, full = params_b * _HALF_BYTES, params_b * _FULL_BYTES
         if half > memory:
             out.append(note("cause_offload", weights_gb=half, memory_gb=memory, gpu_count=count, gpu_name=gpu.name))
-        out.append(note("cause_fp32", fp32_gb=full, half_gb=half, spills=full > memory, memory_gb=memory))
+        if query.engine in (None, "hf"):  # (an fp32 load is a transformers default; serving engines load 16-bit)
+            out.append(note("cause_fp32", fp32_gb=full, half_gb=half, spills=full > memory, memory_gb=memory))
     cc = float(gpu.compute_capability) if gpu.compute_capability else None
     if cc is not None and cc < _BF16_CC:
         out.append(note("cause_no_bf16", gpu_name=gpu.name, cc=gpu.compute_capability))
     if gpu.dense_tflops.fp16 is None and gpu.dense_tflops.bf16 is None:
         out.append(note("cause_no_fp16", gpu_name=gpu.name))
-    if query.engine:
+    if query.engine and query.engine != "hf":
         # the user runs a serving engine already: what slows one down, not "use an engine"
         if count > 1 and not gpu.nvlink_gb_s:
             out.append(note("cause_tp_pcie", gpu_count=count, gpu_name=gpu.name))

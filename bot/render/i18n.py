@@ -87,7 +87,7 @@ class Renderer:
         language: ``en`` or ``zh``.
         cny_per_usd: when set, money is shown in CNY at this rate (the user asked for RMB).
         both: with ``cny_per_usd``, money given in USD is said in CNY with the USD beside it (both asked).
-        days: the user asked in days ("how many days", "要多少天"): durations of half a day or more also say days.
+        days: the user asked in days ("how many days", "要多少天"): durations of an hour or more also say days.
     """
 
     language: str = "en"
@@ -257,10 +257,10 @@ class Renderer:
             text = f"{minutes:,.1f}".removesuffix(".0")
             return f"{text} {'分钟' if self.zh else 'min'}"
         if self.zh:
-            if hours >= 48 or (self.days and hours >= 12):
+            if hours >= 48 or (self.days and hours >= 1):
                 return f"{hours:,.0f} 小时（{hours / 24:,.1f} 天）"
             return f"{hours:,.1f} 小时".replace(".0 小时", " 小时")
-        if hours >= 48 or (self.days and hours >= 12):
+        if hours >= 48 or (self.days and hours >= 1):
             return f"{hours:,.0f} h ({hours / 24:,.1f} days)"
         return f"{hours:,.1f} h".replace(".0 h", " h")
 
