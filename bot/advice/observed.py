@@ -67,6 +67,15 @@ def observation_notes(query: Query, answer: Answer, kb: KnowledgeBase | None = N
     for o in query.observations:
         if o.quoted:
             continue
+        own = next((x for x in answer.options if not x.changes), None)
+        if o.kind == "tokens_per_s" and opt is None and own is not None and not own.fits and own.memory_total_gb \
+                and kb is not None and (gpu := kb.gpus.get((own.gpu or "").split("@")[0])) is not None:
+            # "70B q4 on one 3090 gets 2 tok/s, expected?": the setup does not hold the model, so the engine runs it
+            # with layers in CPU RAM (read over PCIe every token): a few tokens/s is what that gives
+            memory = (own.usable_gb or gpu.memory_gb) * (own.gpu_count or 1)  # (what the engine can use, GB)
+            out.append(note("observed_offload", observed_tps=o.value, config=config(own), need_gb=own.memory_total_gb,
+                            memory_gb=memory, spill_gb=max(0.0, own.memory_total_gb - memory), verdict="offloaded"))
+            continue
         if o.kind == "tokens_per_s" and opt is not None:
             one = opt.single_user_tps or opt.decode_tps  # the sentence says "for one user": the batch-1 figure
             verdict = _verdict(o.value / one)
