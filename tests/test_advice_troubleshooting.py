@@ -150,8 +150,8 @@ def test_a_serving_engine_is_not_told_of_a_transformers_fp32_load(kb):
                                   "一张 3090 跑 llama 3 70b int4 只有 2 token/s 正常吗"])
 def test_a_speed_seen_on_a_setup_that_cannot_hold_the_model_is_offloading(kb, text):
     # Llama 3 70B int4: 39.8 GB of weights + KV + overhead = 42.0 GB > one 3090's 25.5 GB usable (24 GiB x 0.99):
-    # about 16.5 GB of layers live in CPU RAM
+    # about 16.5 GB of layers (more at a longer default context) live in CPU RAM
     a = ask(kb, text)
     assert a.headline.code == "observed_offload"
     p = a.headline.params
-    assert p["spill_gb"] == pytest.approx(p["need_gb"] - p["memory_gb"]) and 15 < p["spill_gb"] < 18
+    assert p["spill_gb"] == pytest.approx(p["need_gb"] - p["memory_gb"]) and 15 < p["spill_gb"] < 20
