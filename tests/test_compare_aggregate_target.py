@@ -145,3 +145,18 @@ def test_replicas_for_a_total_may_fill_whole_nodes_when_cheaper(kb):
     assert h100["price_usd"] == pytest.approx(h100["config"]["gpu_count"] * per_gpu, rel=0.05)
     assert a.headline.params["pick"] == min(items.values(), key=lambda i: i["price_usd"])["config"]
     assert "period_usd" not in {k for i in items.values() for k, v in i.items() if v}  # "每小时" is no period
+
+
+@pytest.mark.parametrize(("text", "claimed"), [
+    ("听说 H100 比 A100 快 4.6 倍，我们跑 qwen2.5 72b int4 推理，是真的吗", 4.6),
+    ("is the L40S really 2x faster than the A6000 for llama 3 8b serving?", 2.0),
+])
+def test_a_claimed_ratio_with_a_workload_is_checked_on_that_workload(kb, text, claimed):
+    a = advise(parse_question(text, kb), kb, today=TODAY)
+    assert a.headline.code == "claim_ratio_check"
+    p = a.headline.params
+    assert p["claimed_x"] == claimed
+    fast, slow = a.options[0], a.options[1]
+    assert p["decode_x"] == pytest.approx(fast.decode_tps / slow.decode_tps)
+    # decode follows memory bandwidth (H100 3.35 vs A100 2.04 TB/s; L40S 864 vs A6000 768 GB/s): far below the claim
+    assert p["overstated"] and not p["holds"]

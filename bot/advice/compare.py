@@ -279,6 +279,12 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
             if load.users else cost_line
         details = [d for d in [headline, *details] if d is not None and d is not lead]
         headline = lead
+    if q.claimed_ratio and len(choices) >= 2:
+        # "H100 比 A100 快 4.6 倍？我们跑 X": the claimed ratio against this workload's, decode and prefill, first
+        check = _claimed_ratio_line(q.claimed_ratio, speeds[0], speeds[1], model)
+        if check is not None:
+            details = [d for d in [headline, *details] if d is not None]
+            headline = check
     limit = ctx.usd(q.price_limit_per_hour) if q.price_limit_per_hour is not None else None
     if limit:
         # "budget $4/h": each side's price against it; when none is within it, that leads
@@ -558,6 +564,24 @@ def _value_line(ctx: Context, model: Model, choices: list[GpuChoice], single: Se
     pick = min(priced, key=lambda p: p[1])[0]
     return note("compare_value", model_name=model_label(model), items=items, pick=config(pick),
                 per_user_tps=single.capacity_tps if q.target_tokens_per_s else None)
+
+
+def _claimed_ratio_line(claimed: float, a: Option, b: Option, model: Model):
+    """A claimed speed ratio of the first GPU named over the second, checked on the user's model: the decode speed
+    (one user) and time to first token of each, as estimated for this workload. The claim holds when it is within
+    25% of the larger of the two ratios.
+
+    Returns:
+        The ``claim_ratio_check`` note, or ``None`` when either side has no speed.
+    """
+    if not (a.fits and b.fits and a.decode_tps and b.decode_tps):
+        return None
+    decode_x = a.decode_tps / b.decode_tps
+    prefill_x = b.ttft_s / a.ttft_s if a.ttft_s and b.ttft_s else None
+    best = max(decode_x, prefill_x or 0)
+    return note("claim_ratio_check", claimed_x=claimed, a=a.gpu_name, b=b.gpu_name, model_name=model_label(model),
+                decode_x=decode_x, prefill_x=prefill_x, holds=best / 1.25 <= claimed <= best * 1.25,
+                overstated=claimed > best * 1.25, understated=claimed < best / 1.25)
 
 
 def _hourly(ctx: Context, o: Option) -> tuple[float | None, bool]:
