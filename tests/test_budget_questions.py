@@ -264,3 +264,14 @@ def test_tokens_a_fixed_fine_tuning_setup_gets_through_in_a_time(kb):
     r = ref.options[ref.recommendation]
     # time is linear in tokens at a fixed setup: tokens = 100M / its wall clock x 10 h
     assert o.tokens == pytest.approx(1e8 / r.wall_clock_hours * 10, rel=1e-6)
+
+
+def test_a_monthly_budget_in_china_ranks_cards_without_list_prices_at_their_secondary_figures(kb):
+    # ¥20,000 / 730 h = ¥27.40/h; AutoDL's A800 figure ¥4.98 per GPU-hour (knowledge/prices price mentions): 4 A800
+    # = ¥19.92/h, within it; Qwen2.5 72B int8 (72.7 GB) plus 50 users' KV cache fits 4 x 80 GB
+    a = ask(kb, "预算每月两万人民币，想跑 Qwen2.5 72B 服务50个并发，用什么卡最好")
+    assert a.headline.code == "best_under_budget"
+    o = a.options[0]
+    assert o.price.origin == "secondary" and o.price.price_per_hour_usd <= 20000 / 730 / CNY_PER_USD + 1e-9
+    assert o.price.price_per_hour_usd == pytest.approx(o.price.price_per_gpu_hour_usd * o.gpu_count)
+    assert any(w.code == "priced_secondary" for w in a.warnings)

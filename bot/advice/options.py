@@ -153,7 +153,7 @@ def caveats(ctx: Context, opt: Option, gpu: Gpu | None = None, *, idle: bool = T
                      alt_instance=(alt.offer.instance_type if alt.instances == 1 else
                                    f"{alt.instances} x {alt.offer.instance_type}") if alt else None,
                      alt_price_usd=alt.price_per_hour_usd if alt else None)
-        if p.stale:
+        if p.stale and p.origin != "secondary":  # (a secondary figure has its own warning: priced_secondary)
             ctx.warn("stale_price" if p.as_of else "undated_price", provider=p.provider_name,
                      instance=p.instance_type, as_of=p.as_of.isoformat() if p.as_of else None)
         if p.gpu_variant:

@@ -407,6 +407,23 @@ def excluded_providers(ctx: Context) -> frozenset[str]:
                      if pf.market == "china_mainland" and pid not in ctx.query.providers)
 
 
+def secondary_price(ctx: Context, gpu: Gpu, count: int) -> Price | None:
+    """A :class:`Price` from the one secondary-source figure every answer uses for ``gpu``
+    (:func:`bot.pricing.mentions.mention_for`: a copy of a platform's table, not a list price), for ``count`` GPUs,
+    with ``origin="secondary"``; for answers that rank setups by price where the GPU has no list price (the
+    China-market cards). A warning says which figure it is. ``None`` when there is no usable figure.
+    """
+    mp = mention_for(ctx.kb, gpu.id.split("@")[0], list(ctx.query.providers)) if "@" not in gpu.id else None
+    if mp is None or not mp.low_usd:
+        return None
+    m = mp.mention
+    ctx.cite(m.source)
+    ctx.warn("priced_secondary", gpu_name=gpu.name, where=m.where_zh if ctx.zh and m.where_zh else m.where)
+    return Price(provider=m.provider or "secondary", provider_name=m.where, instance_type="secondary figure",
+                 gpus_rented=count, origin="secondary", price_per_hour_usd=mp.low_usd * count,
+                 price_per_gpu_hour_usd=mp.low_usd, as_of=m.as_of, stale=True, source=m.source, marketplace=True)
+
+
 def price_of(ctx: Context, placement: Placement | None) -> Price | None:
     """The answer's :class:`Price` for a placement (``None`` for none), its date and source recorded."""
     if placement is None:

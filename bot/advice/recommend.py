@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from bot.advice import batch_job
-from bot.advice.answer import Answer, Option, Table
+from bot.advice.answer import Answer, Option, Price, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
@@ -22,10 +22,12 @@ from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
     candidate_gpus,
+    cost_per_million_tokens,
     place,
     plan_serving,
     precisions_for,
     price_of,
+    secondary_price,
     serving_load,
     serving_option,
 )
@@ -71,6 +73,15 @@ def answer(ctx: Context) -> Answer:
     return _what_runs(ctx, limit, per_gpu)
 
 
+def _priced(o: Option, secondary: Price | None) -> Option:
+    """``o`` with the secondary-source price when it has no list price (see :func:`secondary_price`)."""
+    if o.price is None and secondary is not None:
+        o.price = secondary
+        o.cost_per_million_tokens_usd = cost_per_million_tokens(secondary.price_per_hour_usd, o.throughput_tps) \
+            if o.throughput_tps and (o.users or 1) > 1 else None
+    return o
+
+
 def _within(price: float | None, count: int, limit: float | None, per_gpu: bool) -> bool:
     if limit is None:
         return True
@@ -112,14 +123,17 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
                 if plan.est is None or not plan.est.fits:
                     continue
                 price = plan.placement.price_per_hour_usd if plan.placement else None
+                # a card with no list price (the China-market ones) is ranked at its secondary figure, said
+                secondary = secondary_price(ctx, choice.gpu, plan.count) if price is None else None
+                price = secondary.price_per_hour_usd if secondary is not None else price
                 works = plan.meets if load.users else plan.capacity > 0
                 if not _within(price, plan.count, limit, per_gpu):
                     if price is not None and works:  # "the cheapest that does" must carry the load
-                        over.append(serving_option(ctx, plan))
+                        over.append(_priced(serving_option(ctx, plan), secondary))
                     continue
                 if not works:
                     continue
-                opt = serving_option(ctx, plan)
+                opt = _priced(serving_option(ctx, plan), secondary)
                 opt.max_users = plan.capacity or opt.max_users
                 if best is None or _best_key(opt, load.users) < _best_key(best, load.users):
                     best = opt
