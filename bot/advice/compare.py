@@ -279,7 +279,7 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
             if load.users else cost_line
         details = [d for d in [headline, *details] if d is not None and d is not lead]
         headline = lead
-    if q.claimed_ratio and len(choices) >= 2:
+    if q.claimed_ratio and not q.claims and len(choices) >= 2:  # (an article claim has its own verdict)
         # "H100 比 A100 快 4.6 倍？我们跑 X": the claimed ratio against this workload's, decode and prefill, first
         check = _claimed_ratio_line(q.claimed_ratio, speeds[0], speeds[1], model)
         if check is not None:
