@@ -275,3 +275,13 @@ def test_a_monthly_budget_in_china_ranks_cards_without_list_prices_at_their_seco
     assert o.price.origin == "secondary" and o.price.price_per_hour_usd <= 20000 / 730 / CNY_PER_USD + 1e-9
     assert o.price.price_per_hour_usd == pytest.approx(o.price.price_per_gpu_hour_usd * o.gpu_count)
     assert any(w.code == "priced_secondary" for w in a.warnings)
+
+
+@pytest.mark.parametrize("text", ["每个月预算十万人民币，用H20跑Qwen2.5-72B，能撑多少并发",
+                                  "with $8k a month on A100s, how many concurrent users can llama 3.1 70b serve"])
+def test_users_a_monthly_budget_buys_on_a_gpu_type(kb, text):
+    a = ask(kb, text)
+    assert a.intent == "recommend" and a.headline.code == "best_under_budget"
+    o = a.options[0]
+    limit = a.headline.params["limit_usd"]
+    assert o.price.price_per_hour_usd <= limit + 1e-9 and o.max_users > 1

@@ -47,3 +47,21 @@ def test_a_per_second_target_written_around_its_number_in_chinese(kb):
     from bot.parsing.parser import parse_question
     q = parse_question("一张 H20 跑 Qwen2.5 7B 能撑多少并发？上下文4k，每人每秒至少20个token", kb)
     assert q.target_tokens_per_s == 20
+
+
+
+
+@pytest.mark.parametrize(("text", "per_day"), [
+    ("客服机器人，用Qwen2.5-72B，日活大概3万，每人每天聊8轮左右，高峰按平均的3倍算", 8),
+    ("日活5万，每人每天对话10轮，跑 qwen2.5 14b", 10),
+    ("50k DAU, 15 msgs per user per day, llama 3 8b", 15),
+])
+def test_requests_a_day_each_in_more_wordings(kb, text, per_day):
+    from bot.parsing.parser import parse_question
+    assert parse_question(text, kb).requests_per_user_per_day == per_day
+
+
+def test_a_load_given_beside_a_count_asked_is_not_a_users_served_question(kb):
+    from bot.parsing.parser import parse_question
+    q = parse_question("how many H100s to serve llama 3.1 70b to 80 concurrent users at 8k ctx", kb)
+    assert "gpu_count" in q.asks and "users_served" not in q.asks and q.concurrent_users == 80

@@ -49,6 +49,8 @@ from bot.notes import note
 __all__ = ["answer"]
 
 _COUNTS = (1, 2, 4, 8)
+#: Whole machines beyond one, tried when the budget can pay for that many GPUs at the GPU's lowest price per GPU-hour
+_MORE_COUNTS = (16, 32)
 
 
 def answer(ctx: Context) -> Answer:
@@ -71,6 +73,18 @@ def answer(ctx: Context) -> Answer:
     if "cheapest" in q.asks and not q.gpus and limit is None and q.budget is None:
         return price_list(ctx)  # "what's the cheapest gpu": a price list, not what the dearest node runs
     return _what_runs(ctx, limit, per_gpu)
+
+
+def _affordable_more(ctx: Context, gpu: Gpu, limit: float | None, per_gpu: bool) -> list[int]:
+    """Counts of :data:`_MORE_COUNTS` a total hourly ``limit`` (USD) pays for at the GPU's lowest price per GPU-hour
+    (list, else its secondary figure); none without a total limit."""
+    if limit is None or per_gpu:
+        return []
+    prices = [o.price_per_hour_usd / o.gpu_count for o in ctx.kb.offers_for(gpu.id.split("@")[0])
+              if o.pricing_model == "on_demand"]
+    one = secondary_price(ctx, gpu, 1) if not prices else None
+    lowest = min(prices) if prices else one.price_per_hour_usd if one is not None else None
+    return [n for n in _MORE_COUNTS if lowest and n * lowest <= limit]
 
 
 def _priced(o: Option, secondary: Price | None) -> Option:
@@ -114,7 +128,8 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
         best: Option | None = None
         for precision, _ in precisions_for(ctx, model, choice.gpu):
             # a load to meet: also the planner's own fewest/cheapest count for it (6x, 12x ...), not only 1-8
-            counts = [choice.count] if choice.count else [*([None] if load.users else []), *_COUNTS]
+            counts = [choice.count] if choice.count else [*([None] if load.users else []), *_COUNTS,
+                                                          *_affordable_more(ctx, choice.gpu, limit, per_gpu)]
             for n in counts:
                 if load.users:
                     plan = plan_serving(ctx, model, choice.gpu, precision, load, count=n)

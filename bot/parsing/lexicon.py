@@ -208,6 +208,8 @@ class TrafficVocab(_Vocab):
     per_user_words: list[str] = Field(default_factory=list)
     per_day_before: list[str] = Field(default_factory=list)
     day_nouns: list[str] = Field(default_factory=list)
+    # words between "每人每天" and the number that say what is done ("每人每天聊 8 轮", "平均 10 次")
+    day_fillers: list[str] = Field(default_factory=list)
 
 
 class UnitList(_Vocab):
@@ -684,6 +686,7 @@ class Lexicon:
     per_user_day_words: Phrases
     per_day_before: Phrases
     day_nouns: Phrases
+    day_fillers: Phrases
     power_units: Phrases
     per_kwh: Phrases
     asks: Phrases
@@ -921,6 +924,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         per_user_day_words=Phrases(_flat(lists(lambda f: f.traffic.per_user_words))),
         per_day_before=Phrases(_flat(lists(lambda f: f.traffic.per_day_before))),
         day_nouns=Phrases(_flat(lists(lambda f: f.traffic.day_nouns)), left_bound=False),
+        day_fillers=Phrases(_flat(lists(lambda f: f.traffic.day_fillers)), left_bound=False),
         power_units=Phrases(merged_maps(lambda f: f.power.units), left_bound=False),
         per_kwh=Phrases(_flat(lists(lambda f: f.electricity.per_kwh))),
         asks=asks,

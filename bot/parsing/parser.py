@@ -342,6 +342,9 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         engine = "ollama"
     if fields.get("concurrent_users") is None and lex.single_user_words.search(low):
         fields["concurrent_users"] = 1
+    if "gpu_count" in asks and "users_served" in asks and fields.get("concurrent_users"):
+        # "how many H100s to serve 80 concurrent users": the users are the load given, the count is what is asked
+        asks.remove("users_served")
     gpus_per_node, machines_asked = _per_machine_count(low, lex)
     for f in gpu_found:
         if gpus_per_node is None and system is not None and system[0] is f:

@@ -385,7 +385,7 @@ class _Scanner:
                        m.start(), m.end())
         if lex.per_day_before.pattern != "(?!)":
             # "每人每天 10 轮对话": each user's requests a day, written key first
-            per_day = re.compile(rf"(?:{lex.per_day_before.pattern})\s*(?:约|大约|平均|大概|~)?\s*{self.num}\s*"
+            per_day = re.compile(rf"(?:{lex.per_day_before.pattern})\s*(?:(?:{lex.day_fillers.pattern})\s*)*{self.num}\s*"
                                  rf"(?:{lex.day_nouns.pattern})")
             for m in per_day.finditer(self.low):
                 if self.free(m.start(), m.end()):
