@@ -81,7 +81,7 @@ def _affordable_more(ctx: Context, gpu: Gpu, limit: float | None, per_gpu: bool)
     if limit is None or per_gpu:
         return []
     prices = [o.price_per_hour_usd / o.gpu_count for o in ctx.kb.offers_for(gpu.id.split("@")[0])
-              if o.pricing_model == "on_demand"]
+              if o.pricing_model == "on_demand" and o.price_per_hour_usd]
     one = secondary_price(ctx, gpu, 1) if not prices else None
     lowest = min(prices) if prices else one.price_per_hour_usd if one is not None else None
     return [n for n in _MORE_COUNTS if lowest and n * lowest <= limit]
