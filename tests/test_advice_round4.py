@@ -143,7 +143,11 @@ def test_a_head_count_in_chinese_reaches_the_answer_with_the_months_totals(kb):
     a = ask(kb, "每个月预算五万人民币，想给公司 200 人部署 Qwen2.5-72B 内部用，8k 上下文，够不够？")
     assert a.query.concurrent_users == 200
     assert a.headline.params["hours"] == 730 and a.headline.params["users"] == 200
-    assert a.headline.params["limit_total_usd"] * a.cny_per_usd == pytest.approx(50_000)
+    # the China-market cards are ranked at their secondary figures (AutoDL), so a setup within the month's budget
+    # is found: its month's total is within ¥50,000
+    assert a.headline.code == "best_under_budget"
+    assert a.headline.params["limit_usd"] * 730 * a.cny_per_usd == pytest.approx(50_000)
+    assert a.headline.params["total_usd"] * a.cny_per_usd <= 50_000
 
 
 def test_a_1_8t_model_in_chinese_is_read():

@@ -39,3 +39,14 @@ def test_a_count_given_is_kept(kb):
     a = advise(parse_question("how much to full finetune a 13b model on 500M tokens on 4x A100 80GB", kb), kb,
                today=TODAY)
     assert {o.gpu_count for o in a.options if o.fits and not o.changes} == {4}
+
+
+@pytest.mark.parametrize(("text", "hours"), [
+    ("RunPod vs Lambda for 8x H100 training a 13b for two weeks", 336),
+    ("用 64 张 A100 训练 7b 模型 跑一个月 能训多少", 730),
+])
+def test_a_fixed_training_setup_for_a_stated_time_is_that_rental(kb, text, hours):
+    a = advise(parse_question(text, kb), kb, today=TODAY)
+    o = a.options[0]
+    assert o.wall_clock_hours == hours
+    assert o.total_cost_usd == pytest.approx(o.price.price_per_hour_usd * hours, rel=1e-6)

@@ -45,6 +45,10 @@ def answer(ctx: Context) -> Answer:
     if tokens_for_money_asked(q) and not q.training_tokens and not any(g.count for g in q.gpus):
         # a budget (and maybe a time) on GPU types with no count: the counts the budget buys in that time
         return _tokens_for_budget(ctx, model, hours_limit=q.duration_hours or q.deadline_hours)
+    if q.duration_hours and not q.training_tokens and any(g.count for g in q.gpus) and not q.gpu_hours:
+        # "8x H100 training a 13b for two weeks": a fixed setup for a stated time is that rental, and how far the run
+        # gets in it (tokens), not a compute-optimal run of months
+        return _tokens_in_time(ctx, model)
     if "tokens_in_time" in q.asks and (q.duration_hours or q.deadline_hours) and q.gpus:
         if not q.duration_hours:  # "in 14 days": the time the run has
             q = ctx.query = q.model_copy(update={"duration_hours": q.deadline_hours})
