@@ -32,6 +32,7 @@ from bot.advice.planner import (
     machine_size,
     plan_serving,
     precisions_for,
+    secondary_price,
     serving_load,
     serving_option,
 )
@@ -142,6 +143,9 @@ def _known_rows(ctx: Context, absent: list) -> list[list]:
 
 #: Speeds within 2% are reported as the same (the estimates are not that precise).
 _SAME = 1.02
+#: A claimed speed ratio holds when within this factor of the estimated one: the spread the estimator is judged
+#: by on its calibration rows (bench/accuracy.py: inference medians within ~5-15%, rows up to 1.25x apart).
+_CLAIM_TOLERANCE = 1.25
 
 
 def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
@@ -306,8 +310,9 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         needed = note("compare_needed", model_name=model_label(model),
                       items=[{"config": config(s), "fits": s.fits, "short": not s.fits,
                               "machines": math.ceil((s.gpu_count or 1) / per_machine) if per_machine else None,
-                              "per_machine": per_machine, "price_usd": _hourly(ctx, s)[0],
-                              "secondary": _hourly(ctx, s)[1]} for s in speeds])
+                              "per_machine": per_machine,
+                              **dict(zip(("price_usd", "secondary"), _hourly(ctx, s), strict=True))}
+                             for s in speeds])
         details = [d for d in [headline, *details] if d is not None]
         headline = needed
     if headline is None:
@@ -569,7 +574,7 @@ def _value_line(ctx: Context, model: Model, choices: list[GpuChoice], single: Se
 def _claimed_ratio_line(claimed: float, a: Option, b: Option, model: Model):
     """A claimed speed ratio of the first GPU named over the second, checked on the user's model: the decode speed
     (one user) and time to first token of each, as estimated for this workload. The claim holds when it is within
-    25% of the larger of the two ratios.
+    :data:`_CLAIM_TOLERANCE` of the larger of the two ratios.
 
     Returns:
         The ``claim_ratio_check`` note, or ``None`` when either side has no speed.
@@ -580,19 +585,18 @@ def _claimed_ratio_line(claimed: float, a: Option, b: Option, model: Model):
     prefill_x = b.ttft_s / a.ttft_s if a.ttft_s and b.ttft_s else None
     best = max(decode_x, prefill_x or 0)
     return note("claim_ratio_check", claimed_x=claimed, a=a.gpu_name, b=b.gpu_name, model_name=model_label(model),
-                decode_x=decode_x, prefill_x=prefill_x, holds=best / 1.25 <= claimed <= best * 1.25,
-                overstated=claimed > best * 1.25, understated=claimed < best / 1.25)
+                decode_x=decode_x, prefill_x=prefill_x, holds=best / _CLAIM_TOLERANCE <= claimed <= best * _CLAIM_TOLERANCE,
+                overstated=claimed > best * _CLAIM_TOLERANCE, understated=claimed < best / _CLAIM_TOLERANCE)
 
 
 def _hourly(ctx: Context, o: Option) -> tuple[float | None, bool]:
     """The option's price per hour, USD, and whether it is a secondary-source figure: its list price, else the
-    secondary figure every answer uses for that GPU (:func:`bot.pricing.mentions.mention_for`) x its GPU count."""
+    secondary figure every answer uses for that GPU (:func:`bot.advice.planner.secondary_price`) x its GPU count."""
     if o.price_per_hour_usd:
         return o.price_per_hour_usd, False
-    mp = mention_for(ctx.kb, o.gpu or "", ctx.query.providers) if o.gpu and "@" not in o.gpu else None
-    if mp is not None and mp.low_usd:
-        return mp.low_usd * (o.gpu_count or 1), True
-    return None, False
+    gpu = ctx.kb.gpus.get((o.gpu or "").split("@")[0]) if o.gpu and "@" not in o.gpu else None
+    sp = secondary_price(ctx, gpu, o.gpu_count or 1) if gpu is not None else None
+    return (sp.price_per_hour_usd, True) if sp is not None else (None, False)
 
 
 def _recommend(options: list[Option], cheapest: bool) -> int | None:

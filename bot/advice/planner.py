@@ -411,17 +411,27 @@ def secondary_price(ctx: Context, gpu: Gpu, count: int) -> Price | None:
     """A :class:`Price` from the one secondary-source figure every answer uses for ``gpu``
     (:func:`bot.pricing.mentions.mention_for`: a copy of a platform's table, not a list price), for ``count`` GPUs,
     with ``origin="secondary"``; for answers that rank setups by price where the GPU has no list price (the
-    China-market cards). A warning says which figure it is. ``None`` when there is no usable figure.
+    China-market cards). A lookup only: the answer that shows such a price says so (:func:`say_secondary`).
+    ``None`` when there is no usable figure.
     """
     mp = mention_for(ctx.kb, gpu.id.split("@")[0], list(ctx.query.providers)) if "@" not in gpu.id else None
     if mp is None or not mp.low_usd:
         return None
     m = mp.mention
-    ctx.cite(m.source)
-    ctx.warn("priced_secondary", gpu_name=gpu.name, where=m.where_zh if ctx.zh and m.where_zh else m.where)
     return Price(provider=m.provider or "secondary", provider_name=m.where, instance_type="secondary figure",
                  gpus_rented=count, origin="secondary", price_per_hour_usd=mp.low_usd * count,
                  price_per_gpu_hour_usd=mp.low_usd, as_of=m.as_of, stale=True, source=m.source, marketplace=True)
+
+
+def say_secondary(ctx: Context, o: Option) -> None:
+    """Warn (once per GPU) that the price an option shows is a secondary-source figure (:func:`secondary_price`),
+    naming where it is from, and cite it."""
+    if o.price is None or o.price.origin != "secondary":
+        return
+    ctx.cite(o.price.source)
+    mp = mention_for(ctx.kb, (o.gpu or "").split("@")[0], list(ctx.query.providers))
+    where = mp.mention.where_zh if mp is not None and ctx.zh and mp.mention.where_zh else o.price.provider_name
+    ctx.warn("priced_secondary", gpu_name=o.gpu_name, where=where)
 
 
 def price_of(ctx: Context, placement: Placement | None) -> Price | None:

@@ -27,6 +27,7 @@ from bot.advice.planner import (
     plan_serving,
     precisions_for,
     price_of,
+    say_secondary,
     secondary_price,
     serving_load,
     serving_option,
@@ -156,6 +157,8 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
             options.append(best)
     options.sort(key=lambda o: _best_key(o, load.users))
     shown = options[:ctx.policy.serving.shown_options]
+    for o in shown:
+        say_secondary(ctx, o)
     for o in shown[:3]:
         caveats(ctx, o, ctx.kb.gpus.get((o.gpu or "").split("@")[0]))
     if shown and quality_tier(shown[0].precision) and not ctx.query.precisions:

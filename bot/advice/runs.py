@@ -219,6 +219,10 @@ def tokens_for_money_asked(q) -> bool:
                                                                     and not q.observations))
 
 
+#: Costs within this share of each other are a tie: the fewest GPUs are kept (prices move more than that week to week)
+_NEAR_TIE = 0.03
+
+
 def _whole_machine_worth_trying(ctx: Context, fewest: Option, machine: int) -> bool:
     """Whether to also plan a run with no count given on one whole machine of ``machine`` GPUs (policy
     ``limits.gpus_per_machine``): the fewest GPUs that hold it are fewer, priced, and a group that large is
@@ -233,7 +237,7 @@ def _whole_machine_worth_trying(ctx: Context, fewest: Option, machine: int) -> b
 def _cheaper_run(other: Option | None, fewest: Option) -> bool:
     """``other`` fits and costs at least 3% less in all than ``fewest`` (a near tie keeps the fewest GPUs)."""
     return bool(other is not None and other.fits and other.total_cost_usd and fewest.total_cost_usd
-                and other.total_cost_usd <= fewest.total_cost_usd * 0.97)
+                and other.total_cost_usd <= fewest.total_cost_usd * (1 - _NEAR_TIE))
 
 
 def finetune_alternatives(ctx: Context, model: Model, tokens: float, failed: Option, choice: GpuChoice) -> list[Option]:
