@@ -285,3 +285,11 @@ def test_users_a_monthly_budget_buys_on_a_gpu_type(kb, text):
     o = a.options[0]
     limit = a.headline.params["limit_usd"]
     assert o.price.price_per_hour_usd <= limit + 1e-9 and o.max_users > 1
+
+
+def test_a_budget_worth_less_than_two_copies_in_the_time_stops_at_the_time(kb):
+    # one LoRA setup on an H100 for 48 h costs about $86 at $1.80/h (knowledge/prices/vast.yaml): $150 buys 1.7
+    # such runs, so one copy runs the whole 48 h and stops there, under budget
+    a = ask(kb, "with $150, how many tokens can I LoRA llama 3 8b on H100s within 2 days")
+    o = a.options[0]
+    assert o.wall_clock_hours <= 48 * 1.0001 and o.total_cost_usd <= 150 * 1.0001

@@ -189,8 +189,10 @@ def _tokens_for_budget(ctx: Context, model: Model, hours_limit: float | None = N
         per_hour = _REFERENCE_TOKENS / o.wall_clock_hours
         hours = budget / rate[0]
         copies = int(hours // hours_limit) if hours_limit and hours > hours_limit else 1
-        if copies > 1:  # the time binds: that many copies of the setup, each for the whole time
-            hours, per_hour = hours_limit, per_hour * copies
+        if hours_limit and hours > hours_limit:
+            hours = hours_limit  # the time binds: the run stops at it (under budget with one copy)
+        if copies > 1:  # that many copies of the setup, each for the whole time
+            per_hour = per_hour * copies
             o.gpu_count = (o.gpu_count or 1) * copies
             if o.price is not None:
                 o.price = o.price.model_copy(update={
@@ -216,7 +218,11 @@ def _tokens_for_budget(ctx: Context, model: Model, hours_limit: float | None = N
     price_usd, provider, secondary = rates[id(o)]
     headline = note("tokens_for_budget_finetune", budget_usd=budget, model_name=model_label(model), config=config(o),
                     tokens_tokens=o.tokens, price_usd=price_usd, provider=provider, secondary=secondary,
-                    hours=o.wall_clock_hours, per_hour_tokens=o.tokens / o.wall_clock_hours)
+                    hours=o.wall_clock_hours, per_hour_tokens=o.tokens / o.wall_clock_hours,
+                    # the time given binds (the run stops at it): what is spent, not budget / price per hour
+                    by_budget=not (hours_limit and o.wall_clock_hours >= hours_limit * 0.9999),
+                    time_bound=bool(hours_limit and o.wall_clock_hours >= hours_limit * 0.9999),
+                    spent_usd=o.total_cost_usd)
     return ctx.answer(title=note("title_finetune", model_name=model_label(model)), headline=headline,
                       options=options, recommendation=0, table=finetune_table(options),
                       actions=next_actions(ctx, o, precision_switch=False))

@@ -915,8 +915,10 @@ def _users_served_items(ctx: Context, models: list[Model], choices: list[GpuChoi
     for model in models:
         if own:
             ctx.query = q.model_copy(update={"precisions": [own[model.id]] if model.id in own else []})
-        one = _users_served(ctx, model, choices, load)
-        ctx.query = q
+        try:
+            one = _users_served(ctx, model, choices, load)
+        finally:
+            ctx.query = q  # (the request as asked again for the next model and the answer)
         if one.recommendation is None:
             rows.append({"model_name": model_label(model), "max_users": None, "none": True})
             continue
