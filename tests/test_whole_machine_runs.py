@@ -50,3 +50,12 @@ def test_a_fixed_training_setup_for_a_stated_time_is_that_rental(kb, text, hours
     o = a.options[0]
     assert o.wall_clock_hours == hours
     assert o.total_cost_usd == pytest.approx(o.price.price_per_hour_usd * hours, rel=1e-6)
+
+
+def test_a_fixed_setup_for_a_stated_time_asked_as_a_cost_is_that_rental(kb):
+    # 32 H100 for 72 h: the rental and the tokens it trains; RunPod 8x H100 at $23.92/h (knowledge/prices) x 4 x 72
+    a = advise(parse_question("we have 32 H100s for 3 days to pretrain a 1b model, how far do we get? compare lambda "
+                              "vs runpod cost", kb), kb, today=TODAY)
+    o = a.options[0]
+    assert o.gpu_count == 32 and o.wall_clock_hours == 72
+    assert o.total_cost_usd == pytest.approx(o.price.price_per_hour_usd * 72, rel=1e-6)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+from bot.advice import training
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
@@ -984,6 +985,11 @@ def _provider_name(ctx: Context, provider: str) -> str:
 
 def _run_cost(ctx: Context, model) -> Answer:
     q = ctx.query
+    if q.workload != "finetune" and not q.method and q.duration_hours and not q.training_tokens and \
+            any(g.count for g in q.gpus):
+        # "32 H100s for 3 days to pretrain a 1b, what does it cost": a fixed setup for a stated time is that rental
+        # and the tokens it trains (the training answer's rule), not a compute-optimal run of another length
+        return training.answer(ctx)
     if q.workload == "finetune" or q.method:
         tokens = finetune_tokens(ctx)
         options = finetune_setups(ctx, model, tokens, candidate_gpus(ctx, "finetune"))
