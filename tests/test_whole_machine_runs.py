@@ -59,3 +59,12 @@ def test_a_fixed_setup_for_a_stated_time_asked_as_a_cost_is_that_rental(kb):
     o = a.options[0]
     assert o.gpu_count == 32 and o.wall_clock_hours == 72
     assert o.total_cost_usd == pytest.approx(o.price.price_per_hour_usd * 72, rel=1e-6)
+
+
+def test_a_fixed_setup_without_a_list_price_is_costed_at_its_secondary_figure(kb):
+    # AutoDL's A800 figure ¥4.98 per GPU-hour (knowledge/prices price mentions) x 16 x 336 h = ¥26,772
+    a = advise(parse_question("16 张 A800 训练一个 13B 模型两周，能训多少 token，花多少钱？", kb), kb, today=TODAY)
+    o = a.options[0]
+    assert o.price.origin == "secondary" and o.wall_clock_hours == 336
+    assert o.total_cost_usd == pytest.approx(o.price.price_per_gpu_hour_usd * 16 * 336, rel=1e-6)
+    assert any(w.code == "priced_secondary" for w in a.warnings)

@@ -15,7 +15,16 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, model_question, resolve_models
 from bot.advice.options import caveats, config, machines_first, mention_cost, next_actions, variant_notes
-from bot.advice.planner import candidate_gpus, cost_for, place, plan_training, price_of, training_option
+from bot.advice.planner import (
+    candidate_gpus,
+    cost_for,
+    place,
+    plan_training,
+    price_of,
+    say_secondary,
+    secondary_price,
+    training_option,
+)
 from bot.advice.runs import tokens_for_money_asked, training_runs, training_table, training_tokens
 from bot.estimation import efficiency_for
 from bot.kb.schema import Model
@@ -200,6 +209,9 @@ def _tokens_in_time(ctx: Context, model: Model) -> Answer:
                 o.tokens = reference * q.duration_hours / o.wall_clock_hours
                 o.wall_clock_hours = q.duration_hours
                 o.gpu_hours = q.duration_hours * (o.gpu_count or 1)
+                if o.price is None and o.fits:  # no list price (A800, H20): the secondary figure, said
+                    o.price = secondary_price(ctx, choice.gpu, o.gpu_count or 1)
+                    say_secondary(ctx, o)
                 if o.price:
                     o.total_cost_usd = cost_for(o.price, q.duration_hours)
             options.append(o)
