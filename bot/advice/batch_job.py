@@ -20,7 +20,15 @@ import math
 from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label
-from bot.advice.options import caveats, config, machines_first, mention_cost, next_actions, quality_tier
+from bot.advice.options import (
+    caveats,
+    config,
+    hour_cell,
+    machines_first,
+    mention_cost,
+    next_actions,
+    quality_tier,
+)
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
@@ -157,7 +165,7 @@ def answer(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         if o.price is None and (mentioned := mention_cost(ctx, config(o), o.gpu, o.gpu_count, o.wall_clock_hours)):
             details.insert(0, mentioned)  # no list price: the secondary-source figure for the job, labelled as such
         headline, details = machines_first(ctx, headline, details, total, name)  # machines asked: they lead
-    rows = [[config(o), o.max_users, o.throughput_tps, o.wall_clock_hours, o.price_per_hour_usd, o.total_cost_usd]
+    rows = [[config(o), o.max_users, o.throughput_tps, o.wall_clock_hours, hour_cell(ctx, o), o.total_cost_usd]
             for o in options]
     return ctx.answer(title=note("title_batch_job", model_name=name, documents=q.documents), headline=headline,
                       details=details, options=options, recommendation=rec,

@@ -20,6 +20,7 @@ from bot.advice.options import (
     caveats,
     cheapest_per_token,
     config,
+    hour_cell,
     mention_cost,
     next_actions,
     quality_tier,
@@ -331,7 +332,7 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     table = Table(columns=["config", "fits", "gb_per_gpu", "ttft_s", "decode_tps", "max_users", "total_tps",
                            "usd_per_hour", "usd_per_m_tokens"],
                   rows=[[config(o), o.fits, o.memory_per_gpu_gb, o.ttft_s, o.decode_tps, o.users, o.throughput_tps,
-                         o.price_per_hour_usd, o.cost_per_million_tokens_usd] for o in options])
+                         hour_cell(ctx, o), o.cost_per_million_tokens_usd] for o in options])
     rec = _recommend(options, "cheapest" in q.asks)
     return ctx.answer(title=note("title_compare", gpu_names=[c.gpu.name for c in choices], model_name=model_label(model)),
                       headline=headline, details=details, options=options, recommendation=rec, table=table,

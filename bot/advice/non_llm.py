@@ -19,7 +19,7 @@ from bot.advice.answer import Answer, Option, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label
 from bot.advice.observed import image_time_note
-from bot.advice.options import caveats, config, machines_first, mention_cost, next_actions
+from bot.advice.options import caveats, config, hour_cell, machines_first, mention_cost, next_actions
 from bot.advice.planner import GpuChoice, candidate_gpus, cost_for, place, price_of
 from bot.errors import AdvisorError
 from bot.estimation import (
@@ -372,7 +372,7 @@ def answer_non_llm(ctx: Context, model: Model) -> Answer:
                r.need_gb]
         if rate_col:
             row += [_rate(task, r.est), r.est.hours if r.est else None]
-        row += [r.option.price_per_hour_usd, r.option.total_cost_usd]
+        row += [hour_cell(ctx, r.option), r.option.total_cost_usd]
         table_rows.append(row)
     details = [note("non_llm_hint", hint=model.runtime_memory_hint)] if model.runtime_memory_hint and task is None \
         else []

@@ -34,8 +34,8 @@ from bot.pricing.mentions import mention_for
 from bot.pricing.offers import Placement
 from bot.pricing.offers import place as all_placements
 
-__all__ = ["caveats", "cheapest_per_token", "config", "exact_rental", "half_precision_fix", "idle_line", "machines_first", "mention_cost",
-           "next_actions", "oom_despite_fit", "quality_tier", "variant_notes"]
+__all__ = ["caveats", "cheapest_per_token", "config", "exact_rental", "half_precision_fix", "hour_cell", "idle_line",
+           "machines_first", "mention_cost", "next_actions", "oom_despite_fit", "quality_tier", "variant_notes"]
 
 #: 32-bit weight formats: 4 bytes per parameter, twice a 16-bit load.
 _FULL_32 = ("fp32", "tf32")
@@ -127,6 +127,22 @@ def mention_cost(ctx: Context, label: dict, gpu_id: str | None, count: int | Non
                 per_m_usd=hour_usd / (tokens_per_s * 3600) * 1e6 if hour_usd and tokens_per_s else None,
                 as_of=m.as_of.isoformat() if m.as_of else None,
                 caveat={"en": m.caveat, "zh": m.caveat_zh} if with_caveat else None)
+
+
+def hour_cell(ctx: Context, o: Option) -> float | dict | None:
+    """The "per hour" cell of a table row: the option's price per hour in USD; for an option with no list price, the
+    secondary-source figure the answer's text uses for it (:func:`mention_cost`) as ``{"amount", "currency",
+    "secondary": True}`` for ``gpu_count`` GPUs (per GPU-hour x count, in the currency it was published in), which the
+    renderer marks as approximate, so a table never says "n/a" beside a sentence that gives a figure; ``None`` when
+    neither exists."""
+    if o.price is not None:
+        return o.price.price_per_hour_usd
+    if not o.gpu or "@" in o.gpu or not o.gpu_count:
+        return None
+    mp = mention_for(ctx.kb, o.gpu, ctx.query.providers)
+    if mp is None or not mp.mention.low_per_gpu_hour:
+        return None
+    return {"amount": mp.mention.low_per_gpu_hour * o.gpu_count, "currency": mp.mention.currency, "secondary": True}
 
 
 def caveats(ctx: Context, opt: Option, gpu: Gpu | None = None, *, idle: bool = True) -> None:

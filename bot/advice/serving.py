@@ -29,6 +29,7 @@ from bot.advice.options import (
     cheapest_per_token,
     config,
     half_precision_fix,
+    hour_cell,
     idle_line,
     machines_first,
     mention_cost,
@@ -705,7 +706,7 @@ def _table(ctx: Context, options: list[Option]) -> Table:
     return Table(columns=["config", "serves", "gb_per_gpu", "ttft_s", "decode_tps", "tps_per_user", "total_tps",
                           "usd_per_hour", "usd_per_m_tokens"],
                  rows=[[config(o), "tight" if _only_engine_budget(ctx, o) else o.meets, o.memory_per_gpu_gb, o.ttft_s, o.decode_tps, o.tps_per_user,
-                        o.throughput_tps, o.price_per_hour_usd, o.cost_per_million_tokens_usd] for o in options])
+                        o.throughput_tps, hour_cell(ctx, o), o.cost_per_million_tokens_usd] for o in options])
 
 
 def _workload_notes(ctx: Context, load: ServingLoad) -> None:
@@ -929,7 +930,7 @@ def _users_served_items(ctx: Context, models: list[Model], choices: list[GpuChoi
     headline = note("users_served_items", rows=rows, per_user_tps=load.capacity_tps)
     table = Table(columns=["config", "max_users", "tps_per_user", "single_user_tps", "usd_per_hour"],
                   rows=[[config(o, with_model=True), o.max_users, o.tps_per_user, o.single_user_tps,
-                         o.price_per_hour_usd] for o in options])
+                         hour_cell(ctx, o)] for o in options])
     return ctx.answer(title=note("title_items", model_names=[model_label(m) for m in models]), headline=headline,
                       details=[note("capacity_method", per_user_tps=load.capacity_tps)], options=options,
                       recommendation=0 if options else None, table=table,

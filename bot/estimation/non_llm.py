@@ -23,7 +23,7 @@ dated on-demand offer (see :func:`bot.estimation.cost.gpu_hour_price`) unless a 
 
 from __future__ import annotations
 
-from bot.estimation.common import get_gpu, get_model, require_positive, resolve_precision
+from bot.estimation.common import dense_peak_tflops, get_gpu, get_model, require_positive, resolve_precision
 from bot.estimation.cost import gpu_hour_price
 from bot.estimation.efficiency import EfficiencyTable, efficiency_for
 from bot.estimation.results import EmbeddingEstimate, EstimationError, ImageEstimate, TranscriptionEstimate
@@ -41,9 +41,11 @@ def _peak(eff: EfficiencyTable, gpu: Gpu, model: Model, precision: str | None, f
     prec = resolve_precision(eff, gpu, model, precision)
     assumptions, warnings, missing = list(prec.assumptions), list(prec.warnings), []
     compute = prec.compute
-    tflops = getattr(gpu.dense_tflops, compute, None)
-    if not tflops and compute in ("bf16", "fp16"):
-        tflops = getattr(gpu.dense_tflops, "fp16" if compute == "bf16" else "bf16", None)
+    # A neighbouring precision stands in when this one has no published figure (bf16 <-> fp16; int8 on a card with no
+    # integer figure runs at its fp8 or 16-bit rate, as weight-only int8 in diffusers and CTranslate2 does).
+    tflops, stand_in = dense_peak_tflops(gpu, compute)
+    if tflops and stand_in and compute not in ("bf16", "fp16"):
+        assumptions.append(stand_in)
     if not tflops:
         missing.append(f"dense {compute} tensor TFLOPS of {gpu.name}")
         warnings.append(f"no dense {compute} TFLOPS is published for {gpu.name}: speed not estimated")

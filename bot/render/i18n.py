@@ -153,7 +153,8 @@ class Renderer:
                     cny, usd = self.money_in(value["amount"], "cny"), self.money_in(value["amount"] / self.cny_per_usd,
                                                                                       "usd")
                     return f"{cny}（{usd}）" if self.zh else f"{cny} ({usd})"
-                return self.money_in(value["amount"], value["currency"])
+                # a secondary-source figure (not a list price) is marked approximate in a table cell
+                return ("~" if value.get("secondary") else "") + self.money_in(value["amount"], value["currency"])
             return ", ".join(f"{k}={v}" for k, v in value.items())
         if isinstance(value, (list, tuple)):
             if value and all(isinstance(v, Note) or (isinstance(v, dict) and set(v) == {"code", "params"})
