@@ -44,7 +44,7 @@ def test_unpriced_rows_show_the_secondary_hourly_figure(kb):
 
 def test_priced_rows_keep_their_list_price(kb):
     a = ask(kb, "H100 vs A100 for llama 3 70b, 20 users")
-    for o, row in zip(a.options, a.table.rows):
+    for o, row in zip(a.options, a.table.rows, strict=True):
         if o.price is not None:
             assert row[a.table.columns.index("usd_per_hour")] == o.price.price_per_hour_usd
 
