@@ -35,10 +35,19 @@ _NON_LLM_PRECISIONS = ("fp16", "int8", "nf4")
 
 
 def applies(ctx: Context) -> bool:
-    """Whether the question names a GPU the knowledge base lacks and no GPU it has."""
+    """Whether the question names a GPU the knowledge base lacks and no GPU it has, or names no GPU at all but the
+    memory the user has in all and asks whether a model fits in it ("we have 640GB of VRAM, can we run X")."""
     q = ctx.query
     return (q.intent in _INTENTS and not any(g.id in ctx.kb.gpus for g in q.gpus)
-            and any(t.kind == "gpu" for t in q.unknown_terms))
+            and any(t.kind == "gpu" for t in q.unknown_terms)) or _pool_asked(ctx)
+
+
+def _pool_asked(ctx: Context) -> bool:
+    """A fit asked of a memory pool: no GPU named, a model, the memory the user has (``memory_pool_gb``) and no other
+    quantity asked than the fit or the memory."""
+    q = ctx.query
+    return (q.intent == "size_inference" and not q.gpus and q.memory_pool_gb is not None and bool(q.models)
+            and "fit" in q.asks and not set(q.asks) - {"fit", "memory"})
 
 
 def _usable_gb(ctx: Context, memory_gb: float) -> float:
@@ -76,6 +85,8 @@ def answer(ctx: Context) -> Answer:
         (name unknown, memory asked for), a table of formats x fit when a model and memory are given.
     """
     q = ctx.query
+    if _pool_asked(ctx) and not any(t.kind == "gpu" for t in q.unknown_terms):
+        return _pool_answer(ctx)
     term = next(t for t in q.unknown_terms if t.kind == "gpu")
     memory = term.memory_gb or (q.memory_stated_gb[0] if q.memory_stated_gb else None)
     inside = _MEMORY_IN_NAME.search(term.as_written) if term.memory_gb is None else None
@@ -114,5 +125,56 @@ def answer(ctx: Context) -> Answer:
                                     fits=fits, too_big=too_big, listed=from_list,
                                     stated=not from_list and term.memory_gb is None,
                                     memory_only=term.memory_gb is not None, named=term.memory_gb is None),
+                      table=Table(columns=["model_precision", "need_gb", "usable_gb", "fits"], rows=rows),
+                      examples=[])
+
+
+def _pool_answer(ctx: Context) -> Answer:
+    """What fits in the memory the user has in all, with no GPU named ("we have 640GB of VRAM, can we run
+    DeepSeek-V3 in fp8").
+
+    The need per weight format is the serving memory of one copy (weights + KV cache for the users at the context +
+    overhead, :func:`_need_gb`); the pool's usable part is the stated GB read as the engine sees it (binary GiB x the
+    usable fraction, :func:`_usable_gb`), as for any card. A format fits within the serving engine's default memory
+    budget (vLLM ``gpu_memory_utilization`` 0.9 of it, knowledge/engines.yaml); one that needs more but no more than the
+    policy's ceiling (``serving.max_memory_utilization``) fits only with that setting raised ("tight").
+
+    Returns:
+        :class:`Answer`: headline ``memory_pool_fit`` (the formats that fit, fit tightly and do not), a table of
+        format x need x usable x fit; the formats are the ones asked, else the released one when "full" (满血) is
+        said, else 16-, 8- and 4-bit.
+    """
+    q = ctx.query
+    memory = q.memory_pool_gb
+    usable = _usable_gb(ctx, memory)
+    # what the serving engine lets the model use of it by default (vLLM gpu_memory_utilization 0.9,
+    # knowledge/engines.yaml), and the most a user may raise that to (policy serving.max_memory_utilization)
+    engine_name, engine = efficiency_for(ctx.kb).engine(q.engine or "vllm")
+    budget = usable * engine.memory_utilization if engine.memory_utilization_of == "total" else usable
+    ceiling = ctx.policy.serving.max_memory_utilization
+    most = usable * ceiling.value if ceiling is not None else budget
+    models = resolve_models(ctx)
+    precisions = q.precisions or (["native"] if q.full_precision else list(_PRECISIONS))
+    rows, fits, tight, too_big = [], [], [], []
+    for model in models[:3]:
+        for precision in (precisions if model.kind == "llm" else (q.precisions or list(_NON_LLM_PRECISIONS))):
+            found = _need_gb(ctx, model, precision)
+            if found is None:
+                continue
+            used, need = found
+            label = {"model_name": model_label(model), "precision": used}
+            verdict = need <= budget or ("tight" if need <= most else False)
+            rows.append([label, need, usable, verdict])
+            (fits if verdict is True else tight if verdict else too_big).append(label)
+    if tight and ceiling is not None:
+        ctx.cite(ceiling.source)
+    ctx.assume("memory_method", context_tokens=q.context_tokens or int(efficiency_for(ctx.kb).c(
+        "default_context_tokens")), users=q.concurrent_users or 1)
+    ctx.lack("memory_pool_speed")
+    return ctx.answer(title=note("title_memory_pool", memory_gb=memory),
+                      headline=note("memory_pool_fit", memory_gb=memory, usable_gb=usable, fits=fits, tight=tight,
+                                    too_big=too_big, engine=engine_name, sep_tight=bool(fits and tight),
+                                    sep_no=bool((fits or tight) and too_big),
+                                    default_utilization=engine.memory_utilization),
                       table=Table(columns=["model_precision", "need_gb", "usable_gb", "fits"], rows=rows),
                       examples=[])

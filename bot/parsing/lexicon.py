@@ -163,6 +163,9 @@ class MemoryVocab(_Vocab):
     units: list[str] = Field(default_factory=list)
     #: other units of memory, with GB per unit ("16000 MB", "24576 MiB", "1.5 TB"): converted, never read as GB
     scaled_units: dict[str, float] = Field(default_factory=dict)
+    #: a number's scale letter read as a byte prefix before a memory unit, GB per unit ("0.5T 显存" = 500 GB, not
+    #: 0.5 x 10^12 GB; "512M VRAM" = 0.512 GB)
+    scale_prefixes: dict[str, float] = Field(default_factory=dict)
     card_words: list[str] = Field(default_factory=list)
     requirement_words: list[str] = Field(default_factory=list)
     not_card_after: list[str] = Field(default_factory=list)
@@ -600,6 +603,7 @@ class Lexicon:
     number_words: Phrases
     count_words: Phrases
     scales: dict[str, float]
+    memory_scale_prefixes: dict[str, float]
     scale_pattern: str
     zh_digits: dict[str, int]
     zh_multipliers: dict[str, int]
@@ -838,6 +842,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         count_words=Phrases({w: v for w, v in merged_maps(lambda f: f.numbers.words).items()
                              if phrase_key(w) not in ("a", "an") and not (len(w) == 1 and not w.isascii())}),
         scales={phrase_key(k): v for k, v in scales.items()},
+        memory_scale_prefixes={phrase_key(k): v for k, v in merged_maps(lambda f: f.memory.scale_prefixes).items()},
         scale_pattern=scale_source,
         zh_digits=merged_maps(lambda f: f.numbers.digits),
         zh_multipliers=merged_maps(lambda f: f.numbers.multipliers),

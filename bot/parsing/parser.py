@@ -279,6 +279,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         # a pasted error comes from the user's setup ("V100 32G 上跑 ... 报 ValueError", "GPU 0 has a total capacity
         # of 23.65 GiB"): with no count said, the card named is one card, not a count to search
         gpus = [gpus[0].model_copy(update={"count": 1})]
+    if not gpus and not diagnosis and not error_paste:
+        fields["memory_pool_gb"] = _memory_pool(scan, low, lex)
     providers = _providers(low, tables, lex, gpu_found, vocab_spans)
     # no ask is read from inside a model's name ("70亿参数的模型": 参数 is its size, not a spec question) or from
     # an error message's memory details
@@ -596,6 +598,18 @@ def _set_aside_unrated_money(scan: QuantityScan, kb: KnowledgeBase, notes: list[
 
 
 _CLAUSE_BREAK = re.compile(r"[,;:.?!，；：。？！]\s")
+
+
+def _memory_pool(scan: QuantityScan, low: str, lex: Lexicon) -> float | None:
+    """The GPU memory the user has in all when no GPU is named ("we have 1.5TB of VRAM", "我们有0.5T显存"), GB: the
+    largest memory size stated that no requirement word leads ("needs 140gb", "占用 20G": what something takes, not
+    what the user has); ``None`` when there is none."""
+    requirement = re.compile(rf"(?:{lex.memory_requirement_words.pattern})\W*(?:{lex.approx_words.pattern})?\W*$")
+    # "总共 320G": a word that is both (总共, 一共) says a total the user has
+    total = re.compile(rf"(?:{lex.memory_total_words.pattern})\W*$")
+    had = [f.value for f in scan.all("memory_gb") if total.search(low[max(0, f.start - 24):f.start])
+           or not requirement.search(low[max(0, f.start - 24):f.start])]
+    return max(had) if had else None
 
 
 def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dict:

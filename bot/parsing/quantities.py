@@ -599,6 +599,10 @@ class _Scanner:
                     self.ratio(m)
                     continue
                 value = number_value(m, lex)
+                scale = phrase_key(m.group("scale") or "")
+                if name == "memory_gb" and scale in lex.memory_scale_prefixes:
+                    # "0.5T 显存": the scale letter is a byte prefix here (TB), not "trillion" GB
+                    value = value / lex.scales.get(scale, 1.0) * lex.memory_scale_prefixes[scale]
                 if name in ("power_watts", "bandwidth_gb_s", "compute_tflops") or phrases is lex.memory_scaled_units:
                     value *= float(phrases.value(m.group("unit")) or 1)
                 self.claim(name, value, m.start(), m.end())

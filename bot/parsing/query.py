@@ -380,6 +380,8 @@ class Query(_Record):
         spec_checks: spec figures and ratios the question states and asks whether they are true
             (:class:`SpecCheck`), in order; empty when it asks of none.
         memory_stated_gb: memory amounts the question states that are not a GPU ("used ~18gb").
+        memory_pool_gb: with no GPU named, the GPU memory the user says they have in all ("we have 1.5TB of VRAM",
+            "我们有0.5T显存"), GB; ``None`` otherwise (a size led by a requirement word, "needs 140gb", is not one).
         bandwidth_stated_gb_s: bandwidths the question quotes ("3.2TB/s" -> 3200), as written (bits or bytes
             are not guessed).
         diagnosis: what a pasted error says, when there is one.
@@ -488,6 +490,7 @@ class Query(_Record):
     claims_wording_quoted: list[str] = Field(default_factory=list)
     spec_checks: list[SpecCheck] = Field(default_factory=list)
     memory_stated_gb: list[float] = Field(default_factory=list)
+    memory_pool_gb: float | None = None
     bandwidth_stated_gb_s: list[float] = Field(default_factory=list)
     diagnosis: Diagnosis | None = None
     config_error: str | None = None

@@ -1,0 +1,76 @@
+"""A fit asked of GPU memory the user has in all, with no GPU named ("we have 640GB of VRAM, can we run X"): the
+answer is what fits in that memory, never a setup of cards the user did not name; a memory size written with a scale
+letter ("0.5T 显存") is read as TB, not trillions of GB; a bare memory figure no longer reads as the article's
+"H100x8 with 640 GB" claim.
+
+Figures (by hand):
+* usable memory of a pool = stated GB x 2^30 / 10^9 (a marketed "80 GB" card is 80 GiB) x 0.99
+  (knowledge/efficiency.yaml usable_memory_fraction_hbm): 640 GB -> 640 x 1.073741824 x 0.99 = 680.32 GB;
+  500 GB -> 531.50 GB; 320 GB -> 340.16 GB.
+* vLLM reserves 0.9 of that by default (knowledge/engines.yaml memory_utilization): 640 GB -> 612.29 GB.
+* DeepSeek-V3 671B: fp8 weights alone are 671 GB (1 byte per weight) > 680.32 x 0.97 (policy.yaml ceiling) = 659.9;
+  int4 is ~0.5 byte per weight, ~336 GB + KV cache + overhead < 612.29: fits.
+* Qwen2.5 72B (72.7B) in 16-bit: 145.4 GB of weights + KV cache + overhead < 0.9 x 340.16 = 306.1: fits.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from bot.advice.advise import advise
+from bot.parsing.parser import parse_question
+from bot.render.terminal import render_text
+
+TODAY = date(2026, 12, 1)
+
+
+def ask(kb, text: str):
+    return advise(parse_question(text, kb), kb, today=TODAY)
+
+
+@pytest.mark.parametrize(("text", "pool_gb"), [
+    ("我们有0.5T显存，能跑满血DeepSeek R1吗", 500.0),
+    ("we have 1.5TB of VRAM in total, can we serve llama 3.1 405b in bf16", 1500.0),
+    ("总共 320G 显存能跑 qwen2.5 72b 吗", 320.0),
+    ("we have 640GB of total VRAM across our cards, can we run deepseek v3 in fp8", 640.0),
+])
+def test_the_memory_the_user_has_is_read(kb, text, pool_gb):
+    q = parse_question(text, kb)
+    assert q.memory_pool_gb == pool_gb
+    assert not q.gpus
+
+
+@pytest.mark.parametrize("text", [
+    "llama 3 70b needs 140gb, will it fit",   # what the model needs, not what the user has
+    "8x H100 with 640GB, can we run deepseek v3",   # GPUs named: their memory
+])
+def test_a_requirement_or_named_cards_is_no_pool(kb, text):
+    assert parse_question(text, kb).memory_pool_gb is None
+
+
+def test_deepseek_v3_fp8_does_not_fit_in_640_gb_but_int4_does(kb):
+    a = ask(kb, "we have 640GB of total VRAM across our cards, can we run deepseek v3")
+    assert a.headline.code == "memory_pool_fit"
+    assert a.headline.params["usable_gb"] == pytest.approx(680.32, abs=0.01)
+    verdicts = {row[0]["precision"]: row[3] for row in a.table.rows}
+    assert verdicts["fp8"] is False and verdicts["int4"] is True
+    assert not a.options  # no cards invented
+    assert not a.query.claims  # "640GB" alone is the user's memory, not the article's H100x8 claim
+    first = render_text(a).split("\n")[1]
+    assert first.startswith("With 640 GB of GPU memory in all (680.3 GB usable): these fit: DeepSeek-V3")
+
+
+def test_full_model_in_chinese_is_judged_as_released(kb):
+    a = ask(kb, "我们有0.5T显存，能跑满血DeepSeek R1吗")
+    assert [row[0]["precision"] for row in a.table.rows] == ["fp8"]
+    assert a.table.rows[0][3] is False
+    assert a.headline.params["usable_gb"] == pytest.approx(531.50, abs=0.01)
+    assert "放不下" in render_text(a).split("\n")[1]
+
+
+def test_qwen_72b_in_320_gb_fits_in_every_format(kb):
+    a = ask(kb, "总共 320G 显存能跑 qwen2.5 72b 吗")
+    assert all(row[3] is True for row in a.table.rows)
+    assert a.table.rows[0][1] == pytest.approx(149.5, abs=1.0)  # 145.4 GB of 16-bit weights + KV + overhead
