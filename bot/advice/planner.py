@@ -922,6 +922,12 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
                     plan.est = at_load
                     plan.rejection = note("reject_memory", need_gb=at_load.memory.per_gpu_gb,
                                           usable_gb=at_load.memory.usable_memory_gb)
+                elif at_load is not None and why.code == "reject_engine_budget":
+                    # one user is already beyond the engine's default budget: the memory shown and judged (a
+                    # setting away, or not) is the asked load's, not one user's
+                    plan.est = at_load
+                    plan.rejection = note("reject_engine_budget", max_users=at_load.max_batch_size or 0,
+                                          users=plan.batch)
             if first is not None and (closest is None or _closer(plan, closest)):
                 closest = plan
             continue
