@@ -32,6 +32,7 @@ from bot.advice.traffic import traffic_at_estimate
 from bot.kb.loader import KnowledgeBase
 from bot.notes import note
 from bot.parsing.query import Query
+from bot.pricing.currency import cny_per_usd
 
 __all__ = ["ROUTES", "advise"]
 
@@ -118,13 +119,29 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
         # question; its verdict leads, the comparison on the user's workload follows
         verdicts = claim_verdicts(ctx)
         if verdicts:
-            return out.model_copy(update={
+            return _quoted_converted(ctx, out.model_copy(update={
                 "headline": verdicts[0],
                 "details": [*verdicts[1:], note("claim_on_your_workload"), out.headline, *out.details],
-                "sources": list(dict.fromkeys([*out.sources, *ctx.sources]))})
+                "sources": list(dict.fromkeys([*out.sources, *ctx.sources]))}))
     if query.claims and query.intent != "spec_lookup":
         # a claim quoted beside a sizing question: that question is answered first, the claim's verdict second
         verdicts = claim_verdicts(ctx)
         out = out.model_copy(update={"details": [*verdicts, *out.details],
                                      "sources": list(dict.fromkeys([*out.sources, *ctx.sources]))})
-    return out
+    return _quoted_converted(ctx, out)
+
+
+def _quoted_converted(ctx: Context, out: Answer) -> Answer:
+    """An amount the user quotes in one of USD/CNY while the answer is asked in the other ("2.24 美元...换算人民币多少"):
+    the amount in the asked currency at the knowledge base's dated rate, first among the details
+    (``quoted_converted``: amount x CNY per USD, or / it). ``out`` unchanged when there is none or no rate."""
+    q = ctx.query
+    want = q.answer_currency
+    quoted = [m for m in q.quoted_prices if want in ("usd", "cny") and m.currency in ("usd", "cny") and m.currency != want]
+    rate = cny_per_usd(ctx.kb) if quoted else None
+    if rate is None:
+        return out
+    lines = [note("quoted_converted", amount={"amount": m.amount, "currency": m.currency},
+                  converted={"amount": m.amount * rate[0] if want == "cny" else m.amount / rate[0], "currency": want},
+                  rate=rate[0], rate_date=rate[1]) for m in quoted[:3]]
+    return out.model_copy(update={"details": [*lines, *out.details]})

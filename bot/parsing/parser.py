@@ -402,6 +402,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     elif committed and period is not None and fields.get("duration_hours") == _TERM_HOURS.get(term):
         # "reserved 1yr, monthly cost?": the term is the contract; the period asked is the answer's length
         fields["duration_hours"] = period.value
+    # a currency word that is an amount's unit ("2.24 美元") says what the amount is in, not what the answer is asked in
+    asked_currencies = lex.answer_currency.found(_masked(low, SpanSet([(f.start, f.end) for f in scan.all("money")])))
     query = Query(
         text=cleaned,
         language=_language(cleaned, low, lex),
@@ -439,8 +441,8 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         spec_fields=lex.spec_fields.found(low),
         # the currency asked for, else the one the user's own amounts are in ("按每卡每小时 15 块算" -> CNY)
         # and for a question in Chinese about clouds that publish in CNY only, the currency they publish in
-        both_currencies={"cny", "usd"} <= set(lex.answer_currency.found(low)),
-        answer_currency=next(iter(lex.answer_currency.found(low)), None) or (
+        both_currencies={"cny", "usd"} <= set(asked_currencies),
+        answer_currency=next(iter(asked_currencies), None) or (
             "cny" if any(f.value["currency"] == "cny" for f in scan.all("money")) else None) or (
             "cny" if default_currency == "cny" and _publish_in_cny(kb, providers) else None),
         claims=(claims := [c.id for c in match_claims(kb, cleaned)]),

@@ -1,0 +1,43 @@
+"""An amount the user quotes in USD or CNY, with the answer asked in the other currency, is converted first, at the
+knowledge base's dated rate; a currency word that is a quoted amount's unit ("2.24 美元") is not the currency asked.
+
+Rate: knowledge/prices/common/exchange_rates.yaml, 6.8012 CNY per USD (2026-05-08).
+2.24 x 6.8012 = 15.2347 -> ¥15.23; 1.98 / 6.8012 = 0.2911 -> $0.29.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from bot.advice.advise import advise
+from bot.parsing.parser import parse_question
+
+TODAY = date(2026, 12, 1)
+
+
+def ask(kb, text: str):
+    return advise(parse_question(text, kb), kb, today=TODAY)
+
+
+@pytest.mark.parametrize(("text", "currency", "both"), [
+    ("文章说 H100 每卡每小时 2.24 美元起，折合人民币是多少", "cny", False),
+    ("8张H100一个月多少钱，人民币和美元都报一下", "cny", True),
+    ("按每卡每小时 15 元算，8 张 A800 一个月多少钱", "cny", False),
+])
+def test_the_currency_asked(kb, text, currency, both):
+    q = parse_question(text, kb)
+    assert (q.answer_currency, q.both_currencies) == (currency, both)
+
+
+@pytest.mark.parametrize(("text", "converted", "to"), [
+    ("文章说 H100 每卡每小时 2.24 美元起，折合人民币是多少？国内能租到这个价吗", 2.24 * 6.8012, "cny"),
+    ("AutoDL 的 4090 是 1.98 元一小时，合多少美元", 1.98 / 6.8012, "usd"),
+])
+def test_the_quoted_amount_is_converted_first(kb, text, converted, to):
+    a = ask(kb, text)
+    line = next(d for d in a.details if d.code == "quoted_converted")
+    assert line.params["converted"]["currency"] == to
+    assert line.params["converted"]["amount"] == pytest.approx(converted, rel=1e-6)
+    assert a.details[0].code == "quoted_converted"
