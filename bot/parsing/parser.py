@@ -649,9 +649,10 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
     observations: list[Observation] = []
     for f in scan.found:  # figures the user saw (or quotes), in order: never targets
         written = scan.text[f.start:f.end].strip()
-        if f.field == "rate" and f.value["kind"] == "tokens_per_s" and f.value.get("seen") in ("observed", "quoted"):
-            observations.append(Observation(kind="tokens_per_s", value=f.value["value"], as_written=written,
-                                            quoted=f.value["seen"] == "quoted"))
+        if f.field == "rate" and f.value["kind"] in ("tokens_per_s", "prefill_tokens_per_s") and \
+                f.value.get("seen") in ("observed", "quoted"):
+            observations.append(Observation(kind=f.value["kind"], value=f.value["value"], as_written=written,
+                                            quoted=f.value["seen"] == "quoted", measured=bool(f.value.get("measured"))))
         elif f.field == "observed_time":
             observations.append(Observation(kind="seconds_per_item", value=f.value["value"], item=f.value["item"],
                                             as_written=written))
