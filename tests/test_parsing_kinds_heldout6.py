@@ -8,7 +8,20 @@ real parse path with questions written for this test (none copied from a questio
    with 显存的 ("22G显存的2080ti", a modded card's memory, never read as two cards' total), a name missing a word
    picked by its memory ("RTX 4000 20G": only the RTX 4000 Ada has 20 GB), a product number the knowledge base lacks
    ("5070 12GB", "5060 ti 16gb") reported unknown with its memory and never read as a count, "64 gb RAM" after a card
-   word of another size, a hyphenated figure ("a 30-second clip") that is no A30, "m2-ultra" as an Apple chip.
+   word of another size, a hyphenated figure ("a 30-second clip") that is no A30, "m2-ultra" as an Apple chip;
+3. a card named only by its memory as the subject of a fit question ("does 8GB run ...", "can 12gb run ...");
+4. counts written apart: one GPU compared with itself at another count is two setups ("2 x 4090 slower than just
+   4090"), the same count said twice is one; a count written after options joined by "or" covers each ("3090或4090
+   单卡");
+5. machines counted before a GPU name ("4台 A800 机器", "3 H100 nodes") are nodes, not GPUs;
+6. fine-tuning settings changed to a value ("max_length改到512", "lowered max_seq_length to 1024") are the context;
+7. intents: memory asked with other words ("how much RAM is required") is sizing, not a quote; a card named only by its
+   memory has no spec sheet; a GGUF or weight-only format asks no hardware spec; a fit asked of a workload is sizing
+   whatever spec word is on the way; setups of different counts compared are a comparison, and "at about the same
+   speed as" compares; alternatives offered to a fit question ("can a 3090 or 4090 run ...") are each sized; a workload
+   word that is a checkpoint's owner ("unsloth/...") is no workload;
+8. one model per name: a bare family alias followed by another size is that size ("bloom 7b"), and a bare name beside a
+   named version of its family is that version ("whisper ... large-v2").
 
 GPU ids and memory come from ``knowledge/gpus.yaml`` (RTX 2080 Ti 11 GB ``rtx-2080-ti-11gb``; RTX 4000 Ada 20 GB
 ``rtx-4000-ada-20gb``; A800 80 GB ``a800-sxm-80gb``; A100 40 GB ``a100-sxm-40gb``).
@@ -101,3 +114,113 @@ def test_an_apple_chip_written_with_a_hyphen_is_unknown(kb):
     q = parse_question("m2-ultra vs 2x 3090 for llama 70b", kb)
     assert [t.as_written for t in q.unknown_terms if t.kind == "gpu"] == ["m2-ultra"]
     assert _gpus(q) == [("rtx-3090-24gb", 2, None, False)]
+
+
+# --------------------------------------------------------------------------- 3. a card named only by its memory
+
+@pytest.mark.parametrize(("text", "gpus"), [
+    # knowledge/gpus.yaml: the most common consumer card of 8 GB is the RTX 3060 Ti, of 12 GB the RTX 3060 12GB
+    ("Does 8GB able to run mistral 7b in 4-bit?", [("rtx-3060-ti-8gb", 1, None, True)]),
+    ("can 12gb run qwen2.5 7b in int8?", [("rtx-3060-12gb", 1, None, True)]),
+])
+def test_a_memory_asked_a_fit_question_is_a_card(kb, text, gpus):
+    q = parse_question(text, kb)
+    assert _gpus(q) == gpus
+    assert q.intent == "size_inference"
+
+
+def test_a_memory_needed_is_no_card(kb):
+    # "need 16gb": a requirement, not the user's card
+    assert parse_question("does it need 16gb to run llama 3 8b", kb).gpus == []
+
+
+# --------------------------------------------------------------------------- 4. counts written apart
+
+@pytest.mark.parametrize(("text", "gpus"), [
+    ("is 2x 3090 really slower than just 3090 for mistral 7b?",
+     [("rtx-3090-24gb", 2, None, False), ("rtx-3090-24gb", 1, None, False)]),
+    ("8x A100 vs 4x A100 for llama 2 70b, which is cheaper per token",
+     [("a100-sxm-80gb", 8, None, False), ("a100-sxm-80gb", 4, None, False)]),
+    # the same two cards said twice: one setup
+    ("I have 2x 4090. Does llama 70b int4 fit on my two 4090s?", [("rtx-4090-24gb", 2, None, False)]),
+    # a count after options joined by "or" covers each; one before the second covers only it
+    ("3090或4090 单卡能跑 qwen2.5 14b int4 吗", [("rtx-3090-24gb", 1, None, False), ("rtx-4090-24gb", 1, None, False)]),
+    ("4090 or 2x 3090 for llama 70b int4?", [("rtx-4090-24gb", None, None, False), ("rtx-3090-24gb", 2, None, False)]),
+])
+def test_counts_written_apart(kb, text, gpus):
+    assert _gpus(parse_question(text, kb)) == gpus
+
+
+# --------------------------------------------------------------------------- 5. machines counted before a GPU name
+
+@pytest.mark.parametrize(("text", "nodes", "count"), [
+    # machines whose GPUs are not said: 8 each assumed (note nodes_of_eight), 4 x 8 = 32
+    ("全参微调 qwen2.5 72b，4台 A800 机器够吗", 4, 32),
+    ("we have 3 H100 nodes, can we full finetune llama 3 70b", 3, 24),
+    # "2 nodes of 8": 2 x 8 = 16, as before
+    ("2 nodes of 8 h100 for llama 3.1 405b fp8", 2, 16),
+])
+def test_machines_counted_before_a_gpu_name(kb, text, nodes, count):
+    q = parse_question(text, kb)
+    assert q.node_count == nodes
+    assert [g.count for g in q.gpus] == [count]
+
+
+def test_one_gpu_machine_is_not_eight_gpus(kb):
+    q = parse_question("can distil whisper serve 40 concurrent requests on one T4 machine?", kb)
+    assert _gpus(q) == [("t4-16gb", 1, None, False)]
+    assert q.node_count is None
+
+
+# --------------------------------------------------------------------------- 6. fine-tuning settings
+
+@pytest.mark.parametrize(("text", "method", "context"), [
+    ("qlora 微调 qwen2.5 7b，max_length改到1024还是OOM", "qlora", 1024),
+    ("lora on llama 3 8b, lowered max_seq_length to 1024 and still OOM on a 3090", "lora", 1024),
+    ("lora微调 qwen2.5 7b，cutoff_len 降到 2048 还是爆显存", "lora", 2048),
+])
+def test_settings_changed_to_a_value(kb, text, method, context):
+    q = parse_question(text, kb)
+    assert (q.method, q.context_tokens) == (method, context)
+    assert q.intent == "finetune"
+
+
+# --------------------------------------------------------------------------- 7. intents
+
+@pytest.mark.parametrize(("text", "intent"), [
+    ("How much RAM is required to run llama 3 8b, can a T4 do it?", "size_inference"),
+    ("how much VRM is needed to run flux dev on a 3090?", "size_inference"),
+    # a card named by its memory has no spec sheet to look up
+    ("My card only has 12GB of VRAM, does it have fp8 for flux dev?", "size_inference"),
+    ("推理时单卡24G带不动 qwen2.5 14b，算力下限是多少", "size_inference"),
+    # a GGUF type runs on any GPU: no hardware question
+    ("A100推理很慢，只有 4 tokens/s，Q4_K_M 模型，有什么方法提升？", "size_inference"),
+    # a fit asked of a workload, a spec word on the way
+    ("支持多卡推理吗？两张3090能否满足运行 qwen2.5 32b 的需求？", "size_inference"),
+    # setups of different counts compared, a spec named on the way
+    ("a single 4090 vs 4x 3060 12GB, is the memory bandwidth a bottleneck?", "compare"),
+    ("why does the A100 run whisper large-v3 at about the same speed as the 3090?", "compare"),
+    # alternatives offered to a fit question: each sized
+    ("can a 3090 or 4090 run flux dev in fp8?", "size_inference"),
+    ("3090或4090 单卡能跑 qwen2.5 14b int4 吗", "size_inference"),
+    # still a comparison when one is asked
+    ("3090 or 4090 for qwen2.5 14b, which is faster?", "compare"),
+    # "unsloth/" is the checkpoint's owner: loading it is inference
+    ("loading unsloth/Llama-3.2-3B-bnb-4bit in 8bit uses 6GB on a T4, why?", "size_inference"),
+])
+def test_intent_kinds(kb, text, intent):
+    assert parse_question(text, kb).intent == intent
+
+
+# --------------------------------------------------------------------------- 8. one model per name
+
+def test_a_family_alias_then_another_size_is_that_size(kb):
+    # knowledge/models.yaml has only BLOOM 176B: "bloom 7b" is a 7B model it lacks, sized by 7B
+    q = parse_question("全参数微调 bloom 7b 要几张 a100", kb)
+    assert [(m.id, m.params_total_b, m.name_unknown) for m in q.models] == [(None, 7.0, True)]
+    assert [t.as_written for t in q.unknown_terms if t.kind == "model"] == ["bloom 7b"]
+
+
+def test_a_bare_name_beside_a_version_of_its_family_is_that_version(kb):
+    q = parse_question("whisper on a T4: ggml-large-v2 took 3 hours for 1 hour of audio", kb)
+    assert [m.id for m in q.models] == ["whisper-large-v2"]

@@ -127,6 +127,8 @@ class FoundGpu:
     notes: list[Note] = field(default_factory=list)
     suggestions: list[str] = field(default_factory=list)
     glued_figure: str | None = None
+    #: the count is written after the name ("A100 x8", "4090 单卡"), so it may cover names listed before it
+    count_after: bool = False
 
 
 @dataclass(frozen=True)
@@ -337,10 +339,13 @@ class _GpuScanner:
         self.tables = tables
         self.counts = _counts(lex)
         self.total_after = lex.per_machine_total_after  # "2机16卡": 16 cards over both machines
+        self.machine_after = re.compile(rf"\s*(?:{lex.per_machine_machine.pattern})")  # "3 H100 nodes"
         self.not_name_prefixes = lex.not_name_prefixes.pattern
         self.percentiles = lex.percentiles  # "p99" is a latency percentile, not a Tesla P-series card
         self.own_card = re.compile(rf"(?:{lex.own_card_words.pattern})\s*$")  # "my 4070 ti super": one card
         self.variant_words = lex.gpu_variant_words
+        self.variant_start = re.compile("|".join(  # "ti" of "rtx4070tisuper": a variant word starting the rest
+            re.escape(re.sub(r"[\s_\-]", "", k)) for k in lex.gpu_variant_words.values) or "(?!)")
         self.card_then_paren = _card_then_paren(lex.card_words.pattern)  # "A100 GPUs (40GB)", "A100显卡（40G）"
         gpu_hours = lex.quantity_units.get("gpu_hours")
         # "5,000 H100 GPU-hours", "10k A100 hours": the number before the name is GPU time, not a count
@@ -578,12 +583,16 @@ class _GpuScanner:
                         notes.append(note("gpus_per_node", nodes=nodes, per_node=count, count=nodes * count))
                         count *= nodes
                         span_start -= len(outer.group(0))
+                    elif outer is None and self._machines_counted(before, span_end):
+                        # "4台 A800 机器", "3 H100 nodes": the count is of machines, whose GPUs are not said
+                        nodes, count = count, None
             unusable = self.counts.unusable.search(self.low[max(0, span_start - 24):span_start])
             if count is None and over_limit is None and unusable and _signed(unusable.group(1)) <= 0:
                 # "0 H100s", "-2 A100": a count that cannot be used is reported first, and none is assumed from it
                 # the number stays unclaimed, so it is listed as not understood too, as other unusable quantities are
                 notes.append(note("quantity_unusable", written=f"{unusable.group(0).strip()} {written}",
                                   quantity="gpu_count"))
+        counted_after = False
         after_count = self.counts.after.match(self.low[span_end:span_end + 16])
         per_unit = _count_value(after_count.group(1) or after_count.group(2), self.counts) if after_count else None
         if after_count and per_unit is None and _too_many(after_count.group(1) or after_count.group(2)):
@@ -594,6 +603,7 @@ class _GpuScanner:
         elif per_unit is not None and count is None:
             count = per_unit
             span_end += after_count.end()
+            counted_after = True
         elif per_unit is not None and nodes is None and after_count.group(1) and count * per_unit <= MAX_GPU_COUNT:
             # a count on each side, "2台 H100*8", "2 x H100 x8": machines of that many GPUs each
             notes.append(note("gpus_per_node", nodes=count, per_node=per_unit, count=count * per_unit))
@@ -616,8 +626,16 @@ class _GpuScanner:
                                    assumed and memory_gb is None, memory_gb=memory_gb, nodes=nodes, notes=notes,
                                    count_over_limit=over_limit if count is None else None,
                                    glued_figure=self.written(span_end, figure_end) if figure_end and
-                                   figure_end > span_end else None))
+                                   figure_end > span_end else None, count_after=counted_after))
         return i + n
+
+    def _machines_counted(self, before: re.Match[str], name_end: int) -> bool:
+        """Whether the count matched by ``before`` (right before a GPU name ending at ``name_end``) counts machines:
+        written with no multiplier or card counter, or with 台, and followed by a machine word of the lexicon
+        (``per_machine.machine_words``: "4台 A800 机器", "3 H100 nodes"; not "8x A100 nodes", eight per node)."""
+        counter = before.group(0)[before.end(1) - before.start(0):].strip()
+        return counter in ("", "台") and bool(self.machine_after.match(self.low, name_end)) and \
+            (_count_value(before.group(1), self.counts) or 0) > 1  # ("one T4 machine": a machine of T4s)
 
     def _follows_model_word(self, pos: int) -> bool:
         """"llama 2 a100": the 2 is a model version, not a count."""
@@ -654,10 +672,13 @@ class _GpuScanner:
         if exact is not None:
             return self._add(i, n, exact.id, repair_name(exact.alias), None, None)
         key = "".join(self.reps[i:i + n])
-        started = {product_key(g) for k, g in self.tables.gpu_keys.items() if k.startswith(key) and k != key}
+        # (a name whose rest starts with a variant word is another product: "rtx 4070" is not the RTX 4070 Ti Super)
+        started = {product_key(g) for k, g in self.tables.gpu_keys.items()
+                   if k.startswith(key) and k != key and not self.variant_start.match(k, len(key))}
         if len(started) == 1 and any(c.isdigit() for c in key):
             # "RTX4000", "mi300": the start of one product's name, a word or letter left out (RTX 4000 Ada, MI300X)
-            gpu_id = next(g for k, g in self.tables.gpu_keys.items() if k.startswith(key) and k != key)
+            gpu_id = next(g for k, g in self.tables.gpu_keys.items() if k.startswith(key) and k != key
+                          and not self.variant_start.match(k, len(key)))
             default = self.tables.index.lookup("gpu", self.tables.index.display_name("gpu", gpu_id), fuzzy=False)
             gpu_id = default.id if default else gpu_id
             return self._add(i, n, gpu_id, key, None,
@@ -883,9 +904,15 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
             # knowledge base lacks in that form (one of it), not 4,060 cards; the card is read from its memory
             near = None
         lead = _CAPACITY_LEAD.search(low[max(0, start - 12):start]) or near  # "three 24 gb gpus": any count
+        # "does 8GB run llama 7b?", "can 12gb handle it": a size asked a fit question of (a fit opener of the lexicon
+        # opening the clause right before it, a fit verb after it) is the card asked about
+        clause_start = max((i + 1 for i, ch in enumerate(low[:start]) if ch in ",.;:?!\n，。；：？！"), default=0)
+        asked_of = re.fullmatch(rf"\s*(?:{lex.fit_openers.pattern})\s+", low[clause_start:start]) and \
+            lex.fit_verbs.search(low[end:end + 40])
         named_card = named_card or product
         # a unit of the lexicon may hold the card word itself ("16 gb of vram", "24 gb card")
-        card = bool(m.group("card")) or named_card or bool(one_counted) or bool(lex.card_words.search(unit))
+        card = bool(m.group("card")) or named_card or bool(one_counted) or bool(lex.card_words.search(unit)) or \
+            bool(asked_of)
         if not (card or lead):
             continue
         # no card has a size outside the knowledge base's range: said by the memory alone (an explicit unit and a card
@@ -1171,13 +1198,18 @@ def share_listed_counts(found: list[FoundGpu], low: str, lex: Lexicon) -> list[F
         ``found``, with the counts shared (the records are updated in place).
     """
     gap = _option_gap(lex.option_connectors.pattern)
+    choice = _option_gap(lex.choice_connectors.pattern)
     ordered = sorted(found, key=lambda f: f.span_start)
     pairs = [(a, b) for a, b in zip(ordered, ordered[1:], strict=False)
              if a.id and b.id and gap.fullmatch(low, a.span_end, b.span_start)]
     for a, b in pairs:  # forwards: "32 A100/H100/H200"
         if a.count is not None and b.count is None and b.count_over_limit is None:
             b.count = a.count
-    for a, b in reversed(pairs):  # backwards: "A100/H100 x8"
+    # backwards: "A100/H100 x8"; and a count written after the last of options joined by a choice word ("3090或4090
+    # 单卡", "A100 or H100 x8"), never one written before it ("4090 or 2x 3090": one 4090 against two 3090s)
+    chosen = [(a, b) for a, b in zip(ordered, ordered[1:], strict=False)
+              if a.id and b.id and b.count_after and choice.fullmatch(low, a.span_end, b.span_start)]
+    for a, b in reversed(pairs + [p for p in chosen if p not in pairs]):
         if b.count is not None and a.count is None and a.count_over_limit is None:
             a.count = b.count
     return found

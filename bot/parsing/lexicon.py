@@ -370,6 +370,9 @@ class LexiconFile(_Vocab):
     # of ``compare_connectors``, those that list options ("RTX 3090 / 4090", "A100/A800"): GPUs joined only by
     # these are compared when a comparison is asked or no workload is named, else they are the options sized
     option_connectors: list[str] = Field(default_factory=list)
+    #: of ``compare_connectors``, those that only offer alternatives ("a 3090 or 4090", "3090或4090"): with a fit
+    #: asked and nothing compared, each option is checked (a sizing question), not ranked
+    either_connectors: list[str] = Field(default_factory=list)
     compare_relations: list[str] = Field(default_factory=list)
     precisions: dict[str, list[str]] = Field(default_factory=dict)
     kv_cache_words: list[str] = Field(default_factory=list)
@@ -728,6 +731,7 @@ class Lexicon:
     choice_connectors: Phrases
     #: connectors that list options ("A100/H100"): a count said with one of the GPUs so listed is each one's
     option_connectors: Phrases
+    either_connectors: Phrases
     compare_relations: Phrases
     precisions: Phrases
     kv_cache_words: Phrases
@@ -968,6 +972,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         choice_connectors=Phrases({c: True for f in files for c in f.compare_connectors if phrase_key(c) not in {
             phrase_key(o) for g in files for o in g.option_connectors}}),
         option_connectors=Phrases(_flat(lists(lambda f: f.option_connectors))),
+        either_connectors=Phrases(_flat(lists(lambda f: f.either_connectors))),
         compare_relations=Phrases(_flat(lists(lambda f: f.compare_relations))),
         precisions=Phrases(_inverse(groups(lambda f: f.precisions))),
         kv_cache_words=Phrases(_flat(lists(lambda f: f.kv_cache_words))),
