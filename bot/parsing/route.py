@@ -111,7 +111,7 @@ class RouteInputs:
 def _compare_patterns(connectors: str, relations: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     pair = re.compile(rf"§g\s*\)?\s*\(?\s*(?:{connectors})\s*\(?\s*(?:an?\s+|the\s+|one\s+)?§g")
     rel = re.compile(
-        rf"(?:{relations})\s*(?:an?\s+|the\s+|my\s+|our\s+|a\s+single\s+)?§g"
+        rf"(?:{relations})\s*(?:(?:just|only)\s+)?(?:an?\s+|the\s+|my\s+|our\s+|a\s+single\s+|one\s+)?§g"
         r"|\bfrom\s+(?:an?\s+|the\s+|our\s+|my\s+)?§g\s*(?:\w+\s+){0,2}?to\s+(?:an?\s+|the\s+)?§g"
         r"|\bbetween\s+(?:an?\s+|the\s+)?§g\s*(?:,|and|&|or)\s*(?:an?\s+|the\s+)?§g"  # "between A and B (and C)"
         r"|(?:upgrad|switch|mov|migrat)\w*\s+(?:from\s+)?(?:an?\s+|the\s+|our\s+|my\s+)?§g\s+to\s+(?:an?\s+)?§g"
