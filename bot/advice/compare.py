@@ -204,8 +204,9 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
             measured = _batch1_measurement(ctx, gb, model)
             if measured is not None:
                 details.append(measured)
-        if fast.gpu_count != slow.gpu_count and ga and gb:
-            # unequal counts (each holds the model on the fewest it needs): per GPU the picture can flip
+        if fast.gpu_count != slow.gpu_count and ga and gb and ga.id != gb.id:
+            # unequal counts (each holds the model on the fewest it needs): per GPU the picture can flip (one GPU
+            # compared at two counts, "2x 3090 vs 3090", differs by its count alone)
             details.append(note("compare_counts_differ", a=ga.name, a_count=fast.gpu_count, b=gb.name,
                                 b_count=slow.gpu_count, bw_ratio_x=ga.memory_bandwidth_gb_s / gb.memory_bandwidth_gb_s))
         timed = sorted((o for o in fits if o.ttft_s), key=lambda o: o.ttft_s)

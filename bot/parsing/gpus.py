@@ -29,7 +29,7 @@ from functools import lru_cache
 from bot.kb.index import repair_name
 from bot.notes import Note, note
 from bot.parsing.lexicon import Lexicon
-from bot.parsing.tables import GPU_WORD, ParserTables
+from bot.parsing.tables import GPU_WORD, ParserTables, product_key
 from bot.parsing.text import SpanSet
 
 __all__ = ["FoundGpu", "scan_capacity_gpus", "scan_form_variants", "scan_gpus", "scan_instances", "scan_standalone_counts",
@@ -49,7 +49,7 @@ _CHAINED_COUNT = re.compile(r"(?<![\w.])(\d{1,3})\s*[x×*]\s*$")  # the "3*" of 
 #: A product code after a brand word ("Ascend 310P", "Hopper H20"): the brand alone names another product.
 _MODEL_CODE = re.compile(r"^(?:\d{2,5}[a-z]{0,3}|[a-z]{1,2}\d{2,5}[a-z]{0,3})$")
 _MEMORY_AT_END = re.compile(r"[\s(\-_/]*\d{1,3}\s*(?:g|gb|gib)\)?$", re.I)  # "a100 80g" -> "a100"
-_MEMORY_GAP = re.compile(r"^[ \t(\-_/]{0,3}$")  # "a100 40g", "A100 (80GB)", "A100/40GB"
+_MEMORY_GAP = re.compile(r"^[ \t(\-_/*×]{0,3}$")  # "a100 40g", "A100 (80GB)", "A100/40GB", "H20 * 96G"
 #: Largest GPU count read from a question: the biggest clusters built fit (xAI's Colossus, 100,000 H100s in
 #: 2024 and about 200,000 GPUs in 2025: x.ai/colossus), so frontier-scale training questions are answered;
 #: anything larger is set aside and said (quotes still multiply it out at list price).
@@ -61,6 +61,8 @@ VENDOR_WORDS = frozenset(
     {"rtx", "gtx", "tesla", "telsa", "quadro", "geforce", "radeon", "rx", "instinct", "nvidia", "titan", "arc",
      "ascend", "atlas"}
 )
+#: A vendor word glued to a model number ("rtx4000", "gtx1080"): a vendor window of one word.
+_VENDOR_GLUED = re.compile(r"^(?:rtx|gtx|rx|quadro|tesla)\d{2,5}[a-z]{0,4}$")
 _VENDOR_TAIL = re.compile(r"^(?:\d{2,5}[a-z]{0,4}|[a-z]{1,2}\d{2,5}[a-z]{0,3}|ti|super|xt|xtx|ada|titan|pro|max|ultra|s)$")
 #: A word shaped like a GPU model code (letter series + digits): "a40900", "h300", "mi355x", "910b".
 _GPU_SHAPED = re.compile(r"^(?:a|h|b|l|v|p|k|t|mi|gh|gb)\d{2,5}[a-z]{0,2}$")
@@ -77,7 +79,7 @@ _QUANTITY_UNITS = frozenset(
      "mb", "mib", "users", "requests", "req", "words", "files", "seconds", "s", "sec", "k", "m", "b", "px",
      "epochs", "images", "days", "d", "w", "watts", "mhz", "ctx", "context"}
 )
-_APPLE = re.compile(r"(?:mac\s*(?:studio|mini|pro|book(?:\s*pro)?)\s*(?:with\s*)?)?(?:apple\s*)?\bm[1-4]\s*(?:ultra|max|pro)\b")
+_APPLE = re.compile(r"(?:mac\s*(?:studio|mini|pro|book(?:\s*pro)?)\s*(?:with\s*)?)?(?:apple\s*)?\bm[1-4][\s-]*(?:ultra|max|pro)\b")
 _INSTANCE = re.compile(
     r"\b(?:[a-z]\d[a-z]{0,3}\.\d{0,2}x?large|[a-z]\d[a-z]{0,3}\.metal"
     r"|a\d-(?:high|ultra|mega|edge)gpu-\d+g|g2-standard-\d+"
@@ -125,6 +127,8 @@ class FoundGpu:
     notes: list[Note] = field(default_factory=list)
     suggestions: list[str] = field(default_factory=list)
     glued_figure: str | None = None
+    #: the count is written after the name ("A100 x8", "4090 单卡"), so it may cover names listed before it
+    count_after: bool = False
 
 
 @dataclass(frozen=True)
@@ -153,7 +157,7 @@ def _count_patterns(words_pattern: str, counters: str, words_key: tuple, name_co
     # a parenthesis may open after the multiplier: "8*(V100 32G)", "8x (A100 80GB)"
     # after the name: "h100 x8", "h100 8张", and "h200 8x" (not a ratio: "h100 3x faster")
     # (a number word needs its counter after the name: "H20 十张", "h100 eight cards")
-    after = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,15}})(?![\d.])|(\d{{1,15}}|{words_pattern})\s*(?:{counters}"
+    after = re.compile(rf"^\s*(?:(?:x|×|\*)\s*(\d{{1,15}})(?![\d.])(?!\s*(?:g|gb|gib|g显存)(?![a-z]))|(\d{{1,15}}|{words_pattern})\s*(?:{counters}"
                        rf"|(?<=\d)\s*(?:x|×)(?![a-z0-9])"
                        rf"(?!\s*(?:faster|slower|quicker|more|less|cheaper|dearer|better|worse|bigger|larger|smaller"
                        rf"|higher|lower|as\b|the\b|speed|perf|throughput|倍|快|慢))))")
@@ -335,15 +339,20 @@ class _GpuScanner:
         self.tables = tables
         self.counts = _counts(lex)
         self.total_after = lex.per_machine_total_after  # "2机16卡": 16 cards over both machines
+        self.machine_after = re.compile(rf"\s*(?:{lex.per_machine_machine.pattern})")  # "3 H100 nodes"
         self.not_name_prefixes = lex.not_name_prefixes.pattern
         self.percentiles = lex.percentiles  # "p99" is a latency percentile, not a Tesla P-series card
         self.own_card = re.compile(rf"(?:{lex.own_card_words.pattern})\s*$")  # "my 4070 ti super": one card
         self.variant_words = lex.gpu_variant_words
+        self.variant_start = re.compile("|".join(  # "ti" of "rtx4070tisuper": a variant word starting the rest
+            re.escape(re.sub(r"[\s_\-]", "", k)) for k in lex.gpu_variant_words.values) or "(?!)")
         self.card_then_paren = _card_then_paren(lex.card_words.pattern)  # "A100 GPUs (40GB)", "A100显卡（40G）"
         gpu_hours = lex.quantity_units.get("gpu_hours")
         # "5,000 H100 GPU-hours", "10k A100 hours": the number before the name is GPU time, not a count
         self.hours_after = _hours_after(gpu_hours.pattern if gpu_hours else "(?!)", lex.hour_units.pattern)
         self.memory_gap_before = _memory_gap_before(lex.memory_name_joiners.pattern)  # "40gb a100", "40G的A100"
+        # "A100 with 40GB", "RTX 5060 w/ 16GB", "4090有24G": the memory after the name, a joiner between
+        self.memory_gap_after = _memory_gap_after(lex.memory_after_name_joiners.pattern)
         self.glued: dict[int, int] = {}
         self.words = self._split_glued_figures(_words(low, masked))
         self.reps = [_repair_word(w) for w, _, _ in self.words]
@@ -420,7 +429,8 @@ class _GpuScanner:
         if next_index >= len(self.words):
             return True
         gap = self.low[end:self.words[next_index][1]]
-        return bool(gap.strip()) or self.words[next_index][0] in _SPLIT_NAME_FOLLOWERS or bool(
+        # "a 30-second clip", "a 100-page report": a hyphen glues the number to the word after it, no name
+        return (bool(gap.strip()) and gap.strip() != "-") or self.words[next_index][0] in _SPLIT_NAME_FOLLOWERS or bool(
             _MEMORY_WORD.match(self.words[next_index][0]))
 
     def _exact_at(self, i: int) -> tuple[int, str, str, int | None, Note | None] | None:
@@ -466,6 +476,29 @@ class _GpuScanner:
             return int(self.words[k][0]), 2
         return None
 
+    def _memory_skip(self, end: int, k: int) -> int | None:
+        """The words (0 to 2) between a GPU name ending at ``end`` (before word k) and a memory size after it that is
+        the name's: a space, a bracket, "-", "/" or "*" ("A100 (80GB)", "H20 * 96G"), a card word then a bracket ("A100
+        GPUs (40GB)"), or a joiner of the lexicon (``memory.after_name_joiners``: "A100 with 40GB", "4090有24G");
+        ``None`` when no memory size follows so."""
+        for skip in (0, 1, 2):
+            if k + skip >= len(self.words) or not self._memory_word_at(k + skip):
+                continue
+            gap_end = self.words[k + skip][1]
+            if (skip == 0 and _MEMORY_GAP.match(self.low[end:gap_end])) or self.card_then_paren.fullmatch(
+                    self.low, end, gap_end) or self.memory_gap_after.fullmatch(self.low, end, gap_end):
+                return skip
+        return None
+
+    def _memory_after(self, end: int, k: int) -> tuple[int, int] | None:
+        """(memory GB, words used, the words between included) of the memory size after a name (see
+        :meth:`_memory_skip`), or ``None``."""
+        skip = self._memory_skip(end, k)
+        if skip is None:
+            return None
+        memory, used = self._memory_word_at(k + skip)
+        return memory, used + skip
+
     def _variant_word_at(self, k: int) -> int:
         """Words (0, 1 or 2) at word k that spell a variant word joined to the name before it ("ti", "ti super")."""
         for used in (2, 1):
@@ -490,14 +523,14 @@ class _GpuScanner:
         span_start, span_end = start, end
         notes = [n_note] if n_note else []
         memory_gb = None
-        # a memory size after the name ("a100 40g", "A100 (80GB)", "4090 48G") or before it ("40gb a100")
-        after = self._memory_word_at(i + n)
-        # or after a card word, in parentheses ("A100 GPUs (40GB)", "A100显卡（40G）")
-        skip = next((k for k in (0, 1) if self._memory_word_at(i + n + k) and self.card_then_paren.fullmatch(
-            self.low, end, self.words[i + n + k][1])), None)
+        # a memory size after the name ("a100 40g", "A100 (80GB)", "4090 48G", "A100 with 40GB") or before it ("40gb
+        # a100"), or after a card word, in parentheses ("A100 GPUs (40GB)", "A100显卡（40G）")
+        skip = self._memory_skip(end, i + n)
         # a name whose last word is already its memory ("a100 40g/80g") takes no second one: "/80g" is another variant
         named_memory = n > 1 and bool(_MEMORY_WORD.match(self.words[i + n - 1][0]))
-        if not named_memory and (after and _MEMORY_GAP.match(self.low[end:self.words[i + n][1]]) or skip is not None):
+        memory_after = False
+        if not named_memory and skip is not None:
+            memory_after = True
             memory_gb, used = self._memory_word_at(i + n + (skip or 0))
             used += skip or 0
             span_end = self.words[i + n + used - 1][2]
@@ -550,12 +583,16 @@ class _GpuScanner:
                         notes.append(note("gpus_per_node", nodes=nodes, per_node=count, count=nodes * count))
                         count *= nodes
                         span_start -= len(outer.group(0))
+                    elif outer is None and self._machines_counted(before, span_end):
+                        # "4台 A800 机器", "3 H100 nodes": the count is of machines, whose GPUs are not said
+                        nodes, count = count, None
             unusable = self.counts.unusable.search(self.low[max(0, span_start - 24):span_start])
             if count is None and over_limit is None and unusable and _signed(unusable.group(1)) <= 0:
                 # "0 H100s", "-2 A100": a count that cannot be used is reported first, and none is assumed from it
                 # the number stays unclaimed, so it is listed as not understood too, as other unusable quantities are
                 notes.append(note("quantity_unusable", written=f"{unusable.group(0).strip()} {written}",
                                   quantity="gpu_count"))
+        counted_after = False
         after_count = self.counts.after.match(self.low[span_end:span_end + 16])
         per_unit = _count_value(after_count.group(1) or after_count.group(2), self.counts) if after_count else None
         if after_count and per_unit is None and _too_many(after_count.group(1) or after_count.group(2)):
@@ -566,6 +603,7 @@ class _GpuScanner:
         elif per_unit is not None and count is None:
             count = per_unit
             span_end += after_count.end()
+            counted_after = True
         elif per_unit is not None and nodes is None and after_count.group(1) and count * per_unit <= MAX_GPU_COUNT:
             # a count on each side, "2台 H100*8", "2 x H100 x8": machines of that many GPUs each
             notes.append(note("gpus_per_node", nodes=count, per_node=per_unit, count=count * per_unit))
@@ -574,7 +612,8 @@ class _GpuScanner:
         if count is None and self.own_card.search(self.low[max(0, span_start - 12):span_start]) and not \
                 written.lower().endswith("s"):
             count = 1  # "my 4070 ti super", "我的 4090": the one card the user has
-        if memory_gb is not None and count and abs(count * self.tables.memory_of(gpu_id) - memory_gb) < 1:
+        if memory_gb is not None and memory_after and count and \
+                abs(count * self.tables.memory_of(gpu_id) - memory_gb) < 1:
             memory_gb = None  # "3 x RTX 3090 (72GB)": the memory of all the cards, not one card's
         if suffix or memory_gb is not None:
             notes.append(_unknown_variant(self.tables, gpu_id, self.written(start, named_end),
@@ -587,8 +626,16 @@ class _GpuScanner:
                                    assumed and memory_gb is None, memory_gb=memory_gb, nodes=nodes, notes=notes,
                                    count_over_limit=over_limit if count is None else None,
                                    glued_figure=self.written(span_end, figure_end) if figure_end and
-                                   figure_end > span_end else None))
+                                   figure_end > span_end else None, count_after=counted_after))
         return i + n
+
+    def _machines_counted(self, before: re.Match[str], name_end: int) -> bool:
+        """Whether the count matched by ``before`` (right before a GPU name ending at ``name_end``) counts machines:
+        written with no multiplier or card counter, or with 台, and followed by a machine word of the lexicon
+        (``per_machine.machine_words``: "4台 A800 机器", "3 H100 nodes"; not "8x A100 nodes", eight per node)."""
+        counter = before.group(0)[before.end(1) - before.start(0):].strip()
+        return counter in ("", "台") and bool(self.machine_after.match(self.low, name_end)) and \
+            (_count_value(before.group(1), self.counts) or 0) > 1  # ("one T4 machine": a machine of T4s)
 
     def _follows_model_word(self, pos: int) -> bool:
         """"llama 2 a100": the 2 is a model version, not a count."""
@@ -602,15 +649,44 @@ class _GpuScanner:
         if words is not None:
             n = words
         elif vendor:
-            while (n < 4 and self._joinable(i + n - 1) and _VENDOR_TAIL.match(self.words[i + n][0])):
+            while (n < 4 and self._joinable(i + n - 1) and _VENDOR_TAIL.match(self.words[i + n][0])
+                   and not _MEMORY_WORD.match(self.words[i + n][0])):  # "RTX 4000 20G": the memory ends the name
                 n += 1
-            if n == 1 or not any(ch.isdigit() for w, _, _ in self.words[i:i + n] for ch in w):
+            if (n == 1 and not _VENDOR_GLUED.match(self.reps[i])) or not any(
+                    ch.isdigit() for w, _, _ in self.words[i:i + n] for ch in w):
                 return None
         start, end = self.words[i][1], self.words[i + n - 1][2]
         written = self.written(start, end)
         if self.fuzzy_budget <= 0:
             return None
         self.fuzzy_budget -= 1
+        memory = self._memory_after(end, i + n)
+        by_memory = self._named_by_memory(i, n, memory[0]) if memory else None
+        if by_memory is not None:
+            # "RTX 4000 20G": the start of one product's name whose memory is the one stated (the RTX 4000 Ada)
+            name = self.tables.index.display_name("gpu", by_memory)
+            return self._add(i, n, by_memory, "".join(self.reps[i:i + n]), None,
+                             note("read_gpu_as", written=self.written(start, self.words[i + n + memory[1] - 1][2]),
+                                  gpu_name=name))
+        exact = self.tables.index.lookup("gpu", written, fuzzy=False)
+        if exact is not None:
+            return self._add(i, n, exact.id, repair_name(exact.alias), None, None)
+        key = "".join(self.reps[i:i + n])
+        # (a name whose rest starts with a variant word is another product: "rtx 4070" is not the RTX 4070 Ti Super)
+        started = {product_key(g) for k, g in self.tables.gpu_keys.items()
+                   if k.startswith(key) and k != key and not self.variant_start.match(k, len(key))}
+        if len(started) == 1 and any(c.isdigit() for c in key):
+            # "RTX4000", "mi300": the start of one product's name, a word or letter left out (RTX 4000 Ada, MI300X)
+            gpu_id = next(g for k, g in self.tables.gpu_keys.items() if k.startswith(key) and k != key
+                          and not self.variant_start.match(k, len(key)))
+            default = self.tables.index.lookup("gpu", self.tables.index.display_name("gpu", gpu_id), fuzzy=False)
+            gpu_id = default.id if default else gpu_id
+            return self._add(i, n, gpu_id, key, None,
+                             note("read_gpu_as", written=written, gpu_name=self.tables.index.display_name("gpu", gpu_id)))
+        if len(started) > 1:
+            # the start of several products' names with no memory to pick one: unknown, with those names as
+            # suggestions, never a near miss
+            return self._unknown(i, n, None)
         match = self.tables.index.lookup("gpu", written)
         if match is not None:
             name = self.tables.index.display_name("gpu", match.id)
@@ -619,9 +695,50 @@ class _GpuScanner:
         # a known name inside the window ("geforce 4090") is left to the exact scan
         if vendor and any(self._exact_at(k) for k in range(i + 1, i + n)):
             return None
-        self.found.append(FoundGpu(None, written, start, end, start, end,
-                                   suggestions=self.tables.index.suggest("gpu", written)))
-        return i + n
+        return self._unknown(i, n, memory)
+
+    def _unknown(self, i: int, n: int, memory: tuple[int, int] | None) -> int:
+        """Record words i..i+n-1 as a GPU name the knowledge base lacks, with the memory size written right after it
+        ("RTX 5060 16GB"), which the answer sizes by; returns the next word."""
+        start, end = self.words[i][1], self.words[i + n - 1][2]
+        written = self.written(start, end)
+        span_end = end
+        if memory is not None:
+            span_end = self.words[i + n + memory[1] - 1][2]
+        key = "".join(self.reps[i:i + n])
+        started = list(dict.fromkeys(self.tables.index.display_name("gpu", g) for k, g in self.tables.gpu_keys.items()
+                                     if k.startswith(key) and k != key))
+        suggestions = list(dict.fromkeys([*started, *self.tables.index.suggest("gpu", written)]))
+        self.found.append(FoundGpu(None, self.written(start, span_end), start, end, start, span_end,
+                                   suggestions=suggestions))
+        return i + n + (memory[1] if memory else 0)
+
+    def _named_by_memory(self, i: int, n: int, memory_gb: float) -> str | None:
+        """The one GPU of the knowledge base whose name starts with words i..i+n-1 (a word left out: "RTX 4000" of
+        "RTX 4000 Ada") and whose memory is ``memory_gb``, or ``None`` when none or several are."""
+        key = "".join(self.reps[i:i + n])
+        if not any(c.isdigit() for c in key):
+            return None
+        ids = {g for k, g in self.tables.gpu_keys.items() if k.startswith(key) and k != key}
+        hits = [g for g in ids if abs(self.tables.memory_of(g) - memory_gb) < 1]
+        return hits[0] if len(hits) == 1 else None
+
+    def _product_number_name(self, i: int) -> int | None:
+        """A bare number shaped like a product number of a series the knowledge base has ("5060", "5070") followed by
+        a variant word or a memory size ("5060 16GB", "5070 ti"): a card the knowledge base lacks, reported as
+        unknown with the memory written (never a count of cards nor a count before a card named by its memory).
+        Returns the next word, or ``None`` when word i is no such name."""
+        word = self.reps[i]
+        if not word.isdecimal() or word in self.tables.gpu_keys or self.tables.is_product_number(word) or \
+                not self.tables.product_number_shaped(word) or \
+                not self._bare_number_ok(self.words[i][1], self.words[i][2], i + 1):
+            return None
+        n = 1 + self._variant_word_at(i + 1)
+        end = self.words[i + n - 1][2]
+        memory = self._memory_after(end, i + n)
+        if n == 1 and memory is None:
+            return None
+        return self._unknown(i, n, memory)
 
     def _brand_then_code(self, i: int, n: int, key: str) -> bool:
         """A name matched by a brand or series word alone ("ascend") followed by a product code that is not
@@ -658,8 +775,10 @@ class _GpuScanner:
                 continue
             word = self.reps[i]
             next_i = None
-            if word in VENDOR_WORDS:
+            if word in VENDOR_WORDS or _VENDOR_GLUED.match(word):
                 next_i = self._fuzzy_or_unknown(i, vendor=True)
+            elif word.isdecimal():
+                next_i = self._product_number_name(i)
             elif _GPU_SHAPED.match(word) and not _ACTIVE_PARAMS.match(word) and word not in self.percentiles:
                 next_i = self._fuzzy_or_unknown(i, vendor=False)
             i = next_i if next_i is not None else i + 1
@@ -693,6 +812,8 @@ def scan_gpus(low: str, written, tables: ParserTables, masked: SpanSet, lex: Lex
 #: Words before a memory size that make it a card the user has or names ("my 16gb", "an 80g", "on a 24gb").
 _CAPACITY_LEAD = re.compile(
     r"(?:\b(?:a|an|my|our|one|single|the|this|that|each|per|on|in|with|into|two|dual|four|eight)\s+|(?:\d{1,4}|[单双])\s*(?:x|×|\*|张|块|个)\s*)$")
+#: A memory size right before a card word ("16gb" of "16gb vram 64 gb ram"): that word is the size's.
+_MEMORY_BEFORE_CARD_WORD = re.compile(r"\d\s*(?:g|gb|gib)\s*$")
 #: The result of arithmetic ("7 x 4 x 4 = 112 GB"): a computed amount, not a card.
 _RESULT = re.compile(r"\d\s*[=≈]\s*$")
 
@@ -764,7 +885,11 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
         before = low[max(0, start - 24):start]
         if total_before.search(low[max(0, start - 32):start]) or total_after.match(low, end):
             continue  # "my total video memory is 160GB", "96GB in total": several cards' memory together
-        named_card = bool(card_before.search(before))  # "my card has 12GB of RAM": the card's memory
+        named_card = card_before.search(before)  # "my card has 12GB of RAM": the card's memory
+        if named_card and _MEMORY_BEFORE_CARD_WORD.search(before[:named_card.start()]):
+            # "16gb Vram 64 gb RAM": the card word belongs to the size before it, not to this one
+            named_card = None
+        named_card = bool(named_card)
         one_counted = counted_after.match(low, end)
         if not one_counted and (requirement.search(before) or _RESULT.search(before) or (
                 not named_card and not_card.match(low[end:end + 20]))):
@@ -779,9 +904,15 @@ def scan_capacity_gpus(low: str, written, tables: ParserTables, claimed: SpanSet
             # knowledge base lacks in that form (one of it), not 4,060 cards; the card is read from its memory
             near = None
         lead = _CAPACITY_LEAD.search(low[max(0, start - 12):start]) or near  # "three 24 gb gpus": any count
+        # "does 8GB run llama 7b?", "can 12gb handle it": a size asked a fit question of (a fit opener of the lexicon
+        # opening the clause right before it, a fit verb after it) is the card asked about
+        clause_start = max((i + 1 for i, ch in enumerate(low[:start]) if ch in ",.;:?!\n，。；：？！"), default=0)
+        asked_of = re.fullmatch(rf"\s*(?:{lex.fit_openers.pattern})\s+", low[clause_start:start]) and \
+            lex.fit_verbs.search(low[end:end + 40])
         named_card = named_card or product
         # a unit of the lexicon may hold the card word itself ("16 gb of vram", "24 gb card")
-        card = bool(m.group("card")) or named_card or bool(one_counted) or bool(lex.card_words.search(unit))
+        card = bool(m.group("card")) or named_card or bool(one_counted) or bool(lex.card_words.search(unit)) or \
+            bool(asked_of)
         if not (card or lead):
             continue
         # no card has a size outside the knowledge base's range: said by the memory alone (an explicit unit and a card
@@ -986,6 +1117,12 @@ def _hours_after(gpu_hour_units: str, hour_units: str) -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=4)
+def _memory_gap_after(joiners: str) -> re.Pattern[str]:
+    """Between a GPU name and its memory after it: a joiner of the lexicon ("with", "w/", "有")."""
+    return re.compile(rf"\s*(?:{joiners})\s*")
+
+
+@lru_cache(maxsize=4)
 def _memory_gap_before(joiners: str) -> re.Pattern[str]:
     """Between a memory size and the GPU name after it: spaces, a multiplication sign ("80gb x a100") or a joiner of
     the lexicon ("40G的A100")."""
@@ -1061,13 +1198,18 @@ def share_listed_counts(found: list[FoundGpu], low: str, lex: Lexicon) -> list[F
         ``found``, with the counts shared (the records are updated in place).
     """
     gap = _option_gap(lex.option_connectors.pattern)
+    choice = _option_gap(lex.choice_connectors.pattern)
     ordered = sorted(found, key=lambda f: f.span_start)
     pairs = [(a, b) for a, b in zip(ordered, ordered[1:], strict=False)
              if a.id and b.id and gap.fullmatch(low, a.span_end, b.span_start)]
     for a, b in pairs:  # forwards: "32 A100/H100/H200"
         if a.count is not None and b.count is None and b.count_over_limit is None:
             b.count = a.count
-    for a, b in reversed(pairs):  # backwards: "A100/H100 x8"
+    # backwards: "A100/H100 x8"; and a count written after the last of options joined by a choice word ("3090或4090
+    # 单卡", "A100 or H100 x8"), never one written before it ("4090 or 2x 3090": one 4090 against two 3090s)
+    chosen = [(a, b) for a, b in zip(ordered, ordered[1:], strict=False)
+              if a.id and b.id and b.count_after and choice.fullmatch(low, a.span_end, b.span_start)]
+    for a, b in reversed(pairs + [p for p in chosen if p not in pairs]):
         if b.count is not None and a.count is None and a.count_over_limit is None:
             a.count = b.count
     return found

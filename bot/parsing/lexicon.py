@@ -179,6 +179,8 @@ class MemoryVocab(_Vocab):
     cloud_words: list[str] = Field(default_factory=list)
     #: words between a memory size and the GPU name after it ("40G的A100"): the size is that GPU's
     name_joiners: list[str] = Field(default_factory=list)
+    #: words between a GPU name and its memory after it ("A100 with 40GB", "4090有24G"): the size is that GPU's
+    after_name_joiners: list[str] = Field(default_factory=list)
 
 
 class ObservationVocab(_Vocab):
@@ -199,6 +201,12 @@ class ObservationVocab(_Vocab):
     #: words that open a clause naming a setup ("on", "with", "在"): figures each said alone right after such a
     #: clause ("On CPU, 8 tokens/s; on 8 x P6000, 40 tokens/s") are results listed per setup, seen, not targets
     setup_before: list[str] = Field(default_factory=list)
+    #: labels a tool prints before a generation speed it measured ("eval rate:", "Avg generation throughput:"): the
+    #: figure is the user's own measurement, preferred over their paraphrase of it ("only 5-6 token/s")
+    measured: list[str] = Field(default_factory=list)
+    #: words before a prompt-processing (prefill) speed ("Avg prompt throughput:", "prompt eval rate", "pp"): seen, but
+    #: no generation speed (``Observation.kind`` ``prefill_tokens_per_s``)
+    prefill: list[str] = Field(default_factory=list)
 
 
 class TrafficVocab(_Vocab):
@@ -365,6 +373,9 @@ class LexiconFile(_Vocab):
     # of ``compare_connectors``, those that list options ("RTX 3090 / 4090", "A100/A800"): GPUs joined only by
     # these are compared when a comparison is asked or no workload is named, else they are the options sized
     option_connectors: list[str] = Field(default_factory=list)
+    #: of ``compare_connectors``, those that only offer alternatives ("a 3090 or 4090", "3090或4090"): with a fit
+    #: asked and nothing compared, each option is checked (a sizing question), not ranked
+    either_connectors: list[str] = Field(default_factory=list)
     compare_relations: list[str] = Field(default_factory=list)
     precisions: dict[str, list[str]] = Field(default_factory=dict)
     kv_cache_words: list[str] = Field(default_factory=list)
@@ -662,6 +673,7 @@ class Lexicon:
     platform_words: Phrases
     cloud_words: Phrases
     memory_name_joiners: Phrases
+    memory_after_name_joiners: Phrases
     bandwidth_units: Phrases
     compute_units: Phrases
     multiplier_units: Phrases
@@ -677,6 +689,9 @@ class Lexicon:
     observed_before: Phrases
     observed_after: Phrases
     setup_before: Phrases
+    #: the ``observations.measured`` and ``observations.prefill`` labels (see :class:`ObservationVocab`)
+    measured_before: Phrases
+    prefill_before: Phrases
     target_before: Phrases
     quoted_figure: Phrases
     slower_words: Phrases
@@ -720,6 +735,7 @@ class Lexicon:
     choice_connectors: Phrases
     #: connectors that list options ("A100/H100"): a count said with one of the GPUs so listed is each one's
     option_connectors: Phrases
+    either_connectors: Phrases
     compare_relations: Phrases
     precisions: Phrases
     kv_cache_words: Phrases
@@ -904,6 +920,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         platform_words=Phrases(_flat(lists(lambda f: f.memory.platform_words))),
         cloud_words=Phrases(_flat(lists(lambda f: f.memory.cloud_words))),
         memory_name_joiners=Phrases(_flat(lists(lambda f: f.memory.name_joiners))),
+        memory_after_name_joiners=Phrases(_flat(lists(lambda f: f.memory.after_name_joiners))),
         bandwidth_units=Phrases(merged_maps(lambda f: f.bandwidth.units), left_bound=False),
         compute_units=Phrases(merged_maps(lambda f: f.compute.units), left_bound=False),
         multiplier_units=Phrases(_flat(lists(lambda f: f.multipliers.units)), left_bound=False),
@@ -917,6 +934,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         observed_before=Phrases(_flat(lists(lambda f: f.observations.before))),
         observed_after=Phrases(_flat(lists(lambda f: f.observations.after))),
         setup_before=Phrases(_flat(lists(lambda f: f.observations.setup_before))),
+        measured_before=Phrases(_flat(lists(lambda f: f.observations.measured))),
+        prefill_before=Phrases(_flat(lists(lambda f: f.observations.prefill))),
         target_before=Phrases(_flat(lists(lambda f: f.observations.targets))),
         quoted_figure=Phrases(_flat(lists(lambda f: f.observations.quoted))),
         slower_words=Phrases(_flat(lists(lambda f: f.observations.slower))),
@@ -958,6 +977,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         choice_connectors=Phrases({c: True for f in files for c in f.compare_connectors if phrase_key(c) not in {
             phrase_key(o) for g in files for o in g.option_connectors}}),
         option_connectors=Phrases(_flat(lists(lambda f: f.option_connectors))),
+        either_connectors=Phrases(_flat(lists(lambda f: f.either_connectors))),
         compare_relations=Phrases(_flat(lists(lambda f: f.compare_relations))),
         precisions=Phrases(_inverse(groups(lambda f: f.precisions))),
         kv_cache_words=Phrases(_flat(lists(lambda f: f.kv_cache_words))),

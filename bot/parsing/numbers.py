@@ -21,11 +21,13 @@ __all__ = ["MAX_DIGITS", "chinese_numerals_to_digits", "number_regex", "number_v
 #: No GPU question needs more than 15 significant digits, and capping keeps parsing linear.
 MAX_DIGITS = 15
 
+#: Decimals keep up to 15 fractional digits (a figure printed by a tool, "eval rate: 6.149277563422422 tokens/s", is read
+#: whole, not from its last digits).
 #: Thousands are grouped with commas ("2,000"), or, as in much of Europe, with a (thin or no-break) space
 #: ("10 000 users", "1 000 000 tokens"); a plain space only after a group of 2-3 digits (or one digit before two
 #: groups) and before groups not followed by a letter or digit, so "8 100GB cards" and "4 128k" stay two numbers.
 _NUM_CORE = (r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d{1,6})?|\d{1,3}(?:[\u00a0\u202f]\d{3})+(?![\w.,])"
-             r"|(?:\d{2,3}(?: \d{3})+|\d(?: \d{3}){2,})(?![\w.,])|\d{1,15}(?:\.\d{1,6})?|\.\d{1,6})"
+             r"|(?:\d{2,3}(?: \d{3})+|\d(?: \d{3}){2,})(?![\w.,])|\d{1,15}(?:\.\d{1,15})?|\.\d{1,15})"
              r"(?:e\+?(?P<exp>\d{1,2})(?![\d]))?")
 #: Characters that may not precede a number: it would be part of a word, an identifier or a version; a comma
 #: only after a digit ("1,000" is read whole; "以内,20 个用户" after a full-width comma is a number).

@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
+from dataclasses import replace
 from functools import lru_cache
 
 from bot.kb.claims import match_claims, quotes_article_wording
@@ -188,6 +189,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     open_low = "".join(" " if any(c.start <= i < c.end for c in closed) else ch for i, ch in enumerate(low)) \
         if closed else low
     model_found, model_spans, family_only = scan_models(open_low, prepared.written, tables, lex)
+    model_found = _one_model_per_name(model_found, low, prepared.written, kb)
     for c in closed:
         model_spans.add((c.start, c.end))
     instances = scan_instances(low, tables)
@@ -490,7 +492,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         help_only=not _HELP_STRIP.sub("", low) or bool(lex.help_phrases.fullmatch(_HELP_STRIP.sub(" ", low).strip())),
         strong_recommend=_strong_recommend(ask_hits),
         explicit_spec=any("spec" in (value or []) and not lex.features.fullmatch(text) for text, value in ask_hits),
-        gpu_setups=_gpu_setups(gpu_found),
+        gpu_setups=max(_gpu_setups(gpu_found), len({(g.id, g.count) for g in gpus})),
         setup_question=bool(lex.setup_question_words.search(low)),
     ), lex)
     return query.model_copy(update={"intent": intent})
@@ -665,9 +667,10 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
     observations: list[Observation] = []
     for f in scan.found:  # figures the user saw (or quotes), in order: never targets
         written = scan.text[f.start:f.end].strip()
-        if f.field == "rate" and f.value["kind"] == "tokens_per_s" and f.value.get("seen") in ("observed", "quoted"):
-            observations.append(Observation(kind="tokens_per_s", value=f.value["value"], as_written=written,
-                                            quoted=f.value["seen"] == "quoted"))
+        if f.field == "rate" and f.value["kind"] in ("tokens_per_s", "prefill_tokens_per_s") and \
+                f.value.get("seen") in ("observed", "quoted"):
+            observations.append(Observation(kind=f.value["kind"], value=f.value["value"], as_written=written,
+                                            quoted=f.value["seen"] == "quoted", measured=bool(f.value.get("measured"))))
         elif f.field == "observed_time":
             observations.append(Observation(kind="seconds_per_item", value=f.value["value"], item=f.value["item"],
                                             as_written=written))
@@ -930,6 +933,41 @@ def _model_object(low: str, written, lex, names: SpanSet) -> str | None:
     return None
 
 
+#: Relative difference of parameter counts from which a size written after a model's name is another model.
+_OTHER_SIZE = 0.1
+
+
+def _one_model_per_name(found: list, low: str, written, kb: KnowledgeBase) -> list:
+    """The models named, with a name written without a size or version counted once (``FoundModel`` records in order).
+
+    A name written with no digit that stands for one model ("bloom", "whisper"):
+
+    * followed by a size that is not that model's ("bloom 7b", "bloom-7b") names the family at that size: one model
+      the knowledge base lacks, sized by that count (``unknown_model_generic``), not the aliased model and a size;
+    * said beside another model of its family ("Whisper ... ggml-large-v2") is that model: it is left out.
+    """
+    out = list(found)
+    for a in list(out):
+        if a.id is None or a.generic or any(c.isdigit() for c in a.as_written) or a.id not in kb.models:
+            continue
+        model = kb.models[a.id]
+        sized = next((b for b in out if b is not a and b.generic and b.params_total_b and (
+            (b.start >= a.end and re.fullmatch(r"[\s\-_]?", low[a.end:b.start])) or b.start <= a.start < a.end <= b.end)),
+            None)
+        if sized is not None and abs(model.params_total_b - sized.params_total_b) > _OTHER_SIZE * sized.params_total_b:
+            start, end = min(a.start, sized.start), max(a.end, sized.end)
+            name = written(start, end)
+            size = f"{sized.params_total_b:g}B"
+            merged = replace(sized, as_written=name, start=start, end=end, unknown=name, suggestions=[model.name],
+                             notes=[note("unknown_model_generic", written=name, size=size, suggestions=[model.name])])
+            out[out.index(sized)] = merged
+            out.remove(a)
+        elif any(b is not a and b.id and b.id != a.id and b.id in kb.models and kb.models[b.id].family == model.family
+                 for b in out):
+            out.remove(a)
+    return out
+
+
 def _closed_alternatives(closed: list[FoundClosed], kb: KnowledgeBase, notes: list[Note], offer: bool
                          ) -> list[ModelMention]:
     """A note for each closed model named (its weights are not published, so it cannot run on the user's GPUs;
@@ -981,20 +1019,37 @@ def _models(found, low: str, pasted, unknown: list[UnknownTerm], notes: list[Not
 
 def _merge_gpus(found: list[FoundGpu], low: str, lex: Lexicon, fields: dict, notes: list[Note],
                 quantities: SpanSet | None = None) -> list[GpuMention]:
-    """One mention per GPU id (first count wins); a count stated apart ("6 gpus") goes to the only GPU
+    """One mention per GPU id (first count wins), but one per setup when one GPU is compared with itself at another
+    count ("2 x 4090 slower than just 4090", "8x A100 vs 4x A100": :func:`_compared_between`); a count stated
+    apart ("6 gpus") goes to the only GPU
     named without a count, or stays ``Query.gpu_count`` when no GPU type is named. ``quantities`` are spans
     other quantities read ("8 块钱" is money, not 8 cards)."""
-    by_id: dict[str, GpuMention] = {}
+    by_id: dict[str | tuple[str, int], GpuMention] = {}
+    last: dict[str, FoundGpu] = {}  # the previous mention of each GPU, for the text between two mentions
+
+    def new(f: FoundGpu, count: int | None) -> GpuMention:
+        return GpuMention(id=f.id, as_written=f.as_written, count=count, memory_gb=f.memory_gb,
+                          capacity_only=f.capacity_only, variant_assumed=f.variant_assumed,
+                          instance_type=f.instance_type, provider=f.provider, count_over_limit=f.count_over_limit)
+
     for f in found:
         if f.id is None:
             continue
         notes.extend(f.notes)
         mention = by_id.get(f.id)
+        previous, last[f.id] = last.get(f.id), f
         if mention is None:
-            by_id[f.id] = GpuMention(id=f.id, as_written=f.as_written, count=f.count, memory_gb=f.memory_gb,
-                                     capacity_only=f.capacity_only, variant_assumed=f.variant_assumed,
-                                     instance_type=f.instance_type, provider=f.provider,
-                                     count_over_limit=f.count_over_limit)
+            by_id[f.id] = new(f, f.count)
+            continue
+        compared = previous is not None and _compared_between(low[previous.span_end:f.span_start], lex)
+        if compared and (f.count or mention.count) and f.count != mention.count:
+            # "4 张 4090 ... 2 张 4090", "2 x 4090 slower than just 4090": the same GPU in two setups, each kept with its
+            # count (a GPU compared with a counted setup of itself and said without one is one card)
+            if mention.count is None:
+                by_id[f.id] = mention.model_copy(update={"count": 1})
+            count = f.count or 1
+            if (f.id, count) not in by_id and by_id[f.id].count != count:
+                by_id[(f.id, count)] = new(f, count)
             continue
         update: dict = {}
         if mention.count is None and f.count is not None:
@@ -1036,6 +1091,18 @@ def _merge_gpus(found: list[FoundGpu], low: str, lex: Lexicon, fields: dict, not
         mentions[0] = mentions[0].model_copy(update={"count": nodes * per_node})
         notes.append(note("gpus_per_node", nodes=nodes, per_node=per_node, count=nodes * per_node))
     return mentions
+
+
+#: The most characters between two mentions of one GPU that still join them as compared setups.
+_COMPARED_GAP_MAX = 48
+
+
+def _compared_between(gap: str, lex: Lexicon) -> bool:
+    """Whether ``gap``, the text between two mentions of one GPU, compares them ("2 x 4090 slower than just 4090", "8x
+    A100 vs A100"): short, in one sentence, with a comparison connector or relation of the lexicon."""
+    if len(gap) > _COMPARED_GAP_MAX or re.search(r"[.?!;。？！；]", gap):
+        return False
+    return bool(lex.compare_connectors.search(gap) or lex.compare_relations.search(gap))
 
 
 def _gpu_from_capacity(kb: KnowledgeBase, tables: ParserTables, total_gib: float, notes: list[Note]

@@ -381,7 +381,14 @@ class _Scanner:
                 clause = re.split(r"[,.;:?!。，；：？！\n]", self.low[max(0, m.start() - 30):m.start()])[-1]
                 if lex.per_user_day_words.search(clause) or lex.per_user_words.search(clause):
                     scope = "per_user"
-            self.claim("rate", {"kind": kind, "value": value, "scope": scope, "seen": self.seen(m.start(), m.end())},
+            seen, measured = self.seen(m.start(), m.end()), False
+            if kind == "tokens_per_s":
+                label = self.tool_label(m.start())
+                if label == "prefill":  # "Avg prompt throughput: 102.2 tokens/s": a prefill speed, no generation one
+                    kind, seen = "prefill_tokens_per_s", "observed"
+                elif label == "measured":  # "eval rate: 6.149 tokens/s": the tool's own measurement
+                    seen, measured = "observed", True
+            self.claim("rate", {"kind": kind, "value": value, "scope": scope, "seen": seen, "measured": measured},
                        m.start(), m.end())
         if lex.per_day_before.pattern != "(?!)":
             # "每人每天 10 轮对话": each user's requests a day, written key first
@@ -420,6 +427,23 @@ class _Scanner:
                     if self.free(m.start(), m.end()):
                         self.claim("rate", {"kind": "requests_per_s", "value": number_value(m, lex) / seconds,
                                             "scope": None}, m.start(), m.end())
+
+    def tool_label(self, start: int) -> str | None:
+        """The label printed right before the tokens/s figure at ``start`` (lexicon ``observations.prefill`` and
+        ``observations.measured``): ``"prefill"`` for a prompt-processing speed ("Avg prompt throughput: 102.2
+        tokens/s", "prompt eval rate: 900 tokens/s", "prefill at 3000 tok/s"), ``"measured"`` for a generation speed a
+        tool printed after a colon or "=" ("eval rate: 6.15 tokens/s", "Avg generation throughput: 2.2 tokens/s"),
+        else ``None``."""
+        lex = self.lex
+        before = self.low[max(0, start - 48):start]
+        approx = rf"(?:(?:{lex.approx_words.pattern})\s*)?"
+        if lex.prefill_before.pattern != "(?!)" and re.search(
+                rf"(?:{lex.prefill_before.pattern})\s*(?:[:=：]|of|at|is|was)?\s*{approx}$", before):
+            return "prefill"
+        if lex.measured_before.pattern != "(?!)" and re.search(
+                rf"(?:{lex.measured_before.pattern})\s*[:=：]\s*{approx}$", before):
+            return "measured"
+        return None
 
     def rate_scope(self, start: int, end: int) -> str | None:
         """Whether the tokens/s figure at ``[start, end)`` of the lower-cased text is per user (``"per_user"``), in

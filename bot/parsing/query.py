@@ -144,21 +144,24 @@ class Observation(_Record):
     tokens/s", "it seems 3 times slower than the A10", "it takes 40s per image", "比 3090 慢一倍".
 
     Attributes:
-        kind: ``tokens_per_s`` (a generation speed, tokens/s), ``seconds_per_item`` (seconds per ``item``) or
+        kind: ``tokens_per_s`` (a generation speed, tokens/s), ``prefill_tokens_per_s`` (a prompt-processing speed,
+            tokens/s: "Avg prompt throughput: 102.2 tokens/s"), ``seconds_per_item`` (seconds per ``item``) or
             ``ratio`` (how many times slower or faster, a factor, with ``direction``).
         value: the figure in the unit of ``kind``: tokens/s, seconds, or the factor ("N times slower" by N = 1, "慢一
             倍", is 2: twice as slow).
         item: for ``seconds_per_item``: ``image``, ``token``, ``request``, ``step`` or ``item``.
         direction: for ``ratio``: ``slower`` or ``faster`` when the text says which.
         quoted: someone else's figure ("the page states 6,552 tokens/s"), not the user's own measurement.
+        measured: a figure a tool printed after its label ("eval rate: 6.149 tokens/s"), not the user's paraphrase.
         as_written: the figure as typed.
     """
 
-    kind: Literal["tokens_per_s", "seconds_per_item", "ratio"]
+    kind: Literal["tokens_per_s", "prefill_tokens_per_s", "seconds_per_item", "ratio"]
     value: float
     item: Literal["image", "token", "request", "step", "item"] | None = None
     direction: Literal["slower", "faster"] | None = None
     quoted: bool = False
+    measured: bool = False
     as_written: str = ""
 
 
@@ -514,8 +517,10 @@ class Query(_Record):
 
     @property
     def observed_tokens_per_s(self) -> float | None:
-        """The first generation speed the user saw, tokens/s, or ``None``."""
-        return next((o.value for o in self.observations if o.kind == "tokens_per_s"), None)
+        """The generation speed the user saw, tokens/s, or ``None``: the first one a tool printed (``measured``), else
+        the first the user states; a figure quoted from someone else is not one the user saw."""
+        own = [o for o in self.observations if o.kind == "tokens_per_s" and not o.quoted]
+        return next((o.value for o in own if o.measured), own[0].value if own else None)
 
     @property
     def observed_ratio(self) -> float | None:

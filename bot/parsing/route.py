@@ -68,6 +68,9 @@ _SIZING_ASKS = frozenset({"fit", "gpu_count", "users_served", "speed", "memory",
 #: fine-tuning sets are up to a few billion tokens (Tulu 3 SFT ~1B; LIMA 0.75M), pretraining corpora start around
 #: 10^11 (Pythia 300B; Llama 2 2T; Qwen3 36T).
 _PRETRAINING_TOKENS = 1e11
+#: Weight formats any GPU runs (dequantized to 16-bit in the kernels): weight-only quantizations and llama.cpp's GGUF
+#: types ("q4_k_m"); a question naming one with a GPU asks no hardware spec.
+_WEIGHT_ONLY = re.compile(r"gptq|awq|nf4|exl2|i?q\d(?:_[a-z0-9]+)*")
 #: What sizes a run: asked beside its cost with nothing to price, the run's answer is meant (it gives the cost too).
 _RUN_SIZE_ASKS = frozenset({"gpu_count", "node_count", "fit", "memory"})
 #: What GPUs are compared on besides price: said with a price, the comparison is meant.
@@ -108,7 +111,7 @@ class RouteInputs:
 def _compare_patterns(connectors: str, relations: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     pair = re.compile(rf"§g\s*\)?\s*\(?\s*(?:{connectors})\s*\(?\s*(?:an?\s+|the\s+|one\s+)?§g")
     rel = re.compile(
-        rf"(?:{relations})\s*(?:an?\s+|the\s+|my\s+|our\s+|a\s+single\s+)?§g"
+        rf"(?:{relations})\s*(?:(?:just|only)\s+)?(?:an?\s+|the\s+|my\s+|our\s+|a\s+single\s+|one\s+)?§g"
         r"|\bfrom\s+(?:an?\s+|the\s+|our\s+|my\s+)?§g\s*(?:\w+\s+){0,2}?to\s+(?:an?\s+|the\s+)?§g"
         r"|\bbetween\s+(?:an?\s+|the\s+)?§g\s*(?:,|and|&|or)\s*(?:an?\s+|the\s+)?§g"  # "between A and B (and C)"
         r"|(?:upgrad|switch|mov|migrat)\w*\s+(?:from\s+)?(?:an?\s+|the\s+|our\s+|my\s+)?§g\s+to\s+(?:an?\s+)?§g"
@@ -120,7 +123,9 @@ def find_workload(low: str, lex: Lexicon) -> str | None:
     """The workload the message is about, whatever its intent: ``finetune``, ``training``, ``inference``
     or ``None``. Fine-tuning words win; between training and serving words the first one mentioned wins
     ("inference mostly, maybe training" is inference)."""
-    found = [(m.start(), lex.workloads.value(m.group(0))) for m in lex.workloads.finditer(low)]
+    # a workload word written as a repository's owner ("unsloth/Llama-3.2-3B-bnb-4bit") names a checkpoint, no workload
+    found = [(m.start(), lex.workloads.value(m.group(0))) for m in lex.workloads.finditer(low)
+             if not re.match(r"/[a-z0-9]", low[m.end():m.end() + 2])]
     kinds = [k for _, k in found]
     if "finetune" in kinds:
         return "finetune"
@@ -219,7 +224,14 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     # "what is your GPU type, A100 80G or 40G?" beside a run: which one someone used is asked, not which is better
     asked_of_setup = x.setup_question and bool(query.workload) and not asks & {"comparison", "cheapest", "best",
                                                                                 "speed"}
-    listed_only = listed_only or tried or asked_of_setup
+    # "can a 3090 or 4090 run flux?", "3090或4090 单卡可以跑 llama 13b 吗": alternatives offered to a fit question, with
+    # nothing compared, are each checked (the sizing answer covers every GPU named), not ranked
+    either, _ = _compare_patterns(lex.either_connectors.pattern, "(?!)")
+    offered = has_model and bool(asks & {"fit", "support"}) and not asks & {
+        "comparison", "cheapest", "best", "speed", "cost", "difference", "throughput", "users_served"} and bool(
+        either.search(x.marked)) and all(either.fullmatch(m.group(0)) for m in pair.finditer(x.marked)) and \
+        not rel.search(x.marked)
+    listed_only = listed_only or tried or asked_of_setup or offered
     # one GPU in one setup compares it with something that is no GPU ("the HBM rather than the 910B4 itself")
     joined = bool(gpus and (pair.search(x.marked) or rel.search(x.marked))) and not listed_only and (
         gpus >= 2 or x.gpu_setups >= 2)
@@ -261,7 +273,11 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     # "support" is a hardware question when a feature is named ("does the T4 support FA2"), or a precision of
     # GPUs with no model ("does the L20 support fp8"); "this should work with 24gb" beside a model is not
     supports = "support" in asks and bool(query.features or (query.precisions and not has_model))
-    if joined and query.claimed_ratio is None and not query.spec_checks and not supports and not ("spec" in asks and x.explicit_spec):
+    # "a single 4090 vs 4x 4060 Ti, will the bandwidth be a bottleneck": setups of different GPU counts compared are a
+    # comparison, whatever spec is named on the way (a spec lookup compares no setups)
+    setups_compared = joined and "comparison" in asks and len({g.count or 1 for g in query.gpus}) > 1
+    if joined and query.claimed_ratio is None and not query.spec_checks and not supports and (
+            not ("spec" in asks and x.explicit_spec) or setups_compared):
         return "compare"  # "8xH100+nvlink is worse than 4xA100": two GPUs compared, a feature named on the way
     # a kernel feature asked of a GPU with no sizing asked and no workload ("can a T4 do FA2 for llama 3 8b");
     # a precision that is also a feature ("bf16") is the model's precision there, not a question
@@ -277,14 +293,22 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         query.claimed_ratio is None and not supports and not feature_question
     strong_spec = (("spec" in asks and not stated_card) or supports or feature_question or
                    query.claimed_ratio is not None or bool(query.spec_checks)) and not spec_and_fit
-    if strong_spec and diagnosis != "feature_gate" and (not has_model or not query.workload):
-        if gpus or query.features or query.claimed_ratio is not None:
+    # a card named only by its memory ("my 12GB card", "单卡24G") has no spec sheet: a question about it is sizing
+    spec_gpus = bool(gpus) and not (query.gpus and all(g.capacity_only for g in query.gpus) and not any(
+        u.kind == "gpu" for u in query.unknown_terms))
+    # "两张 2080ti 能否满足运行的需求": a fit asked of a workload on named GPUs is sizing, a spec word on the way
+    workload_fit = "fit" in asks and bool(query.workload) and not (
+        query.features or query.claimed_ratio is not None or query.spec_checks)
+    if strong_spec and diagnosis != "feature_gate" and (not has_model or not query.workload) and not workload_fit:
+        if spec_gpus or (query.features and not query.gpus) or query.claimed_ratio is not None:
             return "spec_lookup"
     if joined or (gpus >= 2 and asks & {"comparison", "difference"} and not query.duration_hours):
         # "A100 40G and 80G difference for training": two GPUs and the difference between them asked, with no model
         # to run, compare them (the figures the workload follows), whatever the workload
         return "compare"
-    if query.precisions and gpus and not has_model and diagnosis is None and (
+    # (a hardware format: a weight-only or GGUF quantization, "q4_k_m", "awq", runs on any GPU and asks no spec)
+    hardware_formats = [p for p in query.precisions if not _WEIGHT_ONLY.fullmatch(p)]
+    if hardware_formats and spec_gpus and not has_model and diagnosis is None and (
             "fit" in asks or "spec" in asks or "support" in asks):
         return "spec_lookup"
     if (diagnosis and not has_model and (x.error_paste or not gpus)) or (diagnosis == "feature_gate" and x.error_paste):

@@ -166,6 +166,17 @@ class ParserTables:
             self.product_numbers.update(p for key in self.products for p in key.split("-") if p.isdecimal())
         return digits in self.product_numbers
 
+    def product_number_shaped(self, digits: str) -> bool:
+        """Whether ``digits`` is shaped like the number of a GPU product series the knowledge base has, whether or not
+        it has that product: four digits "G0N0" (generation G, tier N: "5060", "2070") with the generation of a
+        product number it has ("5090" makes "5060" one). Written before a memory size or a variant word ("5060 16GB",
+        "5070 ti") such a number names a card, not a count."""
+        if not re.fullmatch(r"[1-9]0[1-9]0", digits):
+            return False
+        if not self.product_numbers:
+            self.is_product_number(digits)
+        return any(len(p) == 4 and p[0] == digits[0] and p[1] == "0" and p[3] == "0" for p in self.product_numbers)
+
     def memory_of(self, gpu_id: str) -> float:
         """Marketed memory of a GPU, GB."""
         return self.kb.gpus[gpu_id].memory_gb
