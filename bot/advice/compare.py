@@ -660,18 +660,26 @@ def _finetune(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     headline = None
     details = []
     for method, rows in by_method.items():
-        gpus = {o.gpu: o for o in rows}
+        gpus: dict[str, Option] = {}
+        for o in rows:  # like for like: each GPU type at the fewest GPUs that run it
+            if o.gpu not in gpus or (o.gpu_count or 1) < (gpus[o.gpu].gpu_count or 1):
+                gpus[o.gpu] = o
         if len(gpus) < 2:
             continue
         ranked = sorted(gpus.values(), key=lambda o: o.gpu_hours)
         fast, slow = ranked[0], ranked[-1]
         line = note("finetune_compare", method=method, fast=config(fast), slow=config(slow),
                     ratio_x=slow.gpu_hours / fast.gpu_hours, fast_gpu_hours=fast.gpu_hours,
-                    slow_gpu_hours=slow.gpu_hours, fast_usd=fast.total_cost_usd, slow_usd=slow.total_cost_usd)
+                    slow_gpu_hours=slow.gpu_hours, fast_usd=fast.total_cost_usd, slow_usd=slow.total_cost_usd,
+                    run_tokens=tokens if fast.total_cost_usd else None)
         if headline is None:
             headline = line
         else:
             details.append(line)
+        recomputes = [o for o in (slow, fast) if any(n.code == "gradient_checkpointing_used" for n in o.notes)]
+        if len(recomputes) == 1 and recomputes[0] is slow:
+            # the per-GPU gap comes from memory, not compute: the smaller card recomputes activations to fit
+            details.append(note("finetune_checkpointing_gap", slow=config(slow), fast=config(fast)))
     if headline is None:
         headline = note("compare_fits", fits=[config(o) for o in fitting], fails=[config(o) for o in options
                                                                                  if not o.fits], model_name=model_label(model))

@@ -1,0 +1,33 @@
+"""A fine-tuning comparison of two GPU types compares each at the fewest GPUs that run it (like for like), names the
+run's token count beside the cost, and says when the gap per GPU comes from gradient checkpointing rather than compute.
+
+By hand: a 34B model in QLoRA (NF4 base ~17 GB + adapters + activations) fits one A100 of either size. Both A100s have
+the same 312 dense bf16 TFLOPS (knowledge/gpus.yaml), so the 40GB card is slower per GPU only because it must
+recompute activations: LoRA/QLoRA FLOPs per token are forward 2P + backward (activation grads only) 2P = 4P, and
+recomputing the forward adds 2P: 6P / 4P = 1.50x the GPU-hours.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from bot.advice.advise import advise
+from bot.parsing.parser import parse_question
+
+TODAY = date(2026, 12, 1)
+
+
+@pytest.mark.parametrize("text", [
+    "A100 40GB vs 80GB for qlora on a 34b model",
+    "A100 40G 和 80G 做 34B 模型 QLoRA 微调差多少",
+])
+def test_like_for_like_and_the_reason(kb, text):
+    a = advise(parse_question(text, kb), kb, today=TODAY)
+    h = a.headline
+    assert h.code == "finetune_compare"
+    assert h.params["fast"]["gpu_count"] == 1 and h.params["slow"]["gpu_count"] == 1
+    assert h.params["ratio_x"] == pytest.approx(1.5, rel=0.01)
+    assert h.params["run_tokens"] == 100e6  # the default run, said beside its cost
+    assert any(d.code == "finetune_checkpointing_gap" for d in a.details)
