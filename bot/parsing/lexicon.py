@@ -218,6 +218,8 @@ class TrafficVocab(_Vocab):
     peak_words: list[str] = Field(default_factory=list)
     per_user_words: list[str] = Field(default_factory=list)
     per_day_before: list[str] = Field(default_factory=list)
+    #: words before a number and a day noun that make it the whole service's requests a day ("每天 1 万次对话")
+    service_day_before: list[str] = Field(default_factory=list)
     day_nouns: list[str] = Field(default_factory=list)
     # words between "每人每天" and the number that say what is done ("每人每天聊 8 轮", "平均 10 次")
     day_fillers: list[str] = Field(default_factory=list)
@@ -704,6 +706,7 @@ class Lexicon:
     peak_words: Phrases
     per_user_day_words: Phrases
     per_day_before: Phrases
+    service_day_before: Phrases
     day_nouns: Phrases
     day_fillers: Phrases
     power_units: Phrases
@@ -947,6 +950,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         peak_words=Phrases(_flat(lists(lambda f: f.traffic.peak_words))),
         per_user_day_words=Phrases(_flat(lists(lambda f: f.traffic.per_user_words))),
         per_day_before=Phrases(_flat(lists(lambda f: f.traffic.per_day_before))),
+        service_day_before=Phrases(_flat(lists(lambda f: f.traffic.service_day_before))),
         day_nouns=Phrases(_flat(lists(lambda f: f.traffic.day_nouns)), left_bound=False),
         day_fillers=Phrases(_flat(lists(lambda f: f.traffic.day_fillers)), left_bound=False),
         power_units=Phrases(merged_maps(lambda f: f.power.units), left_bound=False),

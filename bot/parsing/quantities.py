@@ -398,6 +398,14 @@ class _Scanner:
                 if self.free(m.start(), m.end()):
                     self.claim("rate", {"kind": "requests_per_day", "value": number_value(m, lex), "scope": "per_user"},
                                m.start(), m.end())
+        if lex.service_day_before.pattern != "(?!)":
+            # "每天 1 万次对话": the whole service's requests a day, written key first
+            service_day = re.compile(rf"(?:{lex.service_day_before.pattern})\s*(?:(?:{lex.day_fillers.pattern})\s*)*"
+                                     rf"{self.num}\s*(?:{lex.day_nouns.pattern})")
+            for m in service_day.finditer(self.low):
+                if self.free(m.start(), m.end()):
+                    self.claim("rate", {"kind": "requests_per_day", "value": number_value(m, lex), "scope": None},
+                               m.start(), m.end())
         self._results_per_setup()
         # key first: "QPS 5", "qps=20", "rps: 3"; "每秒 5 个请求", "5 requests every second"
         conn = lex.number_connectors.pattern
