@@ -31,3 +31,11 @@ def test_like_for_like_and_the_reason(kb, text):
     assert h.params["ratio_x"] == pytest.approx(1.5, rel=0.01)
     assert h.params["run_tokens"] == 100e6  # the default run, said beside its cost
     assert any(d.code == "finetune_checkpointing_gap" for d in a.details)
+
+
+def test_training_per_gpu_is_each_cards_best_layout(kb):
+    # H100 SXM and H200 SXM have the same 989 dense bf16 TFLOPS (knowledge/gpus.yaml): at the layouts where neither
+    # recomputes nor replicates, their GPU-hours are equal; a small count's layout is not the card's speed
+    a = advise(parse_question("compare H100 and H200 for training llama 3 70b on 1T tokens", kb), kb, today=TODAY)
+    assert a.headline.code == "training_per_gpu_same"
+    assert a.headline.params["ratio_x"] == pytest.approx(1.0, abs=0.03)

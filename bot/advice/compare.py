@@ -613,19 +613,27 @@ def _recommend(options: list[Option], cheapest: bool) -> int | None:
     return max(fitting, key=lambda i: options[i].decode_tps)
 
 
+#: Below this ratio of GPU-hours two GPU types train at the same speed as far as the estimate can tell (its
+#: efficiency factors are one per GPU generation, so a smaller gap is the layout, not the card).
+_SAME_SPEED = 1.03
+
+
 def _training(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     tokens = training_tokens(ctx, model)
     options = training_runs(ctx, model, tokens, choices)
-    per_gpu = {}
+    per_gpu: dict[str, Option] = {}
     for o in options:
-        if o.gpu_hours and o.gpu not in per_gpu:
+        # each GPU type at its most efficient layout shown (fewest GPU-hours): a small count's layout (recompute,
+        # replication) is not the card's speed
+        if o.gpu_hours and (o.gpu not in per_gpu or o.gpu_hours < per_gpu[o.gpu].gpu_hours):
             per_gpu[o.gpu] = o
     ranked = sorted(per_gpu.values(), key=lambda o: o.gpu_hours)
     if len(ranked) >= 2:
         fast, slow = ranked[0], ranked[-1]
-        headline = note("training_per_gpu_ratio", fast_gpu=fast.gpu_name, slow_gpu=slow.gpu_name,
-                        ratio_x=slow.gpu_hours / fast.gpu_hours, fast_gpu_hours=fast.gpu_hours,
-                        slow_gpu_hours=slow.gpu_hours)
+        ratio = slow.gpu_hours / fast.gpu_hours
+        headline = note("training_per_gpu_ratio" if ratio >= _SAME_SPEED else "training_per_gpu_same",
+                        fast_gpu=fast.gpu_name, slow_gpu=slow.gpu_name, ratio_x=ratio,
+                        fast_gpu_hours=fast.gpu_hours, slow_gpu_hours=slow.gpu_hours)
     else:
         headline = note("compare_fits", fits=[config(o) for o in options if o.fits],
                         fails=[config(o) for o in options if not o.fits], model_name=model_label(model))
