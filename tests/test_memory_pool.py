@@ -74,3 +74,19 @@ def test_qwen_72b_in_320_gb_fits_in_every_format(kb):
     a = ask(kb, "总共 320G 显存能跑 qwen2.5 72b 吗")
     assert all(row[3] is True for row in a.table.rows)
     assert a.table.rows[0][1] == pytest.approx(149.5, abs=1.0)  # 145.4 GB of 16-bit weights + KV + overhead
+
+
+@pytest.mark.parametrize(("text", "gpu", "memory"), [
+    ("an H100 NVL with 188GB - can one card hold llama 3 70b in fp16?", "h100-nvl-94gb", None),  # 2 x 94 GB
+    ("A100 with 160GB for qwen2.5 72b?", "a100-sxm-80gb", None),  # 2 x 80 GB: two data-center cards
+    ("2080 Ti 22G 跑 qwen2.5 14b 行吗", "rtx-2080-ti-11gb", 22.0),  # a modded GeForce card keeps its memory
+])
+def test_a_whole_multiple_of_a_data_center_cards_memory_is_several_cards(kb, text, gpu, memory):
+    g = parse_question(text, kb).gpus[0]
+    assert (g.id, g.memory_gb) == (gpu, memory)
+
+
+def test_a_listed_product_is_not_the_start_of_another_name(kb):
+    # knowledge lists the Hygon DCU K100 as known of but unsized; the K100 AI is another product
+    q = parse_question("海光 K100 跑 qwen2.5 7b", kb)
+    assert not q.gpus and [t.unlisted for t in q.unknown_terms] == ["Hygon DCU K100"]

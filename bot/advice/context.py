@@ -26,8 +26,9 @@ __all__ = ["Context"]
 #: Limits notes that lead an answer: a stated quantity was not used, a GPU variant named does not exist.
 _LEADING_LIMITS = frozenset({"quantity_over_limit", "quantity_unusable", "closed_model", "currency_without_rate",
                              "unknown_variant"})
-#: Headlines that already state the bound they hit (a quote of more GPUs than the sizing bound, priced at list).
-_SAYS_ITS_LIMIT = frozenset({"quote_count_over_limit"})
+#: Headlines that already state the bound they hit (a quote of more GPUs than the sizing bound, priced at list), or
+#: that answer the figure quoted (a claim's verdict: "H100 NVL with 188GB" is the claim, not an unknown variant).
+_SAYS_ITS_LIMIT = frozenset({"quote_count_over_limit", "claim_verdict"})
 #: Parser notes that say a model name the knowledge base lacks was sized by the parameter count it carries.
 _SIZED_UNKNOWN = frozenset({"unknown_model_generic", "generic_model_named"})
 

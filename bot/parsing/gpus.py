@@ -552,6 +552,11 @@ class _GpuScanner:
                 memory_gb = None
             elif abs(self.tables.memory_of(gpu_id) - memory_gb) < 1:
                 memory_gb = None
+            elif memory_after and self.tables.kb.gpus[gpu_id].segment == "datacenter" and \
+                    _whole_multiple(memory_gb, self.tables.memory_of(gpu_id)):
+                # "H100 NVL with 188GB": a data-center card is never sold with its memory doubled (GeForce cards are,
+                # "2080 Ti 22G"), so a whole multiple of its memory is that many cards together, not another card
+                memory_gb = None
         written = self.written(start, self.words[i + n - 1][2])
         named_end = span_end
         count = glued
@@ -672,6 +677,10 @@ class _GpuScanner:
         if exact is not None:
             return self._add(i, n, exact.id, repair_name(exact.alias), None, None)
         key = "".join(self.reps[i:i + n])
+        if self.tables.index.lookup("unlisted", written, fuzzy=False) is not None:
+            # a product known to exist but not sized here ("海光 K100", not the K100 AI): unknown, never the start of
+            # another product's name
+            return self._unknown(i, n, memory)
         # (a name whose rest starts with a variant word is another product: "rtx 4070" is not the RTX 4070 Ti Super)
         started = {product_key(g) for k, g in self.tables.gpu_keys.items()
                    if k.startswith(key) and k != key and not self.variant_start.match(k, len(key))}
@@ -1092,6 +1101,12 @@ def scan_form_variants(low: str, written, named: list[FoundGpu], tables: ParserT
         if variant is not None and variant != f.id:
             out.append(FoundGpu(variant, written(m.start(1), m.end(1)), m.start(1), m.end(1), m.start(1), m.end(1)))
     return refined, out
+
+
+def _whole_multiple(total_gb: float, one_gb: float) -> bool:
+    """Whether ``total_gb`` is 2 or more cards of ``one_gb`` each (within 1 GB)."""
+    k = round(total_gb / one_gb) if one_gb else 0
+    return k >= 2 and abs(k * one_gb - total_gb) < 1
 
 
 def _unknown_variant(tables: ParserTables, gpu_id: str, written: str, product: str, memory_gb: float | None,
