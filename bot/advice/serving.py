@@ -173,6 +173,7 @@ def _cohosted(ctx: Context, models: list[Model], choices: list[GpuChoice], load:
     with headroom and a CUDA context, :func:`bot.advice.non_llm.need_gb`), summed against the GPUs' usable memory.
     A precision written with each model is that model's; as many precisions as models, said in order, pair up."""
     q = ctx.query
+    _workload_notes(ctx, load)
     choice = next((c for c in choices if c.fixed), choices[0])
     count = choice.count or 1
     own = {m.id: m.precision for m in q.models if m.id and m.precision}
@@ -194,12 +195,59 @@ def _cohosted(ctx: Context, models: list[Model], choices: list[GpuChoice], load:
         items.append({"model_name": model_label(model), "precision": precision, "mem_gb": need})
     total = sum(i["mem_gb"] for i in items)
     ctx.assume("cohosted_sum")
-    headline = note("cohosted_fit", fits=total <= usable, not_fits=total > usable, items=items, total_gb=total, usable_gb=usable,
-                    config={"gpu_count": count, "gpu_name": choice.gpu.name})
-    table = Table(columns=["config", "weights_gb", "gb_per_gpu"],
-                  rows=[[config(o, with_model=True), o.weights_gb, o.memory_per_gpu_gb] for o in options])
+    fits = total <= usable
+    shared = {"gpu_count": count, "gpu_name": choice.gpu.name}
+    headline = note("cohosted_fit", fits=fits, not_fits=not fits, items=items, total_gb=total, usable_gb=usable,
+                    config=shared)
+    speeds = cohosted_speeds(options) if fits else []
+    details = []
+    if speeds:
+        # "how fast is each": each alone, and each while all generate at once on the shared GPUs
+        details.append(note("cohosted_speed", items=speeds, shared_n=len(options), config=shared))
+        ctx.assume("cohosted_time_shared", shared_n=len(options))
+    if "speed" in q.asks and speeds and "fit" not in q.asks:
+        details.insert(0, headline)
+        headline = details.pop(1)
+    columns = ["config", "weights_gb", "gb_per_gpu"]
+    rows = [[config(o, with_model=True), o.weights_gb, o.memory_per_gpu_gb] for o in options]
+    if speeds:
+        columns += ["alone_tps", "shared_tps"]
+        by_model = {s["model"]: s for s in speeds}
+        for o, row in zip(options, rows, strict=True):
+            row += [by_model[o.model]["alone_tps"], by_model[o.model]["shared_tps"]] if o.model in by_model \
+                else [None, None]
     return ctx.answer(title=note("title_items", model_names=[model_label(m) for m in models]), headline=headline,
-                      options=options, recommendation=None, table=table, actions=next_actions(ctx, None))
+                      details=details, options=options, recommendation=None, table=Table(columns=columns, rows=rows),
+                      actions=next_actions(ctx, None))
+
+
+def cohosted_speeds(options: list[Option]) -> list[dict]:
+    """Each co-hosted LLM's tokens/s per user alone on the GPUs and while every model generates at once.
+
+    Decode reads each model's weights and KV cache from the same GPU memory, so models that generate at the same time
+    share its time and bandwidth: with one engine process per model and no MPS the GPU runs one process's kernels at a
+    time and switches between them; with MPS the kernels overlap but read the same memory (NVIDIA Multi-Process Service
+    documentation, docs.nvidia.com/deploy/mps). Decode is bound by memory reads either way, so each of ``n`` busy
+    models gets about ``1/n`` of its speed alone.
+
+    Args:
+        options: the co-hosted models' options on the shared GPUs (LLMs carry ``tps_per_user`` at the load, or
+            ``single_user_tps`` / ``decode_tps`` for one user; other models carry no speed and are skipped).
+
+    Returns:
+        One dict per LLM with a speed: ``model`` (id), ``model_name``, ``precision``, ``alone_tps`` (tokens/s per
+        user with the other models idle) and ``shared_tps`` (``alone_tps / n``, n = all the models co-hosted, the
+        other kinds included: their compute takes its share of the time too). Empty when no option has a speed.
+    """
+    n = len(options)
+    out = []
+    for o in options:
+        alone = o.tps_per_user if (o.users or 1) > 1 else (o.single_user_tps or o.decode_tps or o.tps_per_user)
+        if not alone or not o.fits:
+            continue
+        out.append({"model": o.model, "model_name": o.model_name, "precision": o.precision, "alone_tps": alone,
+                    "shared_tps": alone / n})
+    return out
 
 
 # --------------------------------------------------------------------------- sizing a load

@@ -424,7 +424,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         market=lex.markets.value(m.group(0)) if (m := lex.markets.search(low)) else None,
         billing_terms=list(dict.fromkeys(lex.billing_terms.found(low))),
         rented_gpu=rented_gpu,
-        co_hosted=len(models) >= 2 and bool(lex.cohost_words.search(low)),
+        co_hosted=len(models) >= 2 and _cohost_cue(low, gpu_found, lex),
         providers=providers,
         pricing=lex.pricing.found(low),
         commitment_term=term,
@@ -1197,6 +1197,14 @@ def _gpu_setups(found: list[FoundGpu]) -> int:
     counted = {(f.id or f.as_written.lower(), f.count) for f in found if f.count}
     named = {f.id or f.as_written.lower() for f in found}
     return len(counted) + len(named - {name for name, _ in counted})
+
+
+def _cohost_cue(low: str, found: list[FoundGpu], lex: Lexicon) -> bool:
+    """Whether the models named are said to share GPUs: a lexicon ``cohost_words`` phrase in ``low``, or in ``low``
+    with each GPU mention read as the word "gpu", so a phrase written with "gpu" ("on the same gpu", "同一张 gpu")
+    holds whatever card is named there ("on the same A100 80GB", "放在同一张 4090 上")."""
+    return bool(lex.cohost_words.search(low)) or bool(
+        found and lex.cohost_words.search(_mark_gpus(low, found).replace("§g", "gpu")))
 
 
 def _mark_gpus(low: str, found: list[FoundGpu]) -> str:
