@@ -71,8 +71,26 @@ def test_the_engine_decides_where_offloaded_layers_run(kb):
     # DDR5 named: only that row; 20 / 1,008 + 20 / 89.6 = 0.243 s -> 4.11 tokens/s
     (ddr5,) = offload_paths(eff, gpu, 20, 20, runs_on="cpu", host_memory="ddr5")
     assert ddr5.bound_tps == pytest.approx(1 / (20 / 1008 + 20 / 89.6))
+    # a CPU decode typically reaches 70% of the JEDEC rate (llama.cpp issue #34: 33.7 of 51.2 GB/s):
+    # 1 / (20 / 1,008 + 20 / (0.7 x 89.6)) = 2.97 tokens/s
+    assert ddr5.typical_tps == pytest.approx(1 / (20 / 1008 + 20 / (0.7 * 89.6)))
     (pcie,) = offload_paths(eff, gpu, 20, 20, runs_on="gpu")
     assert pcie.link.pcie_gen == 4  # the 4090's own link generation
+    assert pcie.typical_tps == pcie.bound_tps  # the PCIe figure is measured already
+
+
+def test_a_mixture_of_experts_reads_only_its_active_share(kb):
+    # Mixtral 8x7B: 12.9 of 46.7 B parameters active per token (knowledge/models.yaml), so each token reads 27.6% of
+    # each part of the split: with llama.cpp (CPU) and 2/3 of the int4 weights in RAM the DDR5 bound is
+    # 1 / (w/3 x 0.276 / 760 + 2w/3 x 0.276 / 89.6)
+    a = ask(kb, "llama.cpp: mixtral 8x7b q4 on a 3080 10gb with 2/3 of it in system ram, getting 4 tok/s")
+    p = a.headline.params
+    m = kb.models["mixtral-8x7b"]
+    share = m.params_active_b / m.params_total_b
+    w = p["weights_gb"]
+    assert p["offload_gb"] == pytest.approx(w * 0.667)
+    assert p["high_tps"] == pytest.approx(1 / ((w - p["offload_gb"]) * share / 760 + p["offload_gb"] * share / 89.6))
+    assert _note(a, "offload_bound").params["active_pct"] == pytest.approx(100 * share)
 
 
 def test_half_of_a_70b_offloaded_on_a_4090_at_2_tokens_per_s_is_expected(kb):

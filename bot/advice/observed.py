@@ -105,9 +105,11 @@ def offload_notes(kb: KnowledgeBase, query: Query, own: Option, observed_tps: fl
     the user's setup does not hold the model, what does not fit (the memory it needs minus the usable memory).
     Each token reads the rest on the GPU at its memory bandwidth and the offloaded part from system RAM (the CPU
     computes those layers: llama.cpp, Ollama) or over PCIe (the engine copies them to the GPU: vLLM, accelerate), as
-    the engine named does (``knowledge/engines.yaml`` ``offload_runs_on``; both with none named):
-    :func:`bot.estimation.offload.offload_paths`. The expected range is ``[BELOW_SHARE x`` the slowest way's bound,
-    the fastest way's bound``]``.
+    the engine named does; a mixture of experts reads only its active share of each part (``params_active_b /
+    params_total_b``) (``knowledge/engines.yaml`` ``offload_runs_on``; both with none named):
+    :func:`bot.estimation.offload.offload_paths`. The expected range is ``[BELOW_SHARE x`` the slowest way's typical
+    speed (its link at the bandwidth a decode reaches), the fastest way's bound``]``; above the bound is faster than
+    that split can go.
 
     Args:
         kb: the knowledge base (the GPU, the engines, efficiency.yaml ``host_links``).
@@ -142,6 +144,15 @@ def offload_notes(kb: KnowledgeBase, query: Query, own: Option, observed_tps: fl
     if offloaded <= 0:
         return []
     on_gpu = weights - offloaded
+    # a mixture of experts reads only its active parameters each token (their share of each part, the experts spread
+    # evenly over the layers): Mixtral 8x7B reads 12.9 of 46.7 B
+    model = kb.models.get(own.model or "") or next(
+        (kb.models[m.id] for m in query.models if m.id in kb.models), None)
+    active = next((m.params_active_b / m.params_total_b for m in query.models
+                   if m.generic and m.params_active_b and m.params_total_b), None)
+    if model is not None and model.params_active_b and model.params_total_b:
+        active = model.params_active_b / model.params_total_b
+    read = min(1.0, active or 1.0)
     runs_on = None
     if query.engine:
         try:
@@ -149,20 +160,22 @@ def offload_notes(kb: KnowledgeBase, query: Query, own: Option, observed_tps: fl
         except AdvisorError:
             key = None
         runs_on = kb.engines[key].offload_runs_on if key in kb.engines else None
-    paths = offload_paths(eff, gpu, on_gpu, offloaded, gpu_count=count, runs_on=runs_on,
+    paths = offload_paths(eff, gpu, on_gpu * read, offloaded * read, gpu_count=count, runs_on=runs_on,
                           host_memory=query.host_memory)
     if not paths:
         return []
-    low, high = BELOW_SHARE * paths[0].bound_tps, paths[-1].bound_tps
+    low, high = BELOW_SHARE * min(p.typical_tps for p in paths), paths[-1].bound_tps
     verdict = "impossible" if observed_tps > high else "slow" if observed_tps < low else "expected"
     gpu_bw = gpu.memory_bandwidth_gb_s * count
+    gpu_read, offload_read = on_gpu * read, offloaded * read
     out = [note("observed_offload", observed_tps=observed_tps, config=config(own, with_precision=False),
                 precision=precision, weights_gb=weights, offload_gb=offloaded, gpu_gb=on_gpu,
                 spilled=stated is None, need_gb=own.memory_total_gb, memory_gb=memory, spill_gb=spill,
                 low_tps=low, high_tps=high, verdict=verdict, expected=verdict == "expected", slow=verdict == "slow",
                 impossible=verdict == "impossible"),
-           note("offload_bound", gpu_gb=on_gpu, gpu_bw_gb_s=gpu_bw, gpu_ms=on_gpu / gpu_bw * 1000,
-                offload_gb=offloaded, fits_elsewhere=not held, precision=precision,
+           note("offload_bound", gpu_gb=gpu_read, gpu_bw_gb_s=gpu_bw, gpu_ms=gpu_read / gpu_bw * 1000,
+                offload_gb=offload_read, fits_elsewhere=not held, precision=precision,
+                active_pct=100 * read if read < 1 else None,
                 format_from_split=stated is not None and not named and precision != own.precision,
                 memory_gb=memory,
                 paths=[{"label": p.link.label, "bandwidth_gb_s": p.link.bandwidth_gb_s, "path_ms": p.offload_s * 1000,

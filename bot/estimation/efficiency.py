@@ -202,6 +202,8 @@ class HostLink(Sourced):
         label: how the answer names it ("PCIe 4.0 x16", "dual-channel DDR5-5600").
         bandwidth_gb_s: the most a transfer reaches, GB/s (measured for PCIe, the JEDEC rate for DDR).
         peak_gb_s: the raw signalling rate per direction, GB/s, where it differs.
+        achieved_fraction: the share of ``bandwidth_gb_s`` a decode reading weights through it typically reaches
+            (1 for the measured PCIe figures; below 1 for a CPU decoding from DDR at its JEDEC rate).
     """
 
     kind: Literal["pcie", "ram"]
@@ -210,6 +212,7 @@ class HostLink(Sourced):
     label: str
     bandwidth_gb_s: float = Field(gt=0)
     peak_gb_s: float | None = Field(default=None, gt=0)
+    achieved_fraction: float = Field(default=1.0, gt=0, le=1)
 
 
 class _Tile(Sourced):

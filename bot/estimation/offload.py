@@ -34,14 +34,17 @@ class OffloadPath:
     Attributes:
         runs_on: ``cpu`` (computed by the CPU from system RAM) or ``gpu`` (copied to the GPU over PCIe).
         link: the host link (its label, GB/s and source).
-        offload_s: seconds per token reading the offloaded bytes over ``link``.
+        offload_s: seconds per token reading the offloaded bytes over ``link`` at its full bandwidth.
         bound_tps: the most tokens/s with the GPU's part added (``1 / (gpu_s + offload_s)``).
+        typical_tps: the same at the share of the link's bandwidth a decode typically reaches
+            (``HostLink.achieved_fraction``; the bound itself for the measured PCIe figures).
     """
 
     runs_on: Literal["cpu", "gpu"]
     link: HostLink
     offload_s: float
     bound_tps: float
+    typical_tps: float
 
 
 def offload_decode_bound_tps(gpu_gb: float, offloaded_gb: float, gpu_bandwidth_gb_s: float,
@@ -101,5 +104,7 @@ def offload_paths(eff: EfficiencyTable, gpu: Gpu, gpu_gb: float, offloaded_gb: f
     out = []
     for where, link in links:
         offload_s = offloaded_gb / link.bandwidth_gb_s
-        out.append(OffloadPath(where, link, offload_s, 1.0 / (gpu_s + offload_s) if gpu_s + offload_s > 0 else 0.0))
+        typical_s = offload_s / link.achieved_fraction
+        out.append(OffloadPath(where, link, offload_s, 1.0 / (gpu_s + offload_s) if gpu_s + offload_s > 0 else 0.0,
+                               1.0 / (gpu_s + typical_s) if gpu_s + typical_s > 0 else 0.0))
     return sorted(out, key=lambda p: p.bound_tps)
