@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from bot.advice.answer import Answer, Option
 from bot.advice.options import config
+from bot.errors import AdvisorError
+from bot.estimation import efficiency_for, weight_bytes
+from bot.estimation.offload import offload_paths
 from bot.kb.loader import KnowledgeBase
 from bot.notes import Note, note
 from bot.parsing.query import Query
 
-__all__ = ["ABOVE_SHARE", "BELOW_SHARE", "image_time_note", "likely_causes", "observation_notes"]
+__all__ = ["ABOVE_SHARE", "BELOW_SHARE", "image_time_note", "likely_causes", "observation_notes", "offload_notes"]
 
 #: A speed the user sees below this share of the estimate is called out: the estimates are a single stream's speed at
 #: the knowledge base's efficiency factors (knowledge/efficiency.yaml), which real setups reach within tens of percent;
@@ -68,13 +71,11 @@ def observation_notes(query: Query, answer: Answer, kb: KnowledgeBase | None = N
         if o.quoted:
             continue
         own = next((x for x in answer.options if not x.changes), None)
-        if o.kind == "tokens_per_s" and opt is None and own is not None and not own.fits and own.memory_total_gb \
-                and kb is not None and (gpu := kb.gpus.get((own.gpu or "").split("@")[0])) is not None:
-            # "70B q4 on one 3090 gets 2 tok/s, expected?": the setup does not hold the model, so the engine runs it
-            # with layers in CPU RAM (read over PCIe every token): a few tokens/s is what that gives
-            memory = (own.usable_gb or gpu.memory_gb) * (own.gpu_count or 1)  # (what the engine can use, GB)
-            out.append(note("observed_offload", observed_tps=o.value, config=config(own), need_gb=own.memory_total_gb,
-                            memory_gb=memory, spill_gb=max(0.0, own.memory_total_gb - memory), verdict="offloaded"))
+        if o.kind == "tokens_per_s" and kb is not None and own is not None and \
+                (seen := offload_notes(kb, query, own, o.value, held=opt is not None)):
+            # "70B q4 on one 3090 gets 2 tok/s, expected?", "I offload half of it to RAM": layers in system RAM are
+            # read every token, so the bandwidth of RAM or PCIe bounds the speed
+            out.extend(seen)
             continue
         if o.kind == "tokens_per_s" and opt is not None:
             one = opt.single_user_tps or opt.decode_tps  # the sentence says "for one user": the batch-1 figure
@@ -94,6 +95,136 @@ def observation_notes(query: Query, answer: Answer, kb: KnowledgeBase | None = N
                 out.append(note("observed_ratio", observed_x=o.value, estimate_x=fast.decode_tps / slow.decode_tps,
                                 fast_gpu=fast.gpu_name, slow_gpu=slow.gpu_name))
     return out
+
+
+def offload_notes(kb: KnowledgeBase, query: Query, own: Option, observed_tps: float, *, held: bool = False
+                  ) -> list[Note]:
+    """A speed seen with part of the model in system RAM, set beside the bandwidth bound of that split.
+
+    The part offloaded is the user's (``Query.offload_gb``, else ``Query.offload_share`` of the weights), else, when
+    the user's setup does not hold the model, what does not fit (the memory it needs minus the usable memory).
+    Each token reads the rest on the GPU at its memory bandwidth and the offloaded part from system RAM (the CPU
+    computes those layers: llama.cpp, Ollama) or over PCIe (the engine copies them to the GPU: vLLM, accelerate), as
+    the engine named does; a mixture of experts reads only its active share of each part (``params_active_b /
+    params_total_b``) (``knowledge/engines.yaml`` ``offload_runs_on``; both with none named):
+    :func:`bot.estimation.offload.offload_paths`. The expected range is ``[BELOW_SHARE x`` the slowest way's typical
+    speed (its link at the bandwidth a decode reaches), the fastest way's bound``]``; above the bound is faster than
+    that split can go.
+
+    Args:
+        kb: the knowledge base (the GPU, the engines, efficiency.yaml ``host_links``).
+        query: the request (the offload stated, the engine, the system memory named).
+        own: the user's own setup (GPU, count, precision, weights and memory need).
+        observed_tps: the tokens/s the user sees.
+        held: the answer has a setup as asked that holds the model (then only a stated offload counts).
+
+    Returns:
+        ``observed_offload`` (``verdict`` ``expected``, ``slow`` or ``impossible`` = faster than the bound allows,
+        with ``low_tps``/``high_tps``) then ``offload_bound`` (the arithmetic of each way), then the likely causes
+        of a verdict off the range (``offload_slow_causes``, ``offload_fast_causes``); empty when nothing is offloaded
+        or the figures are missing.
+    """
+    gpu = kb.gpus.get((own.gpu or "").split("@")[0])
+    if gpu is None or not own.weights_gb or not gpu.memory_bandwidth_gb_s:
+        return []
+    count = own.gpu_count or 1
+    memory = (own.usable_gb or gpu.memory_gb) * count  # (what the engine can use, GB)
+    stated = query.offload_gb or (query.offload_share * own.weights_gb if query.offload_share else None)
+    if stated is None and (held or own.fits or not own.memory_total_gb):
+        return []
+    spill = max(0.0, (own.memory_total_gb or 0.0) - memory)
+    eff = efficiency_for(kb)
+    precision, weights = own.precision, own.weights_gb
+    named = bool(query.precisions) or any(m.precision for m in query.models)
+    if stated is not None and not named and precision:
+        precision, weights = _format_of_split(kb, eff, gpu, query, own.precision, own.weights_gb, memory)
+        if query.offload_share and not query.offload_gb:
+            stated = query.offload_share * weights
+    offloaded = min(weights, stated) if stated else min(weights, spill)
+    if offloaded <= 0:
+        return []
+    on_gpu = weights - offloaded
+    # a mixture of experts reads only its active parameters each token (their share of each part, the experts spread
+    # evenly over the layers): Mixtral 8x7B reads 12.9 of 46.7 B
+    model = kb.models.get(own.model or "") or next(
+        (kb.models[m.id] for m in query.models if m.id in kb.models), None)
+    active = next((m.params_active_b / m.params_total_b for m in query.models
+                   if m.generic and m.params_active_b and m.params_total_b), None)
+    if model is not None and model.params_active_b and model.params_total_b:
+        active = model.params_active_b / model.params_total_b
+    read = min(1.0, active or 1.0)
+    runs_on = None
+    if query.engine:
+        try:
+            key, _ = eff.engine(query.engine)
+        except AdvisorError:
+            key = None
+        runs_on = kb.engines[key].offload_runs_on if key in kb.engines else None
+    paths = offload_paths(eff, gpu, on_gpu * read, offloaded * read, gpu_count=count, runs_on=runs_on,
+                          host_memory=query.host_memory)
+    if not paths:
+        return []
+    low, high = BELOW_SHARE * min(p.typical_tps for p in paths), paths[-1].bound_tps
+    verdict = "impossible" if observed_tps > high else "slow" if observed_tps < low else "expected"
+    gpu_bw = gpu.memory_bandwidth_gb_s * count
+    gpu_read, offload_read = on_gpu * read, offloaded * read
+    out = [note("observed_offload", observed_tps=observed_tps, config=config(own, with_precision=False),
+                precision=precision, weights_gb=weights, offload_gb=offloaded, gpu_gb=on_gpu,
+                spilled=stated is None, need_gb=own.memory_total_gb, memory_gb=memory, spill_gb=spill,
+                low_tps=low, high_tps=high, verdict=verdict, expected=verdict == "expected", slow=verdict == "slow",
+                impossible=verdict == "impossible"),
+           note("offload_bound", gpu_gb=gpu_read, gpu_bw_gb_s=gpu_bw, gpu_ms=gpu_read / gpu_bw * 1000,
+                offload_gb=offload_read, fits_elsewhere=not held, precision=precision,
+                active_pct=100 * read if read < 1 else None,
+                format_from_split=stated is not None and not named and precision != own.precision,
+                memory_gb=memory,
+                paths=[{"label": p.link.label, "bandwidth_gb_s": p.link.bandwidth_gb_s, "path_ms": p.offload_s * 1000,
+                        "bound_tps": p.bound_tps, "on_cpu": p.runs_on == "cpu", "to_gpu": p.runs_on == "gpu"}
+                       for p in paths])]
+    if verdict == "slow":
+        out.append(note("offload_slow_causes"))
+    elif verdict == "impossible":
+        out.append(note("offload_fast_causes", offload_gb=offloaded))
+    return out
+
+
+def _format_of_split(kb: KnowledgeBase, eff, gpu, query: Query, planned: str, planned_gb: float, memory_gb: float
+                     ) -> tuple[str, float]:
+    """The weight format a stated offload implies when the question names none: the first of the policy's formats
+    (``serving.precisions_tried``: as released, 8-bit, 4-bit) whose part left on the GPU (the weights less the GB or
+    share offloaded) fits its usable memory; someone who offloads half of a 70B to a 24 GB card runs it in 4 bits, of
+    a 14B to a 16 GB card in 8. The weights of each format are parameters x its bytes per weight (``efficiency.yaml``
+    ``weight_formats``, :func:`bot.estimation.common.weight_bytes`). Returns ``(format, weights GB)``; the planned one when none fits."""
+    model = next((kb.models[m.id] for m in query.models if m.id in kb.models), None)
+    native = model.native_precision if model is not None and model.native_precision else "bf16"
+    try:
+        per_weight = eff.weight_format(planned)[1].bytes_per_weight
+    except AdvisorError:
+        return planned, planned_gb
+    names = []
+    for p in kb.policy.serving.precisions_tried if kb.policy is not None else ["native", "fp8", "int4"]:
+        name = native if p == "native" else p
+        if name == "bf16" and not gpu.supports("bf16"):
+            name = "fp16"
+        if name == "fp8" and not gpu.supports("fp8"):
+            name = "int8"
+        names.append(name)
+    params_b = next((m.params_total_b for m in query.models if m.generic and m.params_total_b), None)
+    for name in names:
+        try:
+            fmt = eff.weight_format(name)[1]
+        except AdvisorError:
+            continue
+        if eff.weight_format(name)[0] == eff.weight_format(planned)[0]:
+            gb = planned_gb  # (the planned format: its own figure, embeddings as the planner counted them)
+        elif model is not None:
+            gb = weight_bytes(model, fmt) / 1e9
+        else:
+            gb = params_b * fmt.bytes_per_weight if params_b else planned_gb * fmt.bytes_per_weight / per_weight
+        left = gb - query.offload_gb if query.offload_gb else gb * (1 - (query.offload_share or 0))
+        if 0 < left <= memory_gb:
+            return name, gb
+    return planned, planned_gb
 
 
 def _same_setup_pair(options: list[Option]) -> tuple[Option, Option] | None:

@@ -58,6 +58,7 @@ from bot.advice.planner import (
 )
 from bot.estimation import efficiency_for, estimate_inference, usable_memory_gb
 from bot.estimation.common import kv_shape
+from bot.estimation.traffic import in_flight
 from bot.kb.schema import Model
 from bot.notes import note
 
@@ -174,6 +175,7 @@ def _cohosted(ctx: Context, models: list[Model], choices: list[GpuChoice], load:
     with headroom and a CUDA context, :func:`bot.advice.non_llm.need_gb`), summed against the GPUs' usable memory.
     A precision written with each model is that model's; as many precisions as models, said in order, pair up."""
     q = ctx.query
+    _workload_notes(ctx, load)
     choice = next((c for c in choices if c.fixed), choices[0])
     count = choice.count or 1
     own = {m.id: m.precision for m in q.models if m.id and m.precision}
@@ -195,12 +197,59 @@ def _cohosted(ctx: Context, models: list[Model], choices: list[GpuChoice], load:
         items.append({"model_name": model_label(model), "precision": precision, "mem_gb": need})
     total = sum(i["mem_gb"] for i in items)
     ctx.assume("cohosted_sum")
-    headline = note("cohosted_fit", fits=total <= usable, not_fits=total > usable, items=items, total_gb=total, usable_gb=usable,
-                    config={"gpu_count": count, "gpu_name": choice.gpu.name})
-    table = Table(columns=["config", "weights_gb", "gb_per_gpu"],
-                  rows=[[config(o, with_model=True), o.weights_gb, o.memory_per_gpu_gb] for o in options])
+    fits = total <= usable
+    shared = {"gpu_count": count, "gpu_name": choice.gpu.name}
+    headline = note("cohosted_fit", fits=fits, not_fits=not fits, items=items, total_gb=total, usable_gb=usable,
+                    config=shared)
+    speeds = cohosted_speeds(options) if fits else []
+    details = []
+    if speeds:
+        # "how fast is each": each alone, and each while all generate at once on the shared GPUs
+        details.append(note("cohosted_speed", items=speeds, shared_n=len(options), config=shared))
+        ctx.assume("cohosted_time_shared", shared_n=len(options))
+    if "speed" in q.asks and speeds and "fit" not in q.asks:
+        details.insert(0, headline)
+        headline = details.pop(1)
+    columns = ["config", "weights_gb", "gb_per_gpu"]
+    rows = [[config(o, with_model=True), o.weights_gb, o.memory_per_gpu_gb] for o in options]
+    if speeds:
+        columns += ["alone_tps", "shared_tps"]
+        by_model = {s["model"]: s for s in speeds}
+        for o, row in zip(options, rows, strict=True):
+            row += [by_model[o.model]["alone_tps"], by_model[o.model]["shared_tps"]] if o.model in by_model \
+                else [None, None]
     return ctx.answer(title=note("title_items", model_names=[model_label(m) for m in models]), headline=headline,
-                      options=options, recommendation=None, table=table, actions=next_actions(ctx, None))
+                      details=details, options=options, recommendation=None, table=Table(columns=columns, rows=rows),
+                      actions=next_actions(ctx, None))
+
+
+def cohosted_speeds(options: list[Option]) -> list[dict]:
+    """Each co-hosted LLM's tokens/s per user alone on the GPUs and while every model generates at once.
+
+    Decode reads each model's weights and KV cache from the same GPU memory, so models that generate at the same time
+    share its time and bandwidth: with one engine process per model and no MPS the GPU runs one process's kernels at a
+    time and switches between them; with MPS the kernels overlap but read the same memory (NVIDIA Multi-Process Service
+    documentation, docs.nvidia.com/deploy/mps). Decode is bound by memory reads either way, so each of ``n`` busy
+    models gets about ``1/n`` of its speed alone.
+
+    Args:
+        options: the co-hosted models' options on the shared GPUs (LLMs carry ``tps_per_user`` at the load, or
+            ``single_user_tps`` / ``decode_tps`` for one user; other models carry no speed and are skipped).
+
+    Returns:
+        One dict per LLM with a speed: ``model`` (id), ``model_name``, ``precision``, ``alone_tps`` (tokens/s per
+        user with the other models idle) and ``shared_tps`` (``alone_tps / n``, n = all the models co-hosted, the
+        other kinds included: their compute takes its share of the time too). Empty when no option has a speed.
+    """
+    n = len(options)
+    out = []
+    for o in options:
+        alone = o.tps_per_user if (o.users or 1) > 1 else (o.single_user_tps or o.decode_tps or o.tps_per_user)
+        if not alone or not o.fits:
+            continue
+        out.append({"model": o.model, "model_name": o.model_name, "precision": o.precision, "alone_tps": alone,
+                    "shared_tps": alone / n})
+    return out
 
 
 # --------------------------------------------------------------------------- sizing a load
@@ -395,6 +444,10 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         details.insert(0, headline)
         headline = note("serve_whole_instance", config=config(shown[rec]), model_name=model_label(model),
                         **whole_note.params)
+    if rec is not None and ctx.traffic is not None and load.total_tps is None and \
+            (fixed_point := _traffic_fixed_point(ctx, model, load, plans, shown[rec])) is not None:
+        # a user base sized at the floor: the count sized as the tokens the peak needs is said beside it, labelled
+        details.insert(0, fixed_point)
     # one user is no audience to name in the title ("Serving X: 1 users")
     return ctx.answer(title=note("title_serving", model_name=model_label(model),
                                  users=load.users if (load.users or 0) > 1 else None,
@@ -402,6 +455,48 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
                       headline=headline, details=details, options=shown, recommendation=rec,
                       table=_table(ctx, shown), actions=next_actions(ctx, shown[rec] if rec is not None else None,
                                                                 show_all=len(options) > ctx.policy.serving.shown_options))
+
+
+def _traffic_fixed_point(ctx: Context, model: Model, load: ServingLoad, plans: list[ServingPlan], o: Option):
+    """The GPUs a user base needs sized by the tokens its peak asks for, beside the floor-based count.
+
+    The sizing from daily users (:meth:`bot.advice.context.Context._users_from_daily_users`) holds every request in
+    flight at the per-user floor for its whole length (the longest a request may take, so the most in flight) and
+    then gives each of them the floor: an upper bound. Practitioners size the same peak by its tokens: ``peak
+    requests/s x output tokens`` = tokens/s needed, served by replicas each at the largest batch that still keeps the
+    floor (prefill counted). There requests run at that batch's speed, so fewer are in flight (Little's law) and the
+    two agree when that speed is the floor itself; they differ when memory, not speed, caps the batch (each user then
+    gets more than the floor, ``per-user speed / floor`` times). Planned with the same GPU and format as ``o``
+    (:func:`bot.advice.planner.plan_serving` with the aggregate target, fewest GPUs, no whole-instance rounding).
+
+    Args:
+        ctx: the request context (its ``traffic``, ``traffic_output_tokens``).
+        model: the model served. load: the load sized (its floor and workload).
+        plans: the plans searched (the recommended option's GPU is found among them).
+        o: the recommended option (GPU, format, count).
+
+    Returns:
+        ``traffic_fixed_point`` (tokens/s needed, the replica's batch and tokens/s, the replicas and GPUs, the
+        requests in flight at that speed, the count sized and the ratio), or ``None`` when it does not plan.
+    """
+    traffic, out_tokens = ctx.traffic, ctx.traffic_output_tokens
+    plan = next((p for p in plans if p.gpu.id == o.gpu and p.precision == o.precision), None)
+    if traffic is None or plan is None or not out_tokens or not o.gpu_count:
+        return None
+    need_tps = traffic.peak_rps * out_tokens
+    aggregate = ServingLoad(**{**load.__dict__, "users": None, "total_tps": need_tps})
+    fp = plan_serving(ctx, model, plan.gpu, plan.precision, aggregate, objective="fewest", whole_instance=False)
+    if not fp.meets or fp.est is None or not fp.est.throughput_tokens_per_s or not fp.batch:
+        return None
+    per_user = fp.est.throughput_tokens_per_s / fp.batch
+    request_s = (fp.est.ttft_s or 0.0) + out_tokens / per_user
+    fo = serving_option(ctx, fp)
+    return note("traffic_fixed_point", need_tps=need_tps, peak_rps=traffic.peak_rps, output_tokens=out_tokens,
+                floor_tps=load.capacity_tps, batch_users=fp.batch, replica_tps=fp.est.throughput_tokens_per_s,
+                per_user_tps=per_user, replicas=fp.replicas, config=config(fo), count=fp.count,
+                in_flight_n=math.ceil(in_flight(traffic.peak_rps, request_s)), sized_count=o.gpu_count,
+                sized_config=config(o), same=fp.count == o.gpu_count, fewer=fp.count < o.gpu_count,
+                share_pct=100 * fp.count / o.gpu_count, price_usd=fo.price_per_hour_usd)
 
 
 def _instance_line(ctx: Context, model: Model, load: ServingLoad, plan: ServingPlan) -> list:

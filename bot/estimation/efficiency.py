@@ -30,6 +30,7 @@ __all__ = [
     "EfficiencyTable",
     "EngineProfile",
     "DiffusionModel",
+    "HostLink",
     "Interconnect",
     "NonLlmTable",
     "SpeechModel",
@@ -190,6 +191,30 @@ class Interconnect(Sourced):
     hop_latency_us: float = Field(ge=0)
 
 
+class HostLink(Sourced):
+    """Where offloaded weights are read from each token (``efficiency.yaml`` ``host_links``).
+
+    Attributes:
+        kind: ``pcie`` (the GPU's link to the host: offloaded layers copied to the GPU for each forward pass) or
+            ``ram`` (system memory: offloaded layers computed by the CPU).
+        pcie_gen: the PCIe generation (``pcie`` only; x16 lanes).
+        memory_type: ``ddr4`` or ``ddr5`` (``ram`` only).
+        label: how the answer names it ("PCIe 4.0 x16", "dual-channel DDR5-5600").
+        bandwidth_gb_s: the most a transfer reaches, GB/s (measured for PCIe, the JEDEC rate for DDR).
+        peak_gb_s: the raw signalling rate per direction, GB/s, where it differs.
+        achieved_fraction: the share of ``bandwidth_gb_s`` a decode reading weights through it typically reaches
+            (1 for the measured PCIe figures; below 1 for a CPU decoding from DDR at its JEDEC rate).
+    """
+
+    kind: Literal["pcie", "ram"]
+    pcie_gen: int | None = Field(default=None, gt=0)
+    memory_type: Literal["ddr4", "ddr5"] | None = None
+    label: str
+    bandwidth_gb_s: float = Field(gt=0)
+    peak_gb_s: float | None = Field(default=None, gt=0)
+    achieved_fraction: float = Field(default=1.0, gt=0, le=1)
+
+
 class _Tile(Sourced):
     value: int = Field(gt=0)
 
@@ -322,6 +347,7 @@ class EfficiencyTable(_Strict):
     constants: dict[str, Constant]
     engines: dict[str, EngineProfile]
     interconnects: dict[str, Interconnect]
+    host_links: dict[str, HostLink] = Field(default_factory=dict)
     tensor_core_tile_tokens: dict[str, _Tile]
     generations: list[_Generation]
     inference_mfu: dict[str, dict[str, float | str | date]]

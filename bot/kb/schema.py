@@ -1147,6 +1147,9 @@ class Engine(_Strict):
             SGLang ``--enable-dp-attention``): ``attention`` = only the attention projections;
             ``non_expert`` = every weight but the routed experts (attention, dense MLP layers,
             shared experts, embeddings and LM head), which then run at TP 1 on each rank.
+        offload_runs_on: where layers offloaded to system RAM run: ``gpu`` = copied to the GPU over PCIe for each
+            forward pass (vLLM ``--cpu-offload-gb``), ``cpu`` = computed by the CPU from system RAM (llama.cpp
+            layers beyond ``-ngl``); ``None`` = not documented here.
     """
 
     id: str
@@ -1168,6 +1171,7 @@ class Engine(_Strict):
     fused_attention: bool = True
     fused_attention_since: date | None = None
     attention_dp_replicates: Literal["attention", "non_expert"] = "attention"
+    offload_runs_on: Literal["gpu", "cpu"] | None = None
     sources: Annotated[list[str], Field(min_length=1)]
     as_of: date
     notes: list[str] = Field(default_factory=list)

@@ -412,6 +412,14 @@ class LexiconFile(_Vocab):
     billing_terms: dict[Literal["monthly"], list[str]] = Field(default_factory=dict)
     #: several models said to run together on the same GPUs ("side by side", "co-host", "同时部署"): their memory adds up
     cohost_words: list[str] = Field(default_factory=list)
+    #: words saying part of a model sits in system RAM ("offload", "in system RAM", "放在内存"): a share, percent or
+    #: GB in their clause is the part offloaded
+    offload_words: list[str] = Field(default_factory=list)
+    #: share of the model offloaded -> the words that say it ("half of": 0.5, "三分之一": 0.333), read in a clause
+    #: with an offload word
+    offload_shares: dict[float, list[str]] = Field(default_factory=dict)
+    #: the system memory named ("DDR5"): which host_links row of knowledge/efficiency.yaml bounds an offload
+    host_memory_types: dict[Literal["ddr4", "ddr5"], list[str]] = Field(default_factory=dict)
     full_precision_words: list[str] = Field(default_factory=list)
     spec_fields: dict[str, list[str]] = Field(default_factory=dict)
     followup: FollowupVocab = Field(default_factory=FollowupVocab)
@@ -769,6 +777,9 @@ class Lexicon:
     markets: Phrases
     billing_terms: Phrases
     cohost_words: Phrases
+    offload_words: Phrases
+    offload_shares: Phrases
+    host_memory_types: Phrases
     full_precision_words: Phrases
     spec_fields: Phrases
     followup_openers: Phrases
@@ -1007,6 +1018,9 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         markets=Phrases(_inverse(groups(lambda f: f.markets))),
         billing_terms=Phrases(_inverse(groups(lambda f: f.billing_terms))),
         cohost_words=Phrases(_flat(lists(lambda f: f.cohost_words))),
+        offload_words=Phrases(_flat(lists(lambda f: f.offload_words))),
+        offload_shares=Phrases(_inverse(groups(lambda f: f.offload_shares))),
+        host_memory_types=Phrases(_inverse(groups(lambda f: f.host_memory_types))),
         full_precision_words=Phrases(_flat(lists(lambda f: f.full_precision_words))),
         spec_fields=Phrases(_inverse(groups(lambda f: f.spec_fields))),
         followup_openers=Phrases(_flat(lists(lambda f: f.followup.openers))),

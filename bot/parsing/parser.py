@@ -430,7 +430,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         market=lex.markets.value(m.group(0)) if (m := lex.markets.search(low)) else None,
         billing_terms=list(dict.fromkeys(lex.billing_terms.found(low))),
         rented_gpu=rented_gpu,
-        co_hosted=len(models) >= 2 and bool(lex.cohost_words.search(low)),
+        co_hosted=len(models) >= 2 and _cohost_cue(low, gpu_found, lex),
         providers=providers,
         pricing=lex.pricing.found(low),
         commitment_term=term,
@@ -783,11 +783,45 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
             notes.append(note("concurrent_share", users=users, percent=f.value, concurrent=out["concurrent_users"]))
             percents = [p for p in percents if p is not f]
             break
+    percents = _offloaded_part(scan, lex, out, percents)
     out["percents"] = [f.value for f in percents]
     power = scan.first("power_watts")
     if power:
         out["power_watts"] = power.value
     return out
+
+
+def _offloaded_part(scan: QuantityScan, lex: Lexicon, out: dict, percents: list) -> list:
+    """Read the part of a model the user put in system RAM into ``out`` and return the percents not used for it.
+
+    In the clause of a lexicon ``offload_words`` phrase ("I offload half of a 70B to system RAM", "30% of the layers
+    in RAM", "--cpu-offload-gb 20"): a lexicon ``offload_shares`` phrase or a percent below 100 is ``offload_share``
+    (a fraction), the memory amount nearest the offload word is ``offload_gb`` (and no longer a memory the question
+    states otherwise). The system memory named anywhere ("DDR5") is ``host_memory``.
+    """
+    if kinds := lex.host_memory_types.found(scan.text):
+        out["host_memory"] = kinds[0]
+    for m in lex.offload_words.finditer(scan.text):
+        start = max((b.end() for b in _CLAUSE_BREAK.finditer(scan.text, 0, m.start())), default=0)
+        end = b.start() if (b := _CLAUSE_BREAK.search(scan.text, m.end())) else len(scan.text)
+        shares = lex.offload_shares.found(scan.text[start:end])
+        pct = next((f for f in percents if start <= f.start < end and 0 < f.value < 100), None)
+        amounts = [f for f in scan.all("memory_gb") if start <= f.start < end]
+        if shares:
+            out["offload_share"] = float(shares[0])
+        elif pct is not None:
+            out["offload_share"] = pct.value / 100
+            percents = [p for p in percents if p is not pct]
+        if amounts:
+            near = min(amounts, key=lambda f: min(abs(f.start - m.end()), abs(m.start() - f.end)))
+            out["offload_gb"] = near.value
+            stated = list(out.get("memory_stated_gb", []))
+            if near.value in stated:
+                stated.remove(near.value)
+            out["memory_stated_gb"] = stated
+        if shares or pct is not None or amounts:
+            break
+    return percents
 
 
 def _precisions(low: str, lex: Lexicon, spans: SpanSet, names: SpanSet | None = None
@@ -1280,6 +1314,14 @@ def _gpu_setups(found: list[FoundGpu]) -> int:
     counted = {(f.id or f.as_written.lower(), f.count) for f in found if f.count}
     named = {f.id or f.as_written.lower() for f in found}
     return len(counted) + len(named - {name for name, _ in counted})
+
+
+def _cohost_cue(low: str, found: list[FoundGpu], lex: Lexicon) -> bool:
+    """Whether the models named are said to share GPUs: a lexicon ``cohost_words`` phrase in ``low``, or in ``low``
+    with each GPU mention read as the word "gpu", so a phrase written with "gpu" ("on the same gpu", "同一张 gpu")
+    holds whatever card is named there ("on the same A100 80GB", "放在同一张 4090 上")."""
+    return bool(lex.cohost_words.search(low)) or bool(
+        found and lex.cohost_words.search(_mark_gpus(low, found).replace("§g", "gpu")))
 
 
 def _mark_gpus(low: str, found: list[FoundGpu]) -> str:

@@ -365,6 +365,10 @@ class Query(_Record):
             "monthly plan"): the answer says they are not published and shows the terms that are.
         sharding: ``fsdp``, ``zero1``, ``zero2``, ``zero3``.
         cpu_offload: CPU offload named.
+        offload_share: the share of the model the user put in system RAM ("half of it": 0.5, "30% offloaded": 0.3),
+            or ``None``.
+        offload_gb: the GB of weights the user put in system RAM ("offload 20 GB", "--cpu-offload-gb 20"), or ``None``.
+        host_memory: the system memory named ("DDR5"): ``ddr4``, ``ddr5`` or ``None``.
         gradient_checkpointing: gradient checkpointing named.
         lora_rank: LoRA rank.
         features: hardware or kernel features asked about (``flash_attention_2``, ``bf16``, ``fp8``,
@@ -482,6 +486,9 @@ class Query(_Record):
     co_hosted: bool = False
     sharding: str | None = None
     cpu_offload: bool = False
+    offload_share: float | None = Field(default=None, gt=0, lt=1)
+    offload_gb: float | None = Field(default=None, gt=0)
+    host_memory: Literal["ddr4", "ddr5"] | None = None
     gradient_checkpointing: bool | None = None
     lora_rank: int | None = None
     features: list[str] = Field(default_factory=list)
