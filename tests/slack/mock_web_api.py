@@ -56,8 +56,9 @@ class MockSlack:
         with self.lock:
             return [c for c in self.calls if c.method == method and c.status == 200]
 
-    def wait_for(self, method: str, count: int = 1, timeout: float = 10.0) -> list[Call]:
-        """Wait until ``count`` successful calls to ``method`` were recorded; return them."""
+    def wait_for(self, method: str, count: int = 1, timeout: float = 30.0) -> list[Call]:
+        """Wait until ``count`` successful calls to ``method`` were recorded; return them. (30 s: a real server process
+        answers in well under a second, but a loaded 2-core machine running other suites has taken over 10 s.)"""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             found = self.calls_to(method)
