@@ -10,7 +10,10 @@ Usage::
     python bench/accuracy.py --markdown            # a Markdown table (for bench/RESULTS.md)
 
 Targets (issue 15): median |error| per kind: inference throughput and latency <= 10%, MoE decode
-<= 20%, training GPU-hours <= 10%, memory <= 5%, non-LLM <= 25%; no row beyond 1.5x.
+<= 20%, training GPU-hours <= 10%, memory <= 5%, non-LLM <= 25%; no row beyond 1.5x. A training or
+fine-tuning throughput row whose published figure would need an MFU above 1 (more FLOP/s than the GPUs'
+dense peak, with the estimate's own FLOP count and slowdowns: ``needed_mfu`` = MFU x published /
+estimate) is listed apart: no efficiency factor can reach it.
 
 Kinds: rows of group ``moe`` are "MoE decode" (whatever their metric), ``non_llm`` rows "non-LLM",
 ``finetune`` rows "fine-tuning throughput"; other inference rows are "inference latency" (TTFT,
@@ -45,7 +48,9 @@ what the estimate needs (a GPU not in the knowledge base, unstated sequence leng
 TFLOPS figure). Framework defaults used where a row names a framework but not its settings
 (published defaults, not tuned): LitGPT finetune/lora.py r=8 on query+value; artidoro/qlora qlora.py
 gradient checkpointing on, LoRA r=64 on all linear layers; HF PEFT README LoRA r=8 q,v; torchtune
-LoRA recipes rank 8 on q,v (Llama 3.1 configs); gpt-fast generates 200 tokens.
+LoRA recipes rank 8 on q,v (Llama 3.1 configs); gpt-fast generates 200 tokens. A training row whose
+conditions state ``activation_checkpointing``, ``lora_rank`` or ``lora_targets`` (copied from the run's
+published config) runs with them; otherwise checkpointing is off.
 """
 
 from __future__ import annotations
@@ -89,6 +94,13 @@ class Row:
     unit: str
     note: str = ""
     upper_bound: bool = False
+    needed_mfu: float | None = None
+
+    @property
+    def above_peak(self) -> bool:
+        """The published figure needs more FLOP/s than the GPUs' dense peak (an MFU above 1) under the
+        estimate's own FLOP count: no efficiency factor can reach it, so the row is reported apart."""
+        return self.needed_mfu is not None and self.needed_mfu > 1.0
 
     @property
     def error(self) -> float | None:
@@ -242,25 +254,31 @@ def _training_row(kb, b, model, gpu, prec) -> Row:
         # micro-batches per step: gradient accumulation x interleaved (virtual) stages, which divide the bubble
         accum = int((_num(cond, "grad_accum", "gradient_accumulation") or
                      (_num(cond, "local_batch") or mb) / mb) * (_num(cond, "vp") or 1))
+        # activation checkpointing as the row's source states it (its published config), else off
+        ac = cond.get("activation_checkpointing")
+        checkpointing = ac if isinstance(ac, bool) else False
         if "lora" in method or "qlora" in method:
             qlora = "qlora" in method
-            tp = _lead_int(cond, "tp")
+            rank = int(_num(cond, "lora_rank") or 8)
+            targets = tuple(str(cond["lora_targets"]).split(",")) if cond.get("lora_targets") else ("q_proj", "v_proj")
             r = estimate_finetune_for(kb, model, gpu, count=b.gpu_count or 1, method="qlora" if qlora else "lora",
                                       seq_len=int(seq) if seq else None, micro_batch=mb, tokens=tokens,
-                                      lora_rank=8, lora_targets=("q_proj", "v_proj"), pipeline_parallel=pp,
-                                      gradient_accumulation=accum,
-                                      # the rows do not state activation checkpointing: estimated without it
-                                      gradient_checkpointing=False)
-            est = r.tokens_per_s
-            del tp
+                                      lora_rank=rank, lora_targets=targets, pipeline_parallel=pp,
+                                      gradient_accumulation=accum, gradient_checkpointing=checkpointing)
+            est, mfu = r.tokens_per_s, r.mfu
         else:
             r = estimate_training_for(kb, model, gpu, b.gpu_count or 1, tokens, precision="bf16",
                                       seq_len=int(seq) if seq else None, micro_batch=mb, pipeline_parallel=pp,
-                                      gradient_accumulation=accum)
+                                      gradient_accumulation=accum, recompute=checkpointing)
             est = tokens / (r.steady_state_wall_clock_hours * 3600) if r.steady_state_wall_clock_hours else None
+            mfu = r.mfu
         if est is not None and "/gpu" in unit:
             est /= (b.gpu_count or 1)
-        return Row(b.id, kind, b.value, est, "tok/s", f"{method or 'full'} mb {mb}")
+        note = f"{method or 'full'} mb {mb}" + (" recompute" if checkpointing else "")
+        # the MFU the estimate would need to give the published figure, with its own FLOP count and slowdowns;
+        # above 1 no efficiency can reach it (needed_mfu)
+        needed = mfu * b.value / est if est and mfu else None
+        return Row(b.id, kind, b.value, est, "tok/s", note, needed_mfu=needed)
     tokens = _num(cond, "tokens_trained", "trained_tokens_logged") or 1e12
     tp, pp = _num(cond, "TP", "tp"), _num(cond, "PP", "pp")
     r = estimate_training_for(kb, model, gpu, count, tokens, precision=prec if prec in ("fp8",) else "bf16",
@@ -517,10 +535,16 @@ def summary(rows: list[Row]) -> list[str]:
         else:
             line = f"{k}: no rows estimated"
         lines.append(line + (f"; {skipped} skipped" if skipped else ""))
-    beyond = [r for r in rows if r.error is not None and not r.upper_bound
-              and not (1 / MAX_RATIO <= r.estimate / r.published <= MAX_RATIO)]
+    outside = [r for r in rows if r.error is not None and not r.upper_bound
+               and not (1 / MAX_RATIO <= r.estimate / r.published <= MAX_RATIO)]
+    beyond = [r for r in outside if not r.above_peak]
     lines.append(f"rows beyond {MAX_RATIO}x: " + (", ".join(f"{r.id} ({r.estimate / r.published:.2f}x)" for r in beyond)
                                                  if beyond else "none"))
+    above = [r for r in outside if r.above_peak]
+    if above:
+        lines.append("published above the dense peak (would need an MFU above 1 with the estimate's FLOP count; "
+                     "not counted above): " + ", ".join(f"{r.id} ({r.estimate / r.published:.2f}x, needs MFU "
+                                                        f"{r.needed_mfu:.2f})" for r in above))
     return lines
 
 

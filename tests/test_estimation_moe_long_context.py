@@ -101,3 +101,23 @@ def test_attention_dp_replicates_what_the_engine_builds_whole(kb):
 
     assert per_gpu("tensorrt-llm", True) - per_gpu("tensorrt-llm", False) == pytest.approx(8.168, abs=0.01)
     assert per_gpu("vllm", True) - per_gpu("vllm", False) == pytest.approx(2.265, abs=0.01)
+
+
+def test_one_request_under_attention_dp_is_prefilled_by_its_own_rank(kb):
+    # Qwen3-235B-A22B FP8, TensorRT-LLM, 8x H200, one 20,000-token prompt (no chunked prefill: one pass).
+    # Under attention DP the request lives on one rank: that rank alone runs the weights TensorRT-LLM replicates
+    # (everything but the routed experts) and the request's attention; with plain TP8 both split 8 ways.
+    # Replicated GEMMs: 22.19e9 active - 8 routed experts x (235.09e9 - 22.19e9) / 120 = 7.996e9 params,
+    # 2 x 7.996e9 x 20,000 = 3.198e14 FLOPs at 1,979 x 0.65 TFLOPS (fp8) = 0.2486 s, of which TP8 pays 1/8.
+    # Causal attention: 4 x 8,192 (64 heads x 128) x 94 layers x 20,000^2 / 2 = 6.16e14 FLOPs at 989 x 0.70 TFLOPS
+    # (bf16 kernels) = 0.890 s, of which TP8 pays 1/8. Difference: 7/8 x (0.2486 + 0.890) = 0.996 s.
+    m = kb.models["qwen3-235b-a22b"]
+    common = dict(count=8, precision="fp8", engine="tensorrt-llm", tensor_parallel=8, input_tokens=20_000,
+                  output_tokens=2000, batch_size=1)
+    adp = estimate_inference(kb, m, "h200-sxm-141gb", attention_data_parallel=True, **common)
+    tp = estimate_inference(kb, m, "h200-sxm-141gb", **common)
+    expert = (m.params_total_b - m.params_active_b) * 1e9 / (128 - 8)
+    replicated = 2 * (m.params_active_b * 1e9 - 8 * expert) * 20_000 / (1979e12 * 0.65)
+    attention = 4 * 64 * 128 * 94 * 20_000 ** 2 / 2 / (989e12 * 0.70)
+    assert adp.ttft_s - tp.ttft_s == pytest.approx(7 / 8 * (replicated + attention), rel=0.01)
+    assert adp.ttft_s - tp.ttft_s == pytest.approx(0.996, abs=0.01)

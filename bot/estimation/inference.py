@@ -354,14 +354,19 @@ def _collectives_s(c: _Ctx, tp: int, ep: int, tokens: float, layers: float) -> f
 
 
 def _pass_s(c: _Ctx, tp: int, pp: int, ep: int, tokens: float, ctx: float, kv_seqs: float,
-            extra_tokens: float = 0.0, extra_attn_flops: float = 0.0, padded: bool | None = None
-            ) -> tuple[float, dict]:
+            extra_tokens: float = 0.0, extra_attn_flops: float = 0.0, padded: bool | None = None,
+            one_request: bool = False) -> tuple[float, dict]:
     """Time of one forward pass through one pipeline stage (1/pp of the layers) on one GPU of a TP
     group: ``tokens`` decode tokens of ``kv_seqs`` sequences at mean context ``ctx``, plus
     ``extra_tokens`` prompt tokens (whose attention costs ``extra_attn_flops``, whole model)
     carried in the same pass. The GEMMs (weights read once for all tokens, or their FLOPs) and the
     attention kernels (the KV cache read, or the attention FLOPs) run one after the other.
-    Returns (seconds, parts in seconds)."""
+
+    ``one_request``: the prompt tokens are one request's. Under attention data parallelism a request
+    lives on one rank, so that rank alone runs its attention and the weights the engine replicates
+    (``_adp_local_flops``); only the routed experts (and a TP-split MLP) share its tokens. Otherwise,
+    and for the many requests of a steady-state batch (each rank prefills its own), the work divides
+    over the group. Returns (seconds, parts in seconds)."""
     gpu, eng, m = c.gpu, c.engine, c.model
     bw = gpu.memory_bandwidth_gb_s * GB * c.mbu
     layers = (m.num_hidden_layers or 1) / pp
@@ -377,6 +382,12 @@ def _pass_s(c: _Ctx, tp: int, pp: int, ep: int, tokens: float, ctx: float, kv_se
     imb = _ep_imbalance(1e9, m.num_local_experts or 1, ep, c.eff.c("expert_parallel_load_imbalance")) if ep > 1 else 1.0
     gemm_c = (dense_f + expert_f * imb) / split / rate if rate else 0.0
     attn_c = attn_f / split / c.attn_rate if rate and c.attn_rate else 0.0
+    if one_request and c.attention_dp and tp > 1 and extra_tokens:
+        # the request's rank does its replicated GEMMs, its attention and its score traffic alone
+        local_f = min(dense_f, _adp_local_flops(c, extra_tokens))
+        gemm_c += local_f * (1 / pp - 1 / split) / rate if rate else 0.0
+        attn_c += extra_attn_flops * (1 / pp - 1 / split) / c.attn_rate if rate and c.attn_rate else 0.0
+        score_t *= tp
     w_t, kv_t = w_read / bw, kv_read / bw
     layer_t = layers * (eng.layer_overhead_us + c.fmt_layer_us) * 1e-6
     moe_t = c.moe_layers / pp * eng.moe_layer_overhead_us * 1e-6
@@ -387,6 +398,16 @@ def _pass_s(c: _Ctx, tp: int, pp: int, ep: int, tokens: float, ctx: float, kv_se
     total = max(w_t, gemm_c) + max(kv_t, attn_c) + score_t + io_t + layer_t + moe_t + coll
     return total, {"weights": w_t, "kv": kv_t, "compute": gemm_c + attn_c, "gemm": gemm_c, "attn": attn_c,
                    "scores": score_t, "io": io_t, "layer": layer_t, "moe": moe_t, "coll": coll}
+
+
+def _adp_local_flops(c: _Ctx, tokens: float) -> float:
+    """Matmul FLOPs of ``tokens`` through the weights an attention-data-parallel rank holds whole
+    (``attention_dp_replicates``): every weight but the routed experts (TensorRT-LLM), or the attention
+    projections (SGLang, vLLM), 2 x parameters x tokens; the whole model, before any split."""
+    if c.engine.attention_dp_replicates == "non_expert":
+        dense, _ = _linear_flops(c, tokens, False)
+        return dense
+    return 2 * _attention_params(c.model) * tokens
 
 
 def _score_traffic_s(c: _Ctx, tokens: float, ctx: float, extra_attn_flops: float) -> float:
@@ -426,7 +447,8 @@ def _decode_step(c: _Ctx, tp: int, pp: int, ep: int, batch: int, extra_tokens: f
 def _ttft(c: _Ctx, tp: int, pp: int, ep: int) -> float | None:
     """Time to first token of one request on an idle replica: the new prompt tokens in chunks of
     the engine's token budget, each chunk max(compute, weight read) plus per-layer and collective
-    costs; pipeline stages overlap chunks ((chunks + PP - 1) stage times)."""
+    costs; pipeline stages overlap chunks ((chunks + PP - 1) stage times). Under attention data
+    parallelism the request's rank runs its attention and replicated weights alone (``one_request``)."""
     if not (c.peak_flops and c.mfu):
         return None
     eng = c.engine
@@ -439,7 +461,7 @@ def _ttft(c: _Ctx, tp: int, pp: int, ep: int) -> float | None:
         size = min(chunk, new - done)
         t, _ = _pass_s(c, tp, 1, ep, 0, 0.0, 0, extra_tokens=size,
                        extra_attn_flops=_prefill_attention_flops(c.model, c.d_attn_prefill, c.cached + done, size),
-                       padded=False)
+                       padded=False, one_request=True)
         total += t
         done += size
     stage = total / n_chunks / pp
