@@ -37,6 +37,7 @@ from bot.parsing.gpus import (
     MAX_GPU_COUNT,
     FoundGpu,
     scan_capacity_gpus,
+    scan_duration_lookalikes,
     scan_form_variants,
     scan_gpus,
     scan_instances,
@@ -194,10 +195,14 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     masked = SpanSet(model_spans.spans())
     for f in instances:
         masked.add((f.start, f.end))
+    # "for l4 days": a length of time with a letter in its number names no GPU; said not understood
+    lookalikes = scan_duration_lookalikes(low, lex, masked)
+    for span in lookalikes:
+        masked.add(span)
     gpu_found = sorted(instances + scan_gpus(low, prepared.written, tables, masked, lex), key=lambda f: f.start)
     gpu_found, form_variants = scan_form_variants(low, prepared.written, gpu_found, tables, lex, masked)
     gpu_found = sorted(gpu_found + form_variants, key=lambda f: f.start)
-    name_spans = SpanSet([*model_spans.spans(), *((f.span_start, f.span_end) for f in gpu_found)])
+    name_spans = SpanSet([*model_spans.spans(), *((f.span_start, f.span_end) for f in gpu_found), *lookalikes])
     capacity = scan_capacity_gpus(low, prepared.written, tables, name_spans, lex, gpu_found)
     for f in capacity:
         name_spans.add((f.span_start, f.span_end))
@@ -315,6 +320,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     # 5. every number accounted for: the unusable quantities first, then the numbers nothing read
     claimed = SpanSet([*name_spans.spans(), *scan.claimed.spans(), *vocab_spans.spans(), *paste_spans.spans()])
     not_understood = list(dict.fromkeys(low[f.start:f.end].strip() for f in scan.rejected))
+    not_understood += [w for s, e in lookalikes if (w := prepared.written(s, e).strip()) not in not_understood]
     not_understood += [n for n in unclaimed_numbers(low, lex, claimed) if n not in not_understood]
     # a figure glued to a GPU name ("910b280T"): the name is read, the figure is said not to be
     not_understood += [f.glued_figure for f in gpu_found if f.glued_figure and f.glued_figure not in not_understood]
@@ -398,8 +404,12 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     if committed and fields.get("duration_hours") == _TERM_HOURS.get(term) and used is not None:
         fields["duration_hours"] = used.value
     elif committed and period is not None and fields.get("duration_hours") == _TERM_HOURS.get(term):
-        # "reserved 1yr, monthly cost?": the term is the contract; the period asked is the answer's length
+        # "reserved 1yr, monthly cost?": the term is the contract; the period asked is the answer's length (a period
+        # priced, not a length of use), and the term is no second period asked
         fields["duration_hours"] = period.value
+        fields["duration_is_period"] = True
+        periods = [h for h in fields.get("periods_hours", []) if h != _TERM_HOURS.get(term)]
+        fields["periods_hours"] = periods if len(periods) > 1 else []
     query = Query(
         text=cleaned,
         language=_language(cleaned, low, lex),

@@ -517,7 +517,8 @@ class _Scanner:
     def durations(self) -> None:
         lex = self.lex
         words = lex.number_words.pattern
-        pattern = re.compile(rf"(?:{self.num}|(?P<word>{words}))\s*(?P<unit>{lex.duration_units.pattern})")
+        # spaced or hyphenated: "3 days", "a 10-day run", "a 4-hour window"
+        pattern = re.compile(rf"(?:{self.num}|(?P<word>{words}))\s*(?:-\s*)?(?P<unit>{lex.duration_units.pattern})")
         for m in pattern.finditer(self.low):
             if not self.free(m.start(), m.end()):
                 continue
