@@ -693,6 +693,14 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
         elif kind.startswith("requests_per") and "requests_per_s" not in out:
             out["requests_per_s"] = value / {"requests_per_s": 1, "requests_per_min": 60,
                                              "requests_per_day": 86400}[kind]
+    if out.get("requests_per_user_per_day") and out.get("concurrent_users") and not out.get("daily_active_users") \
+            and users_found is not None and not lex.simultaneous_words.search(
+                scan.text[max(0, users_found.start - 8):users_found.end]):
+        # "公司 2000 人，每人每天问 5 次", "2,000 employees, 5 questions a day each": a head count with each one's
+        # requests a day is a user base over the day, not 2,000 users at once (sized by Little's law)
+        out["daily_active_users"] = out.pop("concurrent_users")
+        notes.append(note("head_count_daily", users=out["daily_active_users"],
+                          requests_per_day=out["requests_per_user_per_day"]))
     for f in scan.all("latency"):
         field = {"ttft_ms": "ttft_ms_max", "tpot_ms": "tpot_ms_max", "latency_ms": "latency_ms_max"}[f.value["kind"]]
         out.setdefault(field, f.value["ms"])
