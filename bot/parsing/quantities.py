@@ -686,6 +686,8 @@ class _Scanner:
                     if name in _COUNT_FIELDS and unit_after and not (units and re.match(units.pattern, rest)) \
                             and not rest[unit_after.end():].lstrip()[:1].isdigit():
                         continue  # "服务 8 张卡": the number has another quantity's unit after it
+                    if name in _TOKEN_FIELDS and self._other_token_unit(name, self.low[m.end():m.end() + 24]):
+                        continue  # "每条 2k 输入 512 输出", "avg 2k input": the prompt's length, not the item's
                     candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0) - 1, name,
                                        number_value(m, lex, binary_k=binary), m.start(), m.end()))
         candidates.sort(key=lambda c: (-c[0], -c[1], c[4]))
@@ -704,6 +706,17 @@ class _Scanner:
             if name in _COUNT_FIELDS and name != "epochs" and value > 0 and value != int(value):
                 continue  # "2.5 users" is no count (a zero or negative one is set aside by claim)
             self.claim(name, value, start, end)
+
+    def _other_token_unit(self, name: str, rest: str) -> bool:
+        """Whether ``rest`` (the text after a number read by the key word of ``name``, an item's or a context's length)
+        opens with the unit of a prompt or output length ("每条 2k 输入", "avg 1k input"): the number is that length."""
+        if name in ("input_tokens", "output_tokens"):
+            return False  # "输入长度 2000 输出长度 500": the word after is the next number's key
+        for other in ("input_tokens", "output_tokens"):
+            units = self.lex.quantity_units.get(other)
+            if units and re.match(rf"\s*-?\s*(?:{units.pattern})", rest):
+                return True
+        return False
 
     # ------------------------------------------------------------------ 9. tokens of each item
     def item_lengths(self) -> None:
