@@ -510,6 +510,17 @@ class Query(_Record):
         return self.precisions[0] if self.precisions else None
 
     @property
+    def sequence_tokens(self) -> int | None:
+        """Tokens per training sequence of a training or fine-tuning run: the context stated, else the length of each
+        sample ("10k samples of 1k tokens each", "每条样本 2048 token": ``tokens_per_item``), a sample being one
+        sequence; ``None`` when neither is said or the run is not training (the estimators' default applies)."""
+        if self.context_tokens:
+            return self.context_tokens
+        if self.workload in ("training", "finetune") and self.tokens_per_item:
+            return int(self.tokens_per_item)
+        return None
+
+    @property
     def observed_tokens_per_s(self) -> float | None:
         """The first generation speed the user saw, tokens/s, or ``None``."""
         return next((o.value for o in self.observations if o.kind == "tokens_per_s"), None)
