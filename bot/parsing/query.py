@@ -198,11 +198,12 @@ class SpecCheck(_Record):
 
 
 class UnknownTerm(_Record):
-    """A GPU or model name that is not in the knowledge base.
+    """A GPU, model or provider name that is not in the knowledge base.
 
     Attributes:
-        as_written: the name as typed (``"A40900"``, ``"gtx 1080 ti"``, ``"m2 ultra"``).
-        kind: ``gpu`` or ``model``.
+        as_written: the name as typed (``"A40900"``, ``"gtx 1080 ti"``, ``"m2 ultra"``, ``"恒源云"``).
+        kind: ``gpu``, ``model`` or ``provider`` (a cloud no price file knows: "Lightning AI", "矩池云"; the answer
+            says it has no data for it and prices at the providers it tracks).
         suggestions: up to three knowledge-base display names that look close, best first; they are
             offered to the user, never silently substituted.
         unlisted: the name of an accelerator the knowledge base knows of but has no figures for
@@ -214,7 +215,7 @@ class UnknownTerm(_Record):
     """
 
     as_written: str
-    kind: Literal["gpu", "model"] = "gpu"
+    kind: Literal["gpu", "model", "provider"] = "gpu"
     suggestions: list[str] = Field(default_factory=list)
     unlisted: str | None = None
     sized: bool = False
