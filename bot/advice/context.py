@@ -80,6 +80,8 @@ class Context:
                 self.warnings.append(note("unlisted_gpu", written=term.as_written, name=entry.name,
                                           reason_en=entry.reason.en, reason_zh=entry.reason.zh,
                                           nearest=[self.kb.gpus[g].name for g in entry.nearest if g in self.kb.gpus]))
+            elif term.kind == "provider":  # a cloud no price file knows: said, never priced as another
+                self.warnings.append(note("unknown_provider", written=term.as_written))
             elif term.kind == "model" and not self.query.models:
                 self.warnings.append(note("unknown_model", written=term.as_written, suggestions=term.suggestions))
             else:

@@ -236,7 +236,7 @@ def _memory_headline(ctx: Context, model: Model, o: Option):
     checkpointing = any(n.code == "gradient_checkpointing_used" for n in o.notes)
     try:
         one = estimate_finetune(ctx.kb, model, gpu, count=1, method=o.method or "full",
-                                seq_len=ctx.query.context_tokens, lora_rank=ctx.query.lora_rank or 16,
+                                seq_len=ctx.query.sequence_tokens, lora_rank=ctx.query.lora_rank or 16,
                                 micro_batch=ctx.query.batch_size or 1, gradient_checkpointing=checkpointing)
     except (EstimationError, AdvisorError):
         return note("finetune_fits", config=config(o), model_name=model_label(model), mem_gb=o.memory_per_gpu_gb,

@@ -1083,7 +1083,7 @@ def plan_training(ctx: Context, model: Model, gpu: Gpu, count: int, tokens: floa
     q = ctx.query
     try:
         est = estimate_training(ctx.kb, model, gpu, count, tokens, precision=precision,
-                                price_per_gpu_hour=per_gpu, seq_len=q.context_tokens,
+                                price_per_gpu_hour=per_gpu, seq_len=q.sequence_tokens,
                                 sharding=_sharding(q.sharding), recompute=bool(q.gradient_checkpointing),
                                 micro_batch=q.batch_size or 1, mfu=q.mfu_pct / 100 if q.mfu_pct else None)
     except (EstimationError, AdvisorError) as exc:
@@ -1149,7 +1149,7 @@ def plan_finetune(ctx: Context, model: Model, gpu: Gpu, count: int | None, metho
         per_gpu = placement.price_per_hour_usd / n if placement else None
         for checkpointing, sharding in setups:
             try:
-                est = estimate_finetune(ctx.kb, model, gpu, count=n, method=method, seq_len=seq_len or q.context_tokens,
+                est = estimate_finetune(ctx.kb, model, gpu, count=n, method=method, seq_len=seq_len or q.sequence_tokens,
                                         tokens=tokens, gradient_checkpointing=checkpointing, sharding=sharding,
                                         lora_rank=q.lora_rank or 16, micro_batch=q.batch_size or 1,
                                         price_per_gpu_hour=per_gpu)

@@ -268,6 +268,17 @@ def _hardware(ctx: Context) -> Answer:
                             gpu_name=o.gpu_name, per_gpu_usd=o.price.price_per_gpu_hour_usd,
                             provider=o.price.provider_name, instance=_instance_label(o),
                             config=config(o, with_precision=False), hours=budget / o.price.price_per_hour_usd)
+    unknown = [t.as_written for t in q.unknown_terms if t.kind == "provider"]
+    if unknown and not q.providers and headline.code == "quote_one":
+        # the cloud named is none this knowledge base knows ("恒源云上 4090 多少钱"): said first, so the price of
+        # another cloud is never read as its price
+        p = headline.params
+        details.insert(0, note("unknown_provider", written=unknown[0]))
+        ctx.warnings[:] = [w for w in ctx.warnings if not (w.code == "unknown_provider" and w.params["written"]
+                                                           == unknown[0])]
+        headline = note("quote_elsewhere", providers=unknown, config=p["config"], hours=p["hours"],
+                        total_usd=p["total_usd"], provider=p["provider"], instance=p["instance"],
+                        price_usd=p["price_usd"])
     table = Table(columns=["config", "provider", "instance", "pricing", "usd_per_hour", "usd_per_gpu_hour",
                            "total_usd", "as_of"],
                   rows=[[config(o, with_precision=False), o.price.provider_name, _instance_label(o), _pricing_label(o),

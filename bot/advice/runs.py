@@ -31,10 +31,18 @@ __all__ = ["finetune_alternatives", "finetune_setups", "finetune_table", "traini
 
 
 def training_tokens(ctx: Context, model: Model) -> float:
-    """The tokens of a run: the user's, else Chinchilla-optimal 20 per parameter (stated)."""
+    """The tokens of a run: the user's; else samples x tokens per sample x epochs ("1M documents of 2k tokens
+    each"), each sample one sequence of that length (stated); else Chinchilla-optimal 20 per parameter (stated)."""
     q = ctx.query
     if q.training_tokens:
         return q.training_tokens * (q.epochs or 1)
+    if q.documents and q.tokens_per_item:
+        epochs = q.epochs or 1
+        tokens = q.documents * q.tokens_per_item * epochs
+        ctx.assume("finetune_tokens_from_examples", examples=q.documents, per_example_tokens=q.tokens_per_item,
+                   epochs=epochs if epochs != 1 else None, tokens_tokens=tokens)
+        _sequence_from_samples(ctx)
+        return tokens
     per_param = ctx.policy.training.chinchilla_tokens_per_param.value
     tokens = per_param * model.compute_params_b * 1e9
     ctx.assume("chinchilla_tokens", tokens_tokens=tokens, per_param=per_param)
@@ -56,10 +64,19 @@ def finetune_tokens(ctx: Context) -> float:
         ctx.assume("finetune_tokens_from_examples" if q.tokens_per_item else "finetune_tokens_per_example_assumed",
                    examples=q.documents, per_example_tokens=per, epochs=epochs if epochs != 1 else None,
                    tokens_tokens=tokens)
+        _sequence_from_samples(ctx)
         return tokens
     tokens = pol.default_tokens.value * epochs
     ctx.assume("default_finetune_tokens", tokens_tokens=tokens)
     return tokens
+
+
+def _sequence_from_samples(ctx: Context) -> None:
+    """States that the length of each sample is the sequence length the memory is sized at
+    (:attr:`bot.parsing.query.Query.sequence_tokens`), when no context was given."""
+    q = ctx.query
+    if q.sequence_tokens and not q.context_tokens:
+        ctx.assume("sequence_from_samples", seq_tokens=q.sequence_tokens)
 
 
 def training_precision(ctx: Context, gpu: Gpu) -> str:
@@ -254,7 +271,7 @@ def finetune_alternatives(ctx: Context, model: Model, tokens: float, failed: Opt
         est = plan_finetune(ctx, model, choice.gpu, None, failed.method or "lora", tokens)
         if est is not None and est.fits and est.gpu_count != choice.count:
             out.append(finetune_option(ctx, model, choice.gpu, est, changes=["count"]))
-    if not ctx.query.context_tokens and failed.method:
+    if not ctx.query.sequence_tokens and failed.method:
         est = plan_finetune(ctx, model, choice.gpu, choice.count, failed.method, tokens, seq_len=1024)
         if est is not None and est.fits:
             opt = finetune_option(ctx, model, choice.gpu, est, changes=["context"])

@@ -28,12 +28,12 @@ from functools import lru_cache
 
 from bot.kb.index import repair_name
 from bot.notes import Note, note
-from bot.parsing.lexicon import Lexicon
+from bot.parsing.lexicon import Lexicon, Phrases
 from bot.parsing.tables import GPU_WORD, ParserTables, product_key
 from bot.parsing.text import SpanSet
 
-__all__ = ["FoundGpu", "scan_capacity_gpus", "scan_form_variants", "scan_gpus", "scan_instances", "scan_standalone_counts",
-           "share_listed_counts", "split_glued_names"]
+__all__ = ["FoundGpu", "scan_capacity_gpus", "scan_duration_lookalikes", "scan_form_variants", "scan_gpus",
+           "scan_instances", "scan_standalone_counts", "share_listed_counts", "split_glued_names"]
 
 _GLUED_SUFFIX = re.compile(r"^(.+?)x(\d{1,2})$")  # "a100x8"
 _GLUED_PREFIX = re.compile(r"^(\d{1,3})x([a-z0-9]+)$")  # "2x3090", "4xa100" (a count glued before a name)
@@ -79,6 +79,8 @@ _QUANTITY_UNITS = frozenset(
      "mb", "mib", "users", "requests", "req", "words", "files", "seconds", "s", "sec", "k", "m", "b", "px",
      "epochs", "images", "days", "d", "w", "watts", "mhz", "ctx", "context"}
 )
+#: Quantities whose unit after a number makes it no GPU's digits ("a 100-token reply", "a 100-user pilot").
+_UNIT_AFTER_FIELDS = ("tokens_plain", "concurrent_users", "documents", "images", "steps", "epochs")
 _APPLE = re.compile(r"(?:mac\s*(?:studio|mini|pro|book(?:\s*pro)?)\s*(?:with\s*)?)?(?:apple\s*)?\bm[1-4][\s-]*(?:ultra|max|pro)\b")
 _INSTANCE = re.compile(
     r"\b(?:[a-z]\d[a-z]{0,3}\.\d{0,2}x?large|[a-z]\d[a-z]{0,3}\.metal"
@@ -350,6 +352,8 @@ class _GpuScanner:
         gpu_hours = lex.quantity_units.get("gpu_hours")
         # "5,000 H100 GPU-hours", "10k A100 hours": the number before the name is GPU time, not a count
         self.hours_after = _hours_after(gpu_hours.pattern if gpu_hours else "(?!)", lex.hour_units.pattern)
+        # "a 10-day run", "a 40-minute job", "a 100-token reply": the number is a quantity's, not a GPU's digits
+        self.unit_after = _unit_after(_units_of(lex))
         self.memory_gap_before = _memory_gap_before(lex.memory_name_joiners.pattern)  # "40gb a100", "40G的A100"
         # "A100 with 40GB", "RTX 5060 w/ 16GB", "4090有24G": the memory after the name, a joiner between
         self.memory_gap_after = _memory_gap_after(lex.memory_after_name_joiners.pattern)
@@ -425,9 +429,12 @@ class _GpuScanner:
         return True
 
     def _split_name_ok(self, next_index: int, end: int) -> bool:
-        """"a 100" is the A100 only when followed by a connector, punctuation or the end."""
+        """"a 100" is the A100 only when followed by a connector, punctuation or the end; never when a unit of a
+        quantity follows its number, spaced or hyphenated ("a 10-day run", "a 40 minute job", "a 100-token reply")."""
         if next_index >= len(self.words):
             return True
+        if self.unit_after.match(self.low, end):
+            return False
         gap = self.low[end:self.words[next_index][1]]
         # "a 30-second clip", "a 100-page report": a hyphen glues the number to the word after it, no name
         return (bool(gap.strip()) and gap.strip() != "-") or self.words[next_index][0] in _SPLIT_NAME_FOLLOWERS or bool(
@@ -1123,6 +1130,54 @@ def _unknown_variant(tables: ParserTables, gpu_id: str, written: str, product: s
     return note("unknown_variant", written=written, product=product, gpu_name=tables.index.display_name("gpu", gpu_id),
                 memory_gb=memory_gb, suffix=suffix or None, variants=[item(g) for g in tables.variants_of(gpu_id)],
                 nearest=[item(g) for g in tables.nearest_cards(gpu_id, memory_gb)])
+
+
+def _units_of(lex: Lexicon) -> str:
+    """The units that make the number before them a quantity rather than a GPU's digits: lengths of time
+    (``durations.units``, ``latency.units``) and the units of :data:`_UNIT_AFTER_FIELDS`."""
+    tables = [lex.duration_units, lex.latency_units,
+              *(lex.quantity_units[k] for k in _UNIT_AFTER_FIELDS if k in lex.quantity_units)]
+    return "|".join(t.pattern for t in tables if t)
+
+
+@lru_cache(maxsize=4)
+def _unit_after(units: str) -> re.Pattern[str]:
+    """A unit right after a number, spaced or hyphenated, no other word between ("10-day", "40 minute")."""
+    return re.compile(rf"[ \t]?-?[ \t]?(?:{units})")
+
+
+@lru_cache(maxsize=4)
+def _duration_lookalike(cues: str, units: str) -> re.Pattern[str]:
+    """A GPU-shaped word between a duration cue and a duration unit ("for l4 days")."""
+    return re.compile(rf"(?:{cues})\s+(?P<word>[a-z]{{1,2}}\d{{1,4}})[ \t]?-?[ \t]?(?P<unit>{units})")
+
+
+def scan_duration_lookalikes(low: str, lex: Lexicon, masked: SpanSet) -> list[tuple[int, int]]:
+    """Lengths of time whose number is written with a letter in it, GPU-shaped: "for l4 days", "within t4 weeks" (an
+    "l" typed for a "1"). A word of letters then digits right after a word that leads a length of time
+    (``durations.deadline_words``, ``durations.rental_words``) and right before a unit of a day or longer
+    (``durations.units``) names no GPU: GPU time is counted in hours ("5,000 A100 hours"), never in days after "for".
+
+    Args:
+        low: the prepared, lower-cased message.
+        lex: the lexicon.
+        masked: spans already read (model names, pasted logs).
+
+    Returns:
+        The ``(start, end)`` span of each such word with its unit, in order; the parser masks them from the GPU
+        scanner and reports them as not understood.
+    """
+    units = lex.duration_units
+    days = Phrases({u: units.value(u) for u in units.phrases if float(units.value(u) or 0) >= 24}, left_bound=False)
+    cues = "|".join(p.pattern for p in (lex.deadline_words, lex.rental_words) if p)
+    if not days or not cues:
+        return []
+    out = []
+    for m in _duration_lookalike(cues, days.pattern).finditer(low):
+        if m.start("word") in masked:
+            continue
+        out.append((m.start("word"), m.end()))
+    return out
 
 
 @lru_cache(maxsize=4)

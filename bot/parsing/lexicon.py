@@ -317,6 +317,17 @@ class PerMachineVocab(_Vocab):
     total_after: list[str] = Field(default_factory=list)
 
 
+class UnknownProviderVocab(_Vocab):
+    """A cloud named that no price file knows ("on Lightning AI", "恒源云上"): a name right before one of
+    ``suffixes`` (a cloud's word: "cloud", "AI", "云"), after one of ``before`` (a word that leads a provider, "on",
+    "在", "和") or at the start of the clause, and not one of ``not_names`` ("the cloud", "私有云"); it is reported
+    as an unknown provider, never dropped."""
+
+    before: list[str] = Field(default_factory=list)
+    suffixes: list[str] = Field(default_factory=list)
+    not_names: list[str] = Field(default_factory=list)
+
+
 class LexiconFile(_Vocab):
     """One language's vocabulary file (see ``bot/parsing/lexicon/en.yaml`` for what each section means)."""
 
@@ -390,6 +401,7 @@ class LexiconFile(_Vocab):
     commitment_terms: dict[Literal["1y", "3y"], list[str]] = Field(default_factory=dict)
     providers_cue_before: list[str] = Field(default_factory=list)
     providers_cue_after: list[str] = Field(default_factory=list)
+    unknown_providers: UnknownProviderVocab = Field(default_factory=UnknownProviderVocab)
     features: dict[str, list[str]] = Field(default_factory=dict)
     full_context_words: list[str] = Field(default_factory=list)
     single_user_words: list[str] = Field(default_factory=list)
@@ -759,6 +771,9 @@ class Lexicon:
     commitment_terms: Phrases
     provider_cue_before: Phrases
     provider_cue_after: Phrases
+    unknown_provider_before: Phrases
+    unknown_provider_suffixes: Phrases
+    unknown_provider_not_names: Phrases
     features: Phrases
     full_context_words: Phrases
     single_user_words: Phrases
@@ -1005,6 +1020,9 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         commitment_terms=Phrases(_inverse(groups(lambda f: f.commitment_terms))),
         provider_cue_before=Phrases(_flat(lists(lambda f: f.providers_cue_before))),
         provider_cue_after=Phrases(_flat(lists(lambda f: f.providers_cue_after))),
+        unknown_provider_before=Phrases(_flat(lists(lambda f: f.unknown_providers.before))),
+        unknown_provider_suffixes=Phrases(_flat(lists(lambda f: f.unknown_providers.suffixes))),
+        unknown_provider_not_names=Phrases(_flat(lists(lambda f: f.unknown_providers.not_names))),
         features=Phrases(_inverse(groups(lambda f: f.features))),
         full_context_words=Phrases(_flat(lists(lambda f: f.full_context_words))),
         single_user_words=Phrases(_flat(lists(lambda f: f.single_user_words))),

@@ -38,6 +38,7 @@ from bot.parsing.gpus import (
     MAX_GPU_COUNT,
     FoundGpu,
     scan_capacity_gpus,
+    scan_duration_lookalikes,
     scan_form_variants,
     scan_gpus,
     scan_instances,
@@ -196,10 +197,14 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     masked = SpanSet(model_spans.spans())
     for f in instances:
         masked.add((f.start, f.end))
+    # "for l4 days": a length of time with a letter in its number names no GPU; said not understood
+    lookalikes = scan_duration_lookalikes(low, lex, masked)
+    for span in lookalikes:
+        masked.add(span)
     gpu_found = sorted(instances + scan_gpus(low, prepared.written, tables, masked, lex), key=lambda f: f.start)
     gpu_found, form_variants = scan_form_variants(low, prepared.written, gpu_found, tables, lex, masked)
     gpu_found = sorted(gpu_found + form_variants, key=lambda f: f.start)
-    name_spans = SpanSet([*model_spans.spans(), *((f.span_start, f.span_end) for f in gpu_found)])
+    name_spans = SpanSet([*model_spans.spans(), *((f.span_start, f.span_end) for f in gpu_found), *lookalikes])
     capacity = scan_capacity_gpus(low, prepared.written, tables, name_spans, lex, gpu_found)
     for f in capacity:
         name_spans.add((f.span_start, f.span_end))
@@ -310,6 +315,9 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     if region:
         vocab_spans.add(region.span())
     providers, region_code = _regional_providers(low, kb, providers, region.group(0) if region else None, vocab_spans)
+    for written in _unknown_providers(low, prepared.written, lex, SpanSet([*vocab_spans.spans(), *name_spans.spans()])):
+        if len(unknown) < MAX_UNKNOWN_TERMS and written.lower() not in {u.as_written.lower() for u in unknown}:
+            unknown.append(UnknownTerm(as_written=written, kind="provider"))
     gpus = [_provider_variant(kb, tables, g, providers, notes) for g in gpus]
 
     system = _system_of(low, lex, gpu_found)
@@ -319,6 +327,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     # 5. every number accounted for: the unusable quantities first, then the numbers nothing read
     claimed = SpanSet([*name_spans.spans(), *scan.claimed.spans(), *vocab_spans.spans(), *paste_spans.spans()])
     not_understood = list(dict.fromkeys(low[f.start:f.end].strip() for f in scan.rejected))
+    not_understood += [w for s, e in lookalikes if (w := prepared.written(s, e).strip()) not in not_understood]
     not_understood += [n for n in unclaimed_numbers(low, lex, claimed) if n not in not_understood]
     # a figure glued to a GPU name ("910b280T"): the name is read, the figure is said not to be
     not_understood += [f.glued_figure for f in gpu_found if f.glued_figure and f.glued_figure not in not_understood]
@@ -402,8 +411,12 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     if committed and fields.get("duration_hours") == _TERM_HOURS.get(term) and used is not None:
         fields["duration_hours"] = used.value
     elif committed and period is not None and fields.get("duration_hours") == _TERM_HOURS.get(term):
-        # "reserved 1yr, monthly cost?": the term is the contract; the period asked is the answer's length
+        # "reserved 1yr, monthly cost?": the term is the contract; the period asked is the answer's length (a period
+        # priced, not a length of use), and the term is no second period asked
         fields["duration_hours"] = period.value
+        fields["duration_is_period"] = True
+        periods = [h for h in fields.get("periods_hours", []) if h != _TERM_HOURS.get(term)]
+        fields["periods_hours"] = periods if len(periods) > 1 else []
     # a currency word that is an amount's unit ("2.24 美元") says what the amount is in, not what the answer is asked in
     asked_currencies = lex.answer_currency.found(_masked(low, SpanSet([(f.start, f.end) for f in scan.all("money")])))
     query = Query(
@@ -428,7 +441,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         days_asked=bool(lex.days_asked_words.search(low)),
         at_home=bool(lex.home_words.search(low)),
         market=lex.markets.value(m.group(0)) if (m := lex.markets.search(low)) else None,
-        billing_terms=list(dict.fromkeys(lex.billing_terms.found(low))),
+        billing_terms=_billing_terms(low, lex, scan),
         rented_gpu=rented_gpu,
         co_hosted=len(models) >= 2 and _cohost_cue(low, gpu_found, lex),
         providers=providers,
@@ -702,6 +715,14 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
         elif kind.startswith("requests_per") and "requests_per_s" not in out:
             out["requests_per_s"] = value / {"requests_per_s": 1, "requests_per_min": 60,
                                              "requests_per_day": 86400}[kind]
+    if out.get("requests_per_user_per_day") and out.get("concurrent_users") and not out.get("daily_active_users") \
+            and users_found is not None and not lex.simultaneous_words.search(
+                scan.text[max(0, users_found.start - 8):users_found.end]):
+        # "公司 2000 人，每人每天问 5 次", "2,000 employees, 5 questions a day each": a head count with each one's
+        # requests a day is a user base over the day, not 2,000 users at once (sized by Little's law)
+        out["daily_active_users"] = out.pop("concurrent_users")
+        notes.append(note("head_count_daily", users=out["daily_active_users"],
+                          requests_per_day=out["requests_per_user_per_day"]))
     for f in scan.all("latency"):
         field = {"ttft_ms": "ttft_ms_max", "tpot_ms": "tpot_ms_max", "latency_ms": "latency_ms_max"}[f.value["kind"]]
         out.setdefault(field, f.value["ms"])
@@ -1212,6 +1233,77 @@ def _providers(low: str, tables: ParserTables, lex: Lexicon, gpus: list[FoundGpu
             found.append((f.start, f.provider))
     found.sort()
     return list(dict.fromkeys(p for _, p in found))
+
+
+def _billing_terms(low: str, lex: Lexicon, scan: QuantityScan) -> list[str]:
+    """Billing terms named (lexicon ``billing_terms``), and a monthly plan named as a month set against pay-as-you-go
+    ("per month vs pay as you go", "按月还是按量"): a period of a month (``durations.periods``, 730 h) joined by a
+    comparison or list word (``compare_connectors``, ``variant_connectors``) to an on-demand word (``pricing.on_demand``)
+    is the monthly billing mode asked beside on-demand, not a length of time alone."""
+    terms = list(dict.fromkeys(lex.billing_terms.found(low)))
+    if "monthly" in terms:
+        return terms
+    months = [f for f in scan.all("period_hours") if f.value == 730]
+    on_demand = [m for m in lex.pricing.finditer(low) if lex.pricing.value(m.group(0)) == "on_demand"]
+    for f in months:
+        for m in on_demand:
+            lo, hi = (f.end, m.start()) if f.end <= m.start() else (m.end(), f.start)
+            between = low[lo:hi]
+            if 0 <= hi - lo <= 24 and not re.search(r"\d", between) and lex.variant_connectors.search(between):
+                return [*terms, "monthly"]
+    return terms
+
+
+_HAN_RUN = re.compile(r"[\u4e00-\u9fff]+$")
+
+
+def _unknown_providers(low: str, written, lex: Lexicon, taken: SpanSet) -> list[str]:
+    """Clouds named that the knowledge base does not know, as written, in order (lexicon ``unknown_providers``).
+
+    A Latin name of one or two words between a word that leads a provider (``before``: "on", "at", "vs") and a
+    cloud's word (``suffixes``: "cloud", "AI"), written with a capital letter ("on Lightning AI", "at Acme Cloud"); a
+    Chinese name of two or three characters right before a cloud's word ("恒源云", "在矩池云上"): the characters after the
+    last word that leads a provider, or the last two when more follow it ("对比一下矩池云"). A name that holds one of ``not_names`` ("the cloud", "私有云")
+    or that overlaps a name already read (a known provider, a GPU, a model: ``taken``) is none.
+
+    Args:
+        low: the prepared, lower-cased message.
+        written: ``(start, end) -> str``, the user's text for a span.
+        lex: the lexicon.
+        taken: spans already read (known providers, GPU and model names).
+
+    Returns:
+        The names with their cloud word, as the user wrote them ("Lightning AI", "恒源云").
+    """
+    suffixes, before = lex.unknown_provider_suffixes, lex.unknown_provider_before
+    if not suffixes or not before:
+        return []
+    not_names = lex.unknown_provider_not_names
+    found: list[tuple[int, str]] = []
+    latin = re.compile(rf"(?:{before.pattern})\s+(?P<name>[a-z][a-z0-9.\-]*(?:\s+[a-z][a-z0-9.\-]*)??)\s+"
+                       rf"(?P<suffix>{suffixes.pattern})")
+    for m in latin.finditer(low):
+        start, end = m.start("name"), m.end("suffix")
+        if any(p in taken for p in range(start, end)) or not re.search(r"[A-Z]", written(start, end)):
+            continue
+        if any(not_names.regex.fullmatch(w) for w in m.group("name").split()):
+            continue
+        found.append((start, written(start, end)))
+    for m in suffixes.finditer(low):
+        if m.group(0).isascii() or m.start() in taken:
+            continue
+        run = _HAN_RUN.search(low, 0, m.start())
+        if run is None:
+            continue
+        cut = max((c.end() for c in before.finditer(run.group(0))), default=0)
+        name = run.group(0)[cut:]
+        if len(name) > 3:  # words before the name ("对比一下矩池云"): most clouds' names are two characters
+            name = name[-2:]
+        start = m.start() - len(name)
+        if len(name) < 2 or any(p in taken for p in range(start, m.end())) or not_names.search(name):
+            continue
+        found.append((start, written(start, m.end())))
+    return [w for _, w in sorted(found)]
 
 
 def _said(low: str, word: str) -> re.Match[str] | None:

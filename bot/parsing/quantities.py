@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import Any
 
 from bot.parsing.gpus import MAX_GPU_COUNT
-from bot.parsing.lexicon import Lexicon, phrase_key
+from bot.parsing.lexicon import Lexicon, Phrases, phrase_key
 from bot.parsing.numbers import number_regex, number_value
 from bot.parsing.text import SpanSet
 
@@ -364,6 +364,7 @@ class _Scanner:
     # ------------------------------------------------------------------ 3. rates
     def rates(self) -> None:
         lex = self.lex
+        self._per_user_day_rates()
         pattern = _unit_pattern(self.num, lex.rates.pattern)
         for m in pattern.finditer(self.low):
             if not self.free(m.start(), m.end()):
@@ -452,6 +453,21 @@ class _Scanner:
                 rf"(?:{lex.measured_before.pattern})\s*[:=：]\s*{approx}$", before):
             return "measured"
         return None
+
+    def _per_user_day_rates(self) -> None:
+        """"15 messages each per day", "10 queries per person a day", "20 prompts a day each": a count of requests
+        (lexicon ``traffic.day_nouns``), a word saying whose (``traffic.per_user_words``) before or after a period of
+        one day (``durations.periods`` of 24 h): each user's requests a day, whatever the order of the words."""
+        lex = self.lex
+        days = [p for p in lex.duration_periods.phrases if float(lex.duration_periods.value(p) or 0) == 24]
+        if not days or lex.day_nouns.pattern == "(?!)" or lex.per_user_day_words.pattern == "(?!)":
+            return
+        pattern = _per_user_day_pattern(self.num, lex.day_nouns.pattern, lex.per_user_day_words.pattern,
+                                        Phrases(dict.fromkeys(days, 24)).pattern)
+        for m in pattern.finditer(self.low):
+            if (m.group("who") or m.group("who2")) and self.free(m.start(), m.end()):
+                self.claim("rate", {"kind": "requests_per_day", "value": number_value(m, lex), "scope": "per_user"},
+                           m.start(), m.end())
 
     def rate_scope(self, start: int, end: int) -> str | None:
         """Whether the tokens/s figure at ``[start, end)`` of the lower-cased text is per user (``"per_user"``), in
@@ -549,7 +565,8 @@ class _Scanner:
     def durations(self) -> None:
         lex = self.lex
         words = lex.number_words.pattern
-        pattern = re.compile(rf"(?:{self.num}|(?P<word>{words}))\s*(?P<unit>{lex.duration_units.pattern})")
+        # spaced or hyphenated: "3 days", "a 10-day run", "a 4-hour window"
+        pattern = re.compile(rf"(?:{self.num}|(?P<word>{words}))\s*(?:-\s*)?(?P<unit>{lex.duration_units.pattern})")
         for m in pattern.finditer(self.low):
             if not self.free(m.start(), m.end()):
                 continue
@@ -705,6 +722,8 @@ class _Scanner:
                     if name in _COUNT_FIELDS and unit_after and not (units and re.match(units.pattern, rest)) \
                             and not rest[unit_after.end():].lstrip()[:1].isdigit():
                         continue  # "服务 8 张卡": the number has another quantity's unit after it
+                    if name in _TOKEN_FIELDS and self._other_token_unit(name, self.low[m.end():m.end() + 24]):
+                        continue  # "每条 2k 输入 512 输出", "avg 2k input": the prompt's length, not the item's
                     candidates.append((m.end() - m.start(), _PRIORITY.get(name, 0) - 1, name,
                                        number_value(m, lex, binary_k=binary), m.start(), m.end()))
         candidates.sort(key=lambda c: (-c[0], -c[1], c[4]))
@@ -723,6 +742,17 @@ class _Scanner:
             if name in _COUNT_FIELDS and name != "epochs" and value > 0 and value != int(value):
                 continue  # "2.5 users" is no count (a zero or negative one is set aside by claim)
             self.claim(name, value, start, end)
+
+    def _other_token_unit(self, name: str, rest: str) -> bool:
+        """Whether ``rest`` (the text after a number read by the key word of ``name``, an item's or a context's length)
+        opens with the unit of a prompt or output length ("每条 2k 输入", "avg 1k input"): the number is that length."""
+        if name in ("input_tokens", "output_tokens"):
+            return False  # "输入长度 2000 输出长度 500": the word after is the next number's key
+        for other in ("input_tokens", "output_tokens"):
+            units = self.lex.quantity_units.get(other)
+            if units and re.match(rf"\s*-?\s*(?:{units.pattern})", rest):
+                return True
+        return False
 
     # ------------------------------------------------------------------ 9. tokens of each item
     def item_lengths(self) -> None:
@@ -887,6 +917,14 @@ def _described_unit_pattern(num: str, units: str, most: int) -> re.Pattern[str]:
     return re.compile(rf"{num}\s+(?P<words>(?:[a-z][a-z-]*\s+){{1,{most}}})(?P<unit>{units})")
 
 
+@lru_cache(maxsize=4)
+def _per_user_day_pattern(num: str, nouns: str, who: str, days: str) -> re.Pattern[str]:
+    """A number, a request noun, then a per-user word and a one-day period in either order ("15 messages each per
+    day", "10 queries per person per day", "20 prompts a day each"); group ``who`` or ``who2`` holds the per-user
+    word."""
+    return re.compile(rf"{num}\s*(?:{nouns})\s*(?:(?P<who>{who})\s*)?(?:{days})(?:\s*(?P<who2>{who})(?![a-z]))?")
+
+
 @lru_cache(maxsize=64)
 def _unit_pattern(num: str, units: str) -> re.Pattern[str]:
     return re.compile(rf"{num}\s*(?:-\s*)?(?P<unit>{units})")
@@ -927,10 +965,16 @@ def scan_quantities(low: str, lex: Lexicon, masked: SpanSet) -> QuantityScan:
     return _Scanner(low, lex, masked).run()
 
 
+def _counted_after(low: str, end: int, lex: Lexicon) -> bool:
+    """Whether a unit of a quantity or a counter of the lexicon follows position ``end`` ("2000 人", "2024 users")."""
+    rest = low[end:end + 16]
+    return bool(_any_unit(lex).match(rest) or re.match(rf"\s*(?:{lex.counter_pattern})", rest))
+
+
 def unclaimed_numbers(low: str, lex: Lexicon, claimed: SpanSet, limit: int = 8) -> list[str]:
     """Numbers in ``low`` that nothing claimed, as written with the word after them ("4096 foo").
 
-    Numbers that need no reading are skipped: a year (1990-2039), a version or an identifier after an
+    Numbers that need no reading are skipped: a year (1990-2039, unless a unit or a counter follows it), a version or an identifier after an
     ignorable word ("cuda 12.1", "python 3.11", "sm_90"), a number inside a word or a URL.
     """
     out: list[str] = []
@@ -939,8 +983,8 @@ def unclaimed_numbers(low: str, lex: Lexicon, claimed: SpanSet, limit: int = 8) 
         if start in claimed or (end - 1) in claimed:
             continue
         raw = m.group("num")
-        if re.fullmatch(r"(?:199\d|20[0-3]\d)", raw) and not m.group("scale"):
-            continue
+        if re.fullmatch(r"(?:199\d|20[0-3]\d)", raw) and not m.group("scale") and not _counted_after(low, end, lex):
+            continue  # a year ("in 2024"); "2000 人", "2024 users" are counts
         before = low[max(0, start - 24):start]
         if re.search(r"(?:" + lex.ignorable_before.pattern + r")[\s_:=v]*$", before):
             continue

@@ -201,11 +201,12 @@ class SpecCheck(_Record):
 
 
 class UnknownTerm(_Record):
-    """A GPU or model name that is not in the knowledge base.
+    """A GPU, model or provider name that is not in the knowledge base.
 
     Attributes:
-        as_written: the name as typed (``"A40900"``, ``"gtx 1080 ti"``, ``"m2 ultra"``).
-        kind: ``gpu`` or ``model``.
+        as_written: the name as typed (``"A40900"``, ``"gtx 1080 ti"``, ``"m2 ultra"``, ``"恒源云"``).
+        kind: ``gpu``, ``model`` or ``provider`` (a cloud no price file knows: "Lightning AI", "矩池云"; the answer
+            says it has no data for it and prices at the providers it tracks).
         suggestions: up to three knowledge-base display names that look close, best first; they are
             offered to the user, never silently substituted.
         unlisted: the name of an accelerator the knowledge base knows of but has no figures for
@@ -217,7 +218,7 @@ class UnknownTerm(_Record):
     """
 
     as_written: str
-    kind: Literal["gpu", "model"] = "gpu"
+    kind: Literal["gpu", "model", "provider"] = "gpu"
     suggestions: list[str] = Field(default_factory=list)
     unlisted: str | None = None
     sized: bool = False
@@ -521,6 +522,17 @@ class Query(_Record):
     def precision(self) -> str | None:
         """The first precision named, or ``None``."""
         return self.precisions[0] if self.precisions else None
+
+    @property
+    def sequence_tokens(self) -> int | None:
+        """Tokens per training sequence of a training or fine-tuning run: the context stated, else the length of each
+        sample ("10k samples of 1k tokens each", "每条样本 2048 token": ``tokens_per_item``), a sample being one
+        sequence; ``None`` when neither is said or the run is not training (the estimators' default applies)."""
+        if self.context_tokens:
+            return self.context_tokens
+        if self.workload in ("training", "finetune") and self.tokens_per_item:
+            return int(self.tokens_per_item)
+        return None
 
     @property
     def observed_tokens_per_s(self) -> float | None:
