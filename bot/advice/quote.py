@@ -1254,7 +1254,7 @@ def _break_even(ctx: Context) -> Answer:
         details.insert(0, figure)  # the rent is a secondary figure: said right under the headline
     table = Table(columns=["config", "provider", "pricing", "usd_per_hour", "rent_per_month", "break_even_months"],
                   rows=[[config(o, with_precision=False), o.price.provider_name, _pricing_label(o),
-                         o.price.price_per_hour_usd, r, m if m is None else math.ceil(m * 10) / 10]
+                         o.price.price_per_hour_usd, r, m]
                         for o, m, r in options])
     return ctx.answer(title=note("title_break_even"), headline=headline, details=details,
                       options=[o for o, _, _ in options], recommendation=0, table=table,
