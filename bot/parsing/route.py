@@ -193,10 +193,11 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
             and has_model and not query.training_tokens:
         # "with a $50k budget on H100s, how many tokens can I train a 3B on", "预算2万，LoRA 能微调多少 token"
         return "finetune" if query.workload == "finetune" else "size_training"
-    if (query.budget is not None or query.price_limit_per_hour is not None) and has_model and "users_served" in asks \
-            and gpus and \
+    if (query.budget is not None or query.price_limit_per_hour is not None) and has_model and \
+            asks & {"users_served", "gpu_count"} and gpus and \
             not any(g.count for g in query.gpus) and query.workload in (None, "inference"):
-        # "每月预算十万，用 H20 跑 72B，能撑多少并发": the most users the money buys on that GPU type
+        # "每月预算十万，用 H20 跑 72B，能撑多少并发", "how many H100s can $60k a month rent for a 70b": the most
+        # users the money buys on that GPU type, and how many GPUs that is
         return "recommend"
     if x.strong_recommend or ("largest_model" in asks) or (money and not gpus and "cost" not in asks) or (
             query.budget is not None and not gpus):
