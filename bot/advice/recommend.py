@@ -5,6 +5,7 @@
   most users at the per-user floor), within the limit; one row per GPU type, the best first. "Best" is not the
   cheapest thing that runs: the budget is there to be used.
 * A model and a total budget for a run: the fastest run that fits the budget.
+* Money to buy cards with (a purchase budget): the cards it buys and what they serve (:mod:`bot.advice.purchase`).
 * No model: what each affordable (or named) configuration runs - the largest models that fit it in 16-bit,
   FP8 and 4-bit (or the precisions the question names), at the context, users and KV format it states (one
   user at the default context otherwise), said in the headline.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from bot.advice import batch_job
+from bot.advice import batch_job, purchase
 from bot.advice.answer import Answer, Option, Price, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
@@ -63,6 +64,8 @@ def answer(ctx: Context) -> Answer:
     if every and all(m.kind != "llm" for m in every):
         return answer_non_llm(ctx, every[0])
     models = [m for m in every if m.kind == "llm"]
+    if q.purchase_budget is not None:  # "we have $300k to buy GPUs, which and how many": cards, not rentals
+        return purchase.answer(ctx, models[0] if models else None)
     if not models and q.budget is not None and q.workload == "training":
         return largest_trainable(ctx)
     hourly = ctx.hourly_limit_usd()  # a stated hourly limit, or a budget spread over the rental length

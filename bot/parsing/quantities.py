@@ -294,6 +294,9 @@ class _Scanner:
                     if each:  # "$1,800 each", "1.5万一张": an amount per card (a purchase price per GPU)
                         per_gpu = True
                         end += each.end()
+                    elif re.search(r"(?:" + lex.per_gpu_before.pattern + r")\s*(?:(?:" + lex.lead_fillers.pattern
+                                   + r")\s*)?$", self.before(start, 16)):
+                        per_gpu = True  # "每张 20 万元", "per card $25k": the card's price, said before the amount
                 prev = next((f for f in reversed(self.out.found) if f.field == "money"), None)
                 if period is None and prev is not None and prev.value["period"] and re.fullmatch(
                         r"[^$¥€\d]{0,40}?(?:vs\.?|versus|or|/|,|and|对比|还是|比)[^$¥€\d]{0,30}", self.low[prev.end:start]):
@@ -360,6 +363,27 @@ class _Scanner:
                 self.claim("money", {"amount": value, "currency": None, "period": None, "per_gpu": bool(each),
                                      "role": "purchase"}, m.start(), m.end() + (each.end() if each else 0))
                 break
+
+    def bare_card_prices(self) -> None:
+        """"20万一张", "每张 20 万": an amount with no currency said per card, in a question that says buying: the price
+        of one card, in the currency of the question's language (the parser gives it)."""
+        lex = self.lex
+        if not lex.purchase_words.search(self.low):
+            return
+        number = _number_pattern(self.num)
+        unit = _any_unit(lex)
+        for m in number.finditer(self.low):
+            if not self.free(m.start(), m.end()) or unit.match(self.low, m.end()):
+                continue
+            value = number_value(m, lex)
+            if value < 100:
+                continue  # no card costs under 100 in any currency read here (and "2 张" is a count)
+            each = re.match(r"\s*(?:" + lex.per_gpu_after.pattern + ")", self.low[m.end():m.end() + 14])
+            before = re.search(r"(?:" + lex.per_gpu_before.pattern + r")\s*(?:(?:" + lex.lead_fillers.pattern
+                               + r")\s*)?$", self.before(m.start(), 16))
+            if each or before:
+                self.claim("money", {"amount": value, "currency": None, "period": None, "per_gpu": True,
+                                     "role": "purchase"}, m.start(), m.end() + (each.end() if each else 0))
 
     # ------------------------------------------------------------------ 3. rates
     def rates(self) -> None:
@@ -736,6 +760,7 @@ class _Scanner:
         self.gpu_hours()  # before money: "we have 5,000 H100 GPU-hours" is GPU time, not a budget of 5,000
         self.money()
         self.bare_budgets()
+        self.bare_card_prices()
         self.bare_purchases()
         self.rates()
         self.item_times()

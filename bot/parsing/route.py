@@ -12,7 +12,8 @@ The rules (each a kind of question, not a particular message), in order:
 3. ``spec_lookup``: a claim of the H100 article quoted or paraphrased (``Query.claims``), unless a model is
    named with a sizing ask (fit, GPU count, speed...): that question is routed by the rules below and the
    claim's verdict follows its answer.
-4. ``quote``: buy vs rent (break-even), or a purchase price given. (Before it: the tokens a training run gets
+4. ``recommend``: money to spend buying cards, how many or which asked (``Query.purchase_budget``); ``quote``: buy vs
+   rent (break-even), or a purchase price given. (Before it: the tokens a training run gets
    through in a given time on given GPUs, or for a given budget, go to ``size_training``, or ``finetune`` when
    fine-tuning is said.) Then GPU-hours with a
    model and no serving workload: ``size_training`` (``finetune`` when fine-tuning is said).
@@ -179,6 +180,8 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         # a claim quoted beside a model and a sizing ask ("H100 NVL 188GB 单卡能装下 70B fp16 吗") is that sizing
         # question: it is answered first, the claim's verdict second (bot.advice.advise)
         return "spec_lookup"
+    if query.purchase_budget is not None:
+        return "recommend"  # "we have $300k to buy GPUs, which and how many": the cards the money buys
     if "break_even" in asks or query.purchase_price is not None:
         return "quote"
     if query.gpu_hours and has_model and query.workload != "inference":
