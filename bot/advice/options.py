@@ -412,6 +412,7 @@ def budget_buys_note(ctx: Context, o: Option, model: Model, load: ServingLoad, h
     per_gpu = p.price_per_hour_usd / max(1, o.gpu_count or 1) if p is not None else None
     return note("budget_buys", count=o.gpu_count, gpu_name=o.gpu_name, price_usd=per_gpu,
                 provider=p.provider_name if p is not None else None,
+                secondary=p is not None and p.origin == "secondary",
                 instances=p.instances if p is not None and p.instances > 1 else None,
                 instance=p.instance_type if p is not None else None, limit_usd=hourly_usd, hourly=not hours,
                 budget_usd=hourly_usd * hours if hours else None, hours=hours,

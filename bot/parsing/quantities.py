@@ -332,16 +332,19 @@ class _Scanner:
                                      "per_gpu": per_gpu, "role": role}, start, end)
 
     def bare_budgets(self) -> None:
-        """"budget 10k", "budget of 5000", "预算5万": a budget word before a number with no currency (the parser
-        gives it the currency of the question's language)."""
-        pattern = re.compile(rf"(?:{self.lex.budget_words.pattern})\s*(?:of|is|=|:|~|around|about)?\s*{self.num}")
+        """"budget 10k", "budget of 5000", "预算5万", "预算每月20万": a budget word before a number with no currency (the
+        parser gives it the currency of the question's language); a month said between them makes it a monthly
+        budget."""
+        pattern = re.compile(rf"(?:{self.lex.budget_words.pattern})\s*(?P<month>(?:{self.lex.per_month.pattern})\s*)?"
+                             rf"(?:of|is|=|:|~|around|about)?\s*{self.num}")
         unit = _any_unit(self.lex)
         stop = "|".join(sorted({re.escape(w) for _, never in self.lex.quantity_describers.values() for w in never}))
         for m in pattern.finditer(self.low):
             if unit.match(self.low, m.end()) or _described_unit(unit.pattern, stop).match(self.low, m.end()):
                 continue  # "i have 2 gpus", "spend 3 days", "we have 2000 registered users": a count, not money
             if self.free(m.start("num"), m.end()):
-                self.claim("money", {"amount": number_value(m, self.lex), "currency": None, "period": None,
+                self.claim("money", {"amount": number_value(m, self.lex), "currency": None,
+                                     "period": "month" if m.group("month") else None,
                                      "per_gpu": False, "role": "budget"}, m.start(), m.end())
 
     def bare_purchases(self) -> None:
