@@ -53,6 +53,8 @@ from bot.advice.planner import (
     plan_serving,
     precisions_for,
     rent_usd_per_hour,
+    say_secondary,
+    secondary_price,
     serving_load,
     serving_option,
     workload_of,
@@ -449,10 +451,14 @@ def _budget_buys(ctx: Context, model: Model, choice: GpuChoice, load: ServingLoa
         if one is None:
             return None
         p = place(ctx, choice.gpu, 1, 1)
+        secondary = secondary_price(ctx, choice.gpu, 1) if p is None else None
         return note("budget_buys_none", gpu_name=choice.gpu.name, price_usd=one, limit_usd=hourly_usd,
-                    provider=p.offer.provider_name if p is not None else None)
+                    provider=p.offer.provider_name if p is not None else secondary.provider_name)
     o = serving_option(ctx, fleet)
     o.max_users = fleet.capacity
+    if o.price is None:  # a card no tracked cloud lists: its secondary-source figure, said in the line
+        o.price = secondary_price(ctx, choice.gpu, o.gpu_count)
+        say_secondary(ctx, o)
     return budget_buys_note(ctx, o, model, load, hourly_usd)
 
 
