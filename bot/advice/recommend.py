@@ -65,7 +65,9 @@ def answer(ctx: Context) -> Answer:
         return answer_non_llm(ctx, every[0])
     models = [m for m in every if m.kind == "llm"]
     if q.purchase_budget is not None:  # "we have $300k to buy GPUs, which and how many": cards, not rentals
-        return purchase.answer(ctx, models[0] if models else None)
+        # what the cards serve is said for a served model; for a run the cards are counted alone
+        served = models[0] if models and q.workload not in ("training", "finetune") and not q.method else None
+        return purchase.answer(ctx, served)
     if not models and q.budget is not None and q.workload == "training":
         return largest_trainable(ctx)
     hourly = ctx.hourly_limit_usd()  # a stated hourly limit, or a budget spread over the rental length
