@@ -49,7 +49,15 @@ def test_named_4090s_are_priced_as_separate_one_gpu_instances_on_every_path(kb, 
     assert o.price.price_per_hour_usd == pytest.approx(0.40 * count)  # vast.yaml $0.40/h per 1-GPU instance
     assert o.price.group_split  # the GPUs are not in one machine, and the answer says it
     if count > 1 and (o.tensor_parallel or 1) > 1:
-        assert any(w.code == "group_split_instances" for w in a.warnings)
+        lead = a.options[a.recommendation] if a.recommendation is not None else a.options[0]
+        if lead is o:
+            # the shape is not listed: said right under the headline, the price of the 1x instance times N with it
+            said = a.details[0]
+            assert said.code == "group_shape_not_listed" and said.params["instances"] == count
+            assert said.params["each_usd"] == pytest.approx(0.40) and said.params["shapes"] == [1]
+            assert not any(w.code == "group_split_instances" for w in a.warnings)
+        else:
+            assert any(w.code == "group_split_instances" for w in a.warnings)
 
 
 @pytest.mark.parametrize("text,count", [

@@ -245,6 +245,26 @@ class Context:
             if s and s not in self.sources:
                 self.sources.append(s)
 
+    def _split_group_first(self, options: list[Option], recommendation: int | None,
+                           details: list[Note] | None) -> list[Note]:
+        """When the option an answer leads with is GPUs the user named together that no instance holds (``2x RTX
+        4090``: the card is listed only as 1-GPU instances), its price is N separate instances, an assumption: said
+        right under the headline (the instance sizes listed, the instances priced, their price each and in all),
+        in place of the same warning at the foot. ``details`` with that line first, or unchanged."""
+        lead = options[recommendation] if recommendation is not None and recommendation < len(options) else \
+            (options[0] if options else None)
+        p = lead.price if lead is not None else None
+        if p is None or not p.group_split:
+            return list(details or [])
+        label = {"gpu_count": lead.gpu_count, "gpu_name": lead.gpu_name}
+        self.warnings = [w for w in self.warnings if not (
+            w.code == "group_split_instances" and {k: (w.params.get("config") or {}).get(k) for k in label} == label)]
+        shapes = self.offers.shapes((lead.gpu or "").split("@")[0]) if lead.gpu else []
+        line = note("group_shape_not_listed", config=label, gpu_name=lead.gpu_name, shapes=shapes or None,
+                    instances=p.instances, instance=p.instance_type, each_usd=p.price_per_hour_usd / max(1, p.instances),
+                    price_usd=p.price_per_hour_usd, provider=p.provider_name)
+        return [line, *(details or [])]
+
     def answer(self, *, title: Note, headline: Note, details: list[Note] | None = None,
                options: list[Option] | None = None, recommendation: int | None = None, table: Table | None = None,
                actions: list[Action] | None = None, examples: list[str] | None = None,
@@ -266,6 +286,7 @@ class Context:
                                (pf := self.kb.providers.get(o.price.provider)) is not None and pf.market == "global"})
             if overseas:
                 self.assume("overseas_prices", providers=overseas)
+        details = self._split_group_first(options, recommendation, details)
         dropped = [n for n in self.query.limits if n.code in _LEADING_LIMITS]
         if dropped and headline.code not in _LEADING_LIMITS | _SAYS_ITS_LIMIT:
             # a quantity the user stated and the answer could not use is said first ("0 gpus", "1000000 H100"):

@@ -20,10 +20,14 @@ from bot.advice.models import model_label
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
+    ServingPlan,
     excluded_providers,
     machine_size,
     one_copy_memory,
     plan_serving,
+    precisions_for,
+    rent_usd_per_hour,
+    replica_counts_within,
     serving_option,
 )
 from bot.errors import AdvisorError
@@ -34,8 +38,9 @@ from bot.pricing.mentions import mention_for
 from bot.pricing.offers import Placement
 from bot.pricing.offers import place as all_placements
 
-__all__ = ["caveats", "cheapest_per_token", "config", "exact_rental", "half_precision_fix", "hour_cell", "idle_line",
-           "machines_first", "mention_cost", "next_actions", "oom_despite_fit", "quality_tier", "variant_notes"]
+__all__ = ["budget_buys_note", "caveats", "cheapest_per_token", "config", "exact_rental", "half_precision_fix", "hour_cell",
+           "idle_line", "machines_first", "mention_cost", "money_fleet", "next_actions", "oom_despite_fit", "quality_tier",
+           "variant_notes"]
 
 #: 32-bit weight formats: 4 bytes per parameter, twice a 16-bit load.
 _FULL_32 = ("fp32", "tf32")
@@ -376,6 +381,61 @@ def cheapest_per_token(ctx: Context, model: Model, choice: GpuChoice, precisions
                 best_unpriced = opt
     # without a price, the configuration with the most tokens/s per GPU at full load (what decides cost)
     return best or best_unpriced
+
+
+def money_fleet(ctx: Context, model: Model, gpu: Gpu, load: ServingLoad, limit_usd: float,
+                cost_usd=None) -> ServingPlan | None:
+    """The most users at the per-user floor that a sum of money buys of ``gpu`` for serving ``model``.
+
+    Over each weight format (:func:`bot.advice.planner.precisions_for`) and each count of whole replicas the money
+    pays for (:func:`bot.advice.planner.replica_counts_within`: per layout, as many replicas as fit the limit, over
+    as many machines as that takes), the plan serving the most users at ``load``'s per-user floor; a format that
+    keeps quality (:func:`quality_tier`) first, then the most users, then the lower cost.
+
+    Args:
+        ctx: the answer being built.
+        model, gpu: what is served, on what.
+        load: the load's per-user floor, context and workload (its users and totals are not used: the users are
+            what is solved for).
+        limit_usd: the money: a budget per hour (USD/h) for a rental, or USD for cards bought.
+        cost_usd: ``cost_usd(n, group)``, what ``n`` GPUs in groups of ``group`` cost in the limit's unit; ``None``
+            for a rental (:func:`bot.advice.planner.rent_usd_per_hour`, each tensor-parallel group in one instance).
+
+    Returns:
+        The plan, or ``None`` when the money buys no replica that serves one user.
+    """
+    cost = cost_usd or (lambda n, group: rent_usd_per_hour(ctx, gpu, n, group))
+    capacity = ServingLoad(**{**load.__dict__, "users": None, "total_tps": None, "per_user_tps": load.capacity_tps})
+    best: tuple | None = None
+    for precision, _ in precisions_for(ctx, model, gpu):
+        for n, layout in replica_counts_within(ctx, model, gpu, precision, cost, limit_usd):
+            plan = plan_serving(ctx, model, gpu, precision, capacity, count=n, objective="capacity", layout=layout)
+            spent = cost(plan.count, plan.tp * plan.pp)
+            if plan.capacity <= 0 or spent is None or spent > limit_usd * (1 + 1e-9):
+                continue
+            key = (quality_tier(plan.precision), -plan.capacity, spent)
+            if best is None or key < best[0]:
+                best = (key, plan)
+    return best[1] if best is not None else None
+
+
+def budget_buys_note(ctx: Context, o: Option, model: Model, load: ServingLoad, hourly_usd: float) -> Note:
+    """The line "your budget rents N x GPU ... they serve about U users": the count a budget per hour (USD) rents,
+    its price per GPU-hour and where (the instances when there are several), the total for the rental length asked,
+    and the users ``o`` serves at the floor (each gets at least the floor; more when memory, not speed, caps the
+    users)."""
+    p = o.price
+    hours = ctx.query.duration_hours
+    per_gpu = p.price_per_hour_usd / max(1, o.gpu_count or 1) if p is not None else None
+    return note("budget_buys", count=o.gpu_count, gpu_name=o.gpu_name, price_usd=per_gpu,
+                provider=p.provider_name if p is not None else None,
+                secondary=p is not None and p.origin == "secondary",
+                instances=p.instances if p is not None and p.instances > 1 else None,
+                instance=p.instance_type if p is not None else None, limit_usd=hourly_usd, hourly=not hours,
+                budget_usd=hourly_usd * hours if hours else None, hours=hours,
+                total_usd=p.price_per_hour_usd * hours if p is not None and hours else None,
+                model_name=model_label(model), precision=o.precision, max_users=o.max_users,
+                per_user_tps=max(load.capacity_tps, o.tps_per_user or 0.0))
 
 
 #: Share of the usable memory above which an estimate that fits is a thin margin: what the estimate leaves out (a

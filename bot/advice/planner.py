@@ -75,6 +75,8 @@ __all__ = [
     "place_nearest_variant",
     "precisions_for",
     "price_of",
+    "rent_usd_per_hour",
+    "replica_counts_within",
     "resolve_gpu",
     "serving_load",
     "serving_option",
@@ -84,6 +86,9 @@ __all__ = [
 #: Most sequences searched per replica (vLLM's default max_num_seqs is 256; larger engines allow 2,048).
 _MAX_BATCH = 2048
 _MAX_PIPELINE = 8
+#: Most GPUs a money limit is searched up to (:func:`replica_counts_within`): a bound on the bisection, far above
+#: any fleet a budget in a question pays for (65,536 GPUs).
+_MAX_FLEET_GPUS = 1 << 16
 
 
 # --------------------------------------------------------------------------- GPUs
@@ -452,6 +457,74 @@ def price_of(ctx: Context, placement: Placement | None) -> Price | None:
                  group_split=placement.group_split, source=o.source, marketplace=o.marketplace)
 
 
+def rent_usd_per_hour(ctx: Context, gpu: Gpu, count: int, group: int) -> float | None:
+    """USD per hour to rent ``count`` x ``gpu`` with every ``group`` GPUs in one instance (:func:`place`), else at the
+    GPU's secondary-source figure (:func:`secondary_price`, for cards no tracked cloud lists); ``None`` when neither
+    prices it."""
+    memo = _memo(ctx).rents
+    key = (gpu.id, gpu.memory_gb, count, group)
+    if key not in memo:
+        p = place(ctx, gpu, count, group)
+        secondary = secondary_price(ctx, gpu, count) if p is None else None
+        memo[key] = p.price_per_hour_usd if p is not None else \
+            secondary.price_per_hour_usd if secondary is not None else None
+    return memo[key]
+
+
+def replica_counts_within(ctx: Context, model: Model, gpu: Gpu, precision: str,
+                          cost_usd: Callable[[int, int], float | None], limit_usd: float
+                          ) -> list[tuple[int, tuple[int, int]]]:
+    """GPU counts a money limit pays for in whole serving replicas of ``model`` on ``gpu`` in ``precision``.
+
+    For each replica layout that can hold the model (TP x PP GPUs, :func:`_layouts`; consumer cards within one
+    machine, :func:`group_cap`), the most replicas ``k`` whose cost ``cost_usd(k x group, group)`` is within
+    ``limit_usd``, found by doubling then bisection (a cost grows with the replicas). Replicas are independent
+    copies that need no fast link between machines, so the count is not bounded by one machine: a budget that
+    pays for five 8-GPU machines is planned on all five.
+
+    Args:
+        ctx: the answer being built.
+        model, gpu, precision: what is served.
+        cost_usd: the money ``n`` GPUs in groups of ``group`` cost, in the limit's unit (USD per hour for a rental
+            budget, :func:`rent_usd_per_hour`; USD for cards bought), ``None`` when they cannot be had.
+        limit_usd: the money available, same unit.
+
+    Returns:
+        ``(GPU count k x group, (TP, PP))`` per layout with at least one replica within the limit, the most GPUs
+        first (plan each with ``plan_serving(count=..., layout=...)``). At most :data:`_MAX_FLEET_GPUS` GPUs.
+    """
+    engine = engine_for(ctx, gpu, precision)
+    fleets = []
+    for tp, pp in _layouts(model, gpu, precision, engine, ctx.kb, None, group_cap(ctx, gpu)):
+        group = tp * pp
+        k = _most_within(lambda k, g=group: cost_usd(k * g, g), limit_usd, _MAX_FLEET_GPUS // group)
+        if k:
+            fleets.append((k * group, (tp, pp)))
+    return sorted(fleets, key=lambda f: -f[0])
+
+
+def _most_within(cost: Callable[[int], float | None], limit: float, bound: int) -> int:
+    """The largest ``k`` in 1..``bound`` with ``cost(k) <= limit`` (``cost`` non-decreasing, ``None`` = no price):
+    doubling from 1, then bisection; 0 when even ``k = 1`` is over the limit or unpriced."""
+    def within(k: int) -> bool:
+        c = cost(k)
+        return c is not None and c <= limit * (1 + 1e-9)  # (amounts converted through USD round)
+
+    if bound < 1 or not within(1):
+        return 0
+    lo, hi = 1, 2
+    while hi <= bound and within(hi):
+        lo, hi = hi, hi * 2
+    hi = min(hi, bound + 1)  # within(lo); hi is over the limit or past the bound
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if within(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 def cost_for(price: Price | None, hours: float | None) -> float | None:
     """USD for ``hours`` of use of an option priced ``price``: ``price_per_hour_usd x billed hours``, where a commitment
     is billed for whole terms (:func:`bot.pricing.offers.billed_hours`: 3 months on a 1-year term pay 8,760 h).
@@ -691,6 +764,7 @@ class ServingPlan:
 @dataclass
 class _Memo:
     estimates: dict = field(default_factory=dict)
+    rents: dict = field(default_factory=dict)  # (gpu id, memory, count, group) -> USD/h (rent_usd_per_hour)
 
 
 def _memo(ctx: Context) -> _Memo:
@@ -879,7 +953,7 @@ def _layout_shapes(model: Model, gpu: Gpu, precision: str, engine: str, kb, coun
 
 def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: ServingLoad,
                  count: int | None = None, objective: Literal["cheapest", "capacity", "fewest"] = "cheapest",
-                 whole_instance: bool = True) -> ServingPlan:
+                 whole_instance: bool = True, layout: tuple[int, int] | None = None) -> ServingPlan:
     """Plan serving ``model`` on ``gpu`` in ``precision`` for ``load``.
 
     * With ``count`` fixed: the layout of that many GPUs that meets the load (users split evenly over
@@ -891,6 +965,8 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
       compare the counts each needs, not whatever instance happens to be cheapest.
     * ``whole_instance``: when the cheapest instance holds more GPUs than the plan needs (and they are
       paid for), plan on all of them; comparisons turn it off to keep the GPU counts equal.
+    * ``layout``: only this (TP, PP) replica shape, ``count`` being a multiple of it (the replicas a budget rents
+      of that shape, :func:`replica_counts_within`).
 
     Returns:
         The :class:`ServingPlan` (``meets`` False with a ``rejection`` when nothing works).
@@ -903,8 +979,9 @@ def plan_serving(ctx: Context, model: Model, gpu: Gpu, precision: str, load: Ser
     # MLA models under TP are also tried with attention data-parallel (each rank keeps only its own sequences'
     # latent KV cache, attention weights copied to every rank, experts spread over the group), as SGLang
     # (--enable-dp-attention) and vLLM (data-parallel attention with expert parallelism) deploy DeepSeek
-    shapes = [(tp, pp, adp) for tp, pp in _layouts(model, gpu, precision, engine, ctx.kb, count, group_cap(ctx, gpu))
-              for adp in ((False, True) if model.is_mla and tp > 1 else (False,))]
+    layouts = [layout] if layout is not None else _layouts(model, gpu, precision, engine, ctx.kb, count,
+                                                           group_cap(ctx, gpu))
+    shapes = [(tp, pp, adp) for tp, pp in layouts for adp in ((False, True) if model.is_mla and tp > 1 else (False,))]
     for tp, pp, adp in shapes:
         group = tp * pp
         first, why = _serves_one(ctx, model, gpu, precision, engine, tp, pp, load, adp)

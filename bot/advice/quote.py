@@ -740,10 +740,17 @@ def _rows(ctx: Context, gpu: Gpu, count: int, mention: GpuMention, pricings: lis
     out: list[Option] = []
     exclude = excluded_providers(ctx)
     group = _group(ctx, count)
+    # the GPUs the user named with their count ("2x 4090 for qwen 32b") are priced even where no instance holds them
+    # together (a card rented only as 1-GPU instances): as separate instances (``group_split``, said first), only
+    # when no instance holds the group
+    named = bool(mention.count or q.gpu_count)
     for pricing in pricings:
         found = [p for p in all_placements(ctx.offers, gpu.id, count, today=ctx.today, group=group,
-                                           pricing_model=pricing, region=ctx.price_region())
+                                           pricing_model=pricing, region=ctx.price_region(),
+                                           allow_split=named and group > 1)
                  if (p.offer.condition is None or pricing != "on_demand") and p.offer.provider not in exclude]
+        if any(not p.group_split for p in found):
+            found = [p for p in found if not p.group_split]
         if pricing == "commitment" and q.commitment_term:
             months = {"1y": 12, "3y": 36}[q.commitment_term]
             found = [p for p in found if (p.offer.term_months or 0) == months or (
@@ -1258,7 +1265,7 @@ def _break_even(ctx: Context) -> Answer:
         details.insert(0, figure)  # the rent is a secondary figure: said right under the headline
     table = Table(columns=["config", "provider", "pricing", "usd_per_hour", "rent_per_month", "break_even_months"],
                   rows=[[config(o, with_precision=False), o.price.provider_name, _pricing_label(o),
-                         o.price.price_per_hour_usd, r, m if m is None else math.ceil(m * 10) / 10]
+                         o.price.price_per_hour_usd, r, m]
                         for o, m, r in options])
     return ctx.answer(title=note("title_break_even"), headline=headline, details=details,
                       options=[o for o, _, _ in options], recommendation=0, table=table,

@@ -5,6 +5,7 @@
   most users at the per-user floor), within the limit; one row per GPU type, the best first. "Best" is not the
   cheapest thing that runs: the budget is there to be used.
 * A model and a total budget for a run: the fastest run that fits the budget.
+* Money to buy cards with (a purchase budget): the cards it buys and what they serve (:mod:`bot.advice.purchase`).
 * No model: what each affordable (or named) configuration runs - the largest models that fit it in 16-bit,
   FP8 and 4-bit (or the precisions the question names), at the context, users and KV format it states (one
   user at the default context otherwise), said in the headline.
@@ -12,12 +13,14 @@
 
 from __future__ import annotations
 
-from bot.advice import batch_job
+from functools import partial
+
+from bot.advice import batch_job, purchase
 from bot.advice.answer import Answer, Option, Price, Table
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
-from bot.advice.options import caveats, config, next_actions, quality_tier
+from bot.advice.options import budget_buys_note, caveats, config, next_actions, quality_tier
 from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
@@ -27,6 +30,8 @@ from bot.advice.planner import (
     plan_serving,
     precisions_for,
     price_of,
+    rent_usd_per_hour,
+    replica_counts_within,
     say_secondary,
     secondary_price,
     serving_load,
@@ -50,8 +55,6 @@ from bot.notes import note
 __all__ = ["answer"]
 
 _COUNTS = (1, 2, 4, 8)
-#: Whole machines beyond one, tried when the budget can pay for that many GPUs at the GPU's lowest price per GPU-hour
-_MORE_COUNTS = (16, 32)
 
 
 def answer(ctx: Context) -> Answer:
@@ -61,6 +64,10 @@ def answer(ctx: Context) -> Answer:
     if every and all(m.kind != "llm" for m in every):
         return answer_non_llm(ctx, every[0])
     models = [m for m in every if m.kind == "llm"]
+    if q.purchase_budget is not None:  # "we have $300k to buy GPUs, which and how many": cards, not rentals
+        # what the cards serve is said for a served model; for a run the cards are counted alone
+        served = models[0] if models and q.workload not in ("training", "finetune") and not q.method else None
+        return purchase.answer(ctx, served)
     if not models and q.budget is not None and q.workload == "training":
         return largest_trainable(ctx)
     hourly = ctx.hourly_limit_usd()  # a stated hourly limit, or a budget spread over the rental length
@@ -74,18 +81,6 @@ def answer(ctx: Context) -> Answer:
     if "cheapest" in q.asks and not q.gpus and limit is None and q.budget is None:
         return price_list(ctx)  # "what's the cheapest gpu": a price list, not what the dearest node runs
     return _what_runs(ctx, limit, per_gpu)
-
-
-def _affordable_more(ctx: Context, gpu: Gpu, limit: float | None, per_gpu: bool) -> list[int]:
-    """Counts of :data:`_MORE_COUNTS` a total hourly ``limit`` (USD) pays for at the GPU's lowest price per GPU-hour
-    (list, else its secondary figure); none without a total limit."""
-    if limit is None or per_gpu:
-        return []
-    prices = [o.price_per_hour_usd / o.gpu_count for o in ctx.kb.offers_for(gpu.id.split("@")[0])
-              if o.pricing_model == "on_demand" and o.price_per_hour_usd]
-    one = secondary_price(ctx, gpu, 1) if not prices else None
-    lowest = min(prices) if prices else one.price_per_hour_usd if one is not None else None
-    return [n for n in _MORE_COUNTS if lowest and n * lowest <= limit]
 
 
 def _priced(o: Option, secondary: Price | None) -> Option:
@@ -128,14 +123,20 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
     for choice in candidate_gpus(ctx, "serving"):
         best: Option | None = None
         for precision, _ in precisions_for(ctx, model, choice.gpu):
-            # a load to meet: also the planner's own fewest/cheapest count for it (6x, 12x ...), not only 1-8
-            counts = [choice.count] if choice.count else [*([None] if load.users else []), *_COUNTS,
-                                                          *_affordable_more(ctx, choice.gpu, limit, per_gpu)]
-            for n in counts:
+            # a load to meet: also the planner's own fewest/cheapest count for it (6x, 12x ...), not only 1-8; a
+            # total limit: also the most whole replicas of each layout it rents (5 machines of 8, 45 single GPUs)
+            fleets = replica_counts_within(ctx, model, choice.gpu, precision,
+                                           partial(rent_usd_per_hour, ctx, choice.gpu), limit) \
+                if limit is not None and not per_gpu and not choice.count else []
+            counts = [(choice.count, None)] if choice.count else [
+                *([(None, None)] if load.users else []), *((n, None) for n in _COUNTS),
+                *(f for f in fleets if f[0] not in _COUNTS)]
+            for n, layout in counts:
                 if load.users:
-                    plan = plan_serving(ctx, model, choice.gpu, precision, load, count=n)
+                    plan = plan_serving(ctx, model, choice.gpu, precision, load, count=n, layout=layout)
                 else:
-                    plan = plan_serving(ctx, model, choice.gpu, precision, capacity, count=n, objective="capacity")
+                    plan = plan_serving(ctx, model, choice.gpu, precision, capacity, count=n, objective="capacity",
+                                        layout=layout)
                 if plan.est is None or not plan.est.fits:
                     continue
                 price = plan.placement.price_per_hour_usd if plan.placement else None
@@ -168,6 +169,7 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
                users=load.users)
     # a budget for a period ("每月预算 5 万"): the period's totals beside the hourly figures
     hours = ctx.query.duration_hours if ctx.query.duration_hours and limit is not None and not per_gpu else None
+    details: list = []
     if shown:
         o = shown[0]
         headline = note("best_under_budget", config=config(o), model_name=model_label(model), limit_usd=limit,
@@ -178,6 +180,11 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
                         single_tps=o.single_user_tps, provider=o.price.provider_name if o.price else None,
                         hours=hours,
                         total_usd=o.price_per_hour_usd * hours if hours and o.price_per_hour_usd else None)
+        if "gpu_count" in ctx.query.asks and limit is not None and not per_gpu and (
+                ctx.query.gpus or "best" not in ctx.query.asks):
+            # "how many H100s can $60k a month run": the count the budget rents leads, with what it serves
+            details.append(headline)
+            headline = budget_buys_note(ctx, o, model, load, limit)
     else:
         # the same rule as the sizing answer's: quality tier first (a 4-bit copy a few cents cheaper is not the
         # answer when 16-bit/8-bit serves), then price
@@ -194,7 +201,7 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
                   rows=[[config(o), o.max_users, o.tps_per_user, o.single_user_tps, o.ttft_s, o.price_per_hour_usd,
                          o.cost_per_million_tokens_usd] for o in shown])
     return ctx.answer(title=note("title_best", model_name=model_label(model), limit_usd=limit), headline=headline,
-                      options=shown, recommendation=0 if shown else None, table=table,
+                      details=details, options=shown, recommendation=0 if shown else None, table=table,
                       actions=next_actions(ctx, shown[0] if shown else None))
 
 

@@ -25,6 +25,7 @@ from bot.advice.context import Context
 from bot.advice.models import model_label, model_question, resolve_models
 from bot.advice.non_llm import answer_non_llm, need_gb
 from bot.advice.options import (
+    budget_buys_note,
     caveats,
     cheapest_per_token,
     config,
@@ -33,6 +34,7 @@ from bot.advice.options import (
     idle_line,
     machines_first,
     mention_cost,
+    money_fleet,
     next_actions,
     oom_despite_fit,
     quality_tier,
@@ -51,7 +53,9 @@ from bot.advice.planner import (
     place,
     plan_serving,
     precisions_for,
-    price_of,
+    rent_usd_per_hour,
+    say_secondary,
+    secondary_price,
     serving_load,
     serving_option,
     workload_of,
@@ -534,28 +538,24 @@ def _memory_would_fit(ctx: Context, model: Model, load: ServingLoad, plan: Servi
 
 
 def _budget_buys(ctx: Context, model: Model, choice: GpuChoice, load: ServingLoad, hourly_usd: float):
-    """How many of ``choice``'s GPU a budget rents (the cheapest price per GPU-hour of one-GPU rentals, so
-    copies of the model can run as independent replicas), and how many users that many serve."""
-    one = price_of(ctx, place(ctx, choice.gpu, 1, 1))
-    if one is None or one.price_per_gpu_hour_usd <= 0:
-        return None
-    n = int(hourly_usd // one.price_per_gpu_hour_usd)
-    if n < 1:
-        return note("budget_buys_none", gpu_name=choice.gpu.name, price_usd=one.price_per_gpu_hour_usd,
-                    limit_usd=hourly_usd, provider=one.provider_name)
-    best = None
-    for precision, _ in precisions_for(ctx, model, choice.gpu):
-        plan = plan_serving(ctx, model, choice.gpu, precision,
-                            ServingLoad(**{**load.__dict__, "users": None, "total_tps": None,
-                                           "per_user_tps": load.capacity_tps}), count=n, objective="capacity")
-        if plan.capacity > 0 and (best is None or (quality_tier(plan.precision), -plan.capacity)
-                                  < (quality_tier(best.precision), -best.capacity)):
-            best = plan
-    return note("budget_buys", count=n, gpu_name=choice.gpu.name, price_usd=one.price_per_gpu_hour_usd,
-                provider=one.provider_name, limit_usd=hourly_usd, hours=ctx.query.duration_hours,
-                total_usd=n * one.price_per_gpu_hour_usd * (ctx.query.duration_hours or 1),
-                model_name=model_label(model), precision=best.precision if best else None,
-                max_users=best.capacity if best else None, per_user_tps=load.capacity_tps)
+    """How many of ``choice``'s GPU a budget per hour (USD) rents to serve ``model``, and how many users they serve:
+    the most users at the per-user floor over every count of whole replicas the budget rents
+    (:func:`bot.advice.options.money_fleet`), a format that keeps quality first. ``None`` when the GPU has no price at all."""
+    fleet = money_fleet(ctx, model, choice.gpu, load, hourly_usd)
+    if fleet is None:
+        one = rent_usd_per_hour(ctx, choice.gpu, 1, 1)
+        if one is None:
+            return None
+        p = place(ctx, choice.gpu, 1, 1)
+        secondary = secondary_price(ctx, choice.gpu, 1) if p is None else None
+        return note("budget_buys_none", gpu_name=choice.gpu.name, price_usd=one, limit_usd=hourly_usd,
+                    provider=p.offer.provider_name if p is not None else secondary.provider_name)
+    o = serving_option(ctx, fleet)
+    o.max_users = fleet.capacity
+    if o.price is None:  # a card no tracked cloud lists: its secondary-source figure, said in the line
+        o.price = secondary_price(ctx, choice.gpu, o.gpu_count)
+        say_secondary(ctx, o)
+    return budget_buys_note(ctx, o, model, load, hourly_usd)
 
 
 def _apply_limit(ctx: Context, plans: list[ServingPlan], limit: tuple[float, bool, str]) -> None:

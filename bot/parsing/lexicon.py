@@ -137,6 +137,8 @@ class MoneyVocab(_Vocab):
     per_hour: list[str] = Field(default_factory=list)
     per_gpu_hour_marker: list[str] = Field(default_factory=list)
     per_gpu_after: list[str] = Field(default_factory=list)
+    #: before an amount: it is the price of one card ("每张 20 万元", "per card $25k")
+    per_gpu_before: list[str] = Field(default_factory=list)
     per_month: list[str] = Field(default_factory=list)
     limit_words: list[str] = Field(default_factory=list)
     given_words: list[str] = Field(default_factory=list)
@@ -147,6 +149,11 @@ class MoneyVocab(_Vocab):
     quoted_words: list[str] = Field(default_factory=list)
     budget_words: list[str] = Field(default_factory=list)
     purchase_words: list[str] = Field(default_factory=list)
+    #: money said to be for buying cards, the count bought asked ("we have $300k to buy GPUs", "how many 4090s can I
+    #: buy", "预算 200 万买卡"): a purchase budget, unless time is bought with it (``rented_time_words``)
+    purchase_budget_words: list[str] = Field(default_factory=list)
+    #: units of GPU time that make money spent a rental ("how many H100 hours can $1000 buy")
+    rented_time_words: list[str] = Field(default_factory=list)
     #: an amount between one of ``spend_modals`` and one of ``spend_verbs`` is money spent, a budget, never a
     #: purchase price ("how many H100 hours can $1000 buy", "what will €500 get me")
     spend_modals: list[str] = Field(default_factory=list)
@@ -677,8 +684,11 @@ class Lexicon:
     lead_fillers: Phrases
     quoted_words: Phrases
     per_gpu_after: Phrases
+    per_gpu_before: Phrases
     budget_words: Phrases
     purchase_words: Phrases
+    purchase_budget_words: Phrases
+    rented_time_words: Phrases
     spend_modals: Phrases
     fit_openers: Phrases
     fit_not_subjects: Phrases
@@ -931,8 +941,11 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         lead_fillers=Phrases(_flat(lists(lambda f: f.money.lead_fillers))),
         quoted_words=Phrases(_flat(lists(lambda f: f.money.quoted_words))),
         per_gpu_after=Phrases(_flat(lists(lambda f: f.money.per_gpu_after)), left_bound=False),
+        per_gpu_before=Phrases(_flat(lists(lambda f: f.money.per_gpu_before))),
         budget_words=Phrases(_flat(lists(lambda f: f.money.budget_words))),
         purchase_words=Phrases(_flat(lists(lambda f: f.money.purchase_words))),
+        purchase_budget_words=Phrases(_flat(lists(lambda f: f.money.purchase_budget_words))),
+        rented_time_words=Phrases(_flat(lists(lambda f: f.money.rented_time_words))),
         spend_modals=Phrases(_flat(lists(lambda f: f.money.spend_modals))),
         fit_openers=Phrases(_flat(lists(lambda f: f.fit_questions.openers))),
         fit_not_subjects=Phrases(_flat(lists(lambda f: f.fit_questions.not_subjects))),

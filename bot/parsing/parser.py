@@ -419,6 +419,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         fields["periods_hours"] = periods if len(periods) > 1 else []
     # a currency word that is an amount's unit ("2.24 美元") says what the amount is in, not what the answer is asked in
     asked_currencies = lex.answer_currency.found(_masked(low, SpanSet([(f.start, f.end) for f in scan.all("money")])))
+    _purchase_budget(fields, asks, gpus, low, lex)
     query = Query(
         text=cleaned,
         language=_language(cleaned, low, lex),
@@ -737,6 +738,14 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
         money = Money(amount=v["amount"], currency=v["currency"])
         if v["role"] == "purchase" or (buy_vs_rent and v["period"] is None and v["role"] == "amount"
                                        and "purchase_price" not in out):
+            if "purchase_price" in out and bool(v["per_gpu"]) != out["purchase_price_per_gpu"] and not buy_vs_rent:
+                # "$300k to buy H100s at $25k each": the amount per card is the card's price, the lump sum the money
+                # to spend (whichever is said first)
+                lump = out["purchase_price"] if v["per_gpu"] else money
+                if v["per_gpu"]:
+                    out["purchase_price"], out["purchase_price_per_gpu"] = money, True
+                out.setdefault("budget", lump)
+                continue
             out.setdefault("purchase_price", money)
             out.setdefault("purchase_price_per_gpu", bool(v["per_gpu"]))
         elif buy_vs_rent and v["period"] == "hour" and v["role"] != "limit" and "given_price_per_hour" not in out:
@@ -1427,6 +1436,36 @@ def _mark_gpus(low: str, found: list[FoundGpu]) -> str:
         pos = f.span_end
     out.append(low[pos:])
     return "".join(out)
+
+
+#: What a purchase budget asks: how many, which, or what they serve.
+_PURCHASE_BUDGET_ASKS = frozenset({"gpu_count", "node_count", "best", "cheapest", "comparison", "users_served"})
+
+
+def _purchase_budget(fields: dict, asks: list[str], gpus: list[GpuMention], low: str, lex: Lexicon) -> None:
+    """Money to spend buying cards, with how many (or which) to buy asked: moved to ``purchase_budget`` in ``fields``.
+
+    It is a purchase amount or a budget (not per hour or month), in a question that says buying
+    (``purchase_budget_words``) and neither renting nor GPU time (``rent_verbs``, ``rented_time_words``: "how many H100
+    hours can $1000 buy" is a rental), with no GPU count stated and no buy vs rent asked, and a count, a choice or the
+    users served asked (or a budget word said: "we have $300k to buy GPUs"). A price per card said beside it ("at $25k
+    each") stays ``purchase_price`` per GPU.
+    """
+    if "break_even" in asks or fields.get("gpu_count") or any(g.count for g in gpus) or fields.get("gpu_hours") or \
+            fields.get("duration_hours"):
+        return
+    each = fields.get("purchase_price") if fields.get("purchase_price_per_gpu") else None
+    money = fields.get("budget") if each is not None or fields.get("purchase_price") is None else fields["purchase_price"]
+    if money is None or not lex.purchase_budget_words.search(low) or lex.rent_verbs.search(low) or \
+            lex.rented_time_words.search(low):
+        return
+    if not (_PURCHASE_BUDGET_ASKS & set(asks) or lex.budget_words.search(low)):
+        return
+    fields["purchase_budget"] = money
+    fields.pop("budget", None)
+    if each is None:
+        fields.pop("purchase_price", None)
+        fields.pop("purchase_price_per_gpu", None)
 
 
 def _rented_gpu(low: str, lex: Lexicon, found: list) -> str | None:

@@ -294,6 +294,9 @@ class _Scanner:
                     if each:  # "$1,800 each", "1.5万一张": an amount per card (a purchase price per GPU)
                         per_gpu = True
                         end += each.end()
+                    elif re.search(r"(?:" + lex.per_gpu_before.pattern + r")\s*(?:(?:" + lex.lead_fillers.pattern
+                                   + r")\s*)?$", self.before(start, 16)):
+                        per_gpu = True  # "每张 20 万元", "per card $25k": the card's price, said before the amount
                 prev = next((f for f in reversed(self.out.found) if f.field == "money"), None)
                 if period is None and prev is not None and prev.value["period"] and re.fullmatch(
                         r"[^$¥€\d]{0,40}?(?:vs\.?|versus|or|/|,|and|对比|还是|比)[^$¥€\d]{0,30}", self.low[prev.end:start]):
@@ -329,16 +332,19 @@ class _Scanner:
                                      "per_gpu": per_gpu, "role": role}, start, end)
 
     def bare_budgets(self) -> None:
-        """"budget 10k", "budget of 5000", "预算5万": a budget word before a number with no currency (the parser
-        gives it the currency of the question's language)."""
-        pattern = re.compile(rf"(?:{self.lex.budget_words.pattern})\s*(?:of|is|=|:|~|around|about)?\s*{self.num}")
+        """"budget 10k", "budget of 5000", "预算5万", "预算每月20万": a budget word before a number with no currency (the
+        parser gives it the currency of the question's language); a month said between them makes it a monthly
+        budget."""
+        pattern = re.compile(rf"(?:{self.lex.budget_words.pattern})\s*(?P<month>(?:{self.lex.per_month.pattern})\s*)?"
+                             rf"(?:of|is|=|:|~|around|about)?\s*{self.num}")
         unit = _any_unit(self.lex)
         stop = "|".join(sorted({re.escape(w) for _, never in self.lex.quantity_describers.values() for w in never}))
         for m in pattern.finditer(self.low):
             if unit.match(self.low, m.end()) or _described_unit(unit.pattern, stop).match(self.low, m.end()):
                 continue  # "i have 2 gpus", "spend 3 days", "we have 2000 registered users": a count, not money
             if self.free(m.start("num"), m.end()):
-                self.claim("money", {"amount": number_value(m, self.lex), "currency": None, "period": None,
+                self.claim("money", {"amount": number_value(m, self.lex), "currency": None,
+                                     "period": "month" if m.group("month") else None,
                                      "per_gpu": False, "role": "budget"}, m.start(), m.end())
 
     def bare_purchases(self) -> None:
@@ -360,6 +366,27 @@ class _Scanner:
                 self.claim("money", {"amount": value, "currency": None, "period": None, "per_gpu": bool(each),
                                      "role": "purchase"}, m.start(), m.end() + (each.end() if each else 0))
                 break
+
+    def bare_card_prices(self) -> None:
+        """"20万一张", "每张 20 万": an amount with no currency said per card, in a question that says buying: the price
+        of one card, in the currency of the question's language (the parser gives it)."""
+        lex = self.lex
+        if not lex.purchase_words.search(self.low):
+            return
+        number = _number_pattern(self.num)
+        unit = _any_unit(lex)
+        for m in number.finditer(self.low):
+            if not self.free(m.start(), m.end()) or unit.match(self.low, m.end()):
+                continue
+            value = number_value(m, lex)
+            if value < 100:
+                continue  # no card costs under 100 in any currency read here (and "2 张" is a count)
+            each = re.match(r"\s*(?:" + lex.per_gpu_after.pattern + ")", self.low[m.end():m.end() + 14])
+            before = re.search(r"(?:" + lex.per_gpu_before.pattern + r")\s*(?:(?:" + lex.lead_fillers.pattern
+                               + r")\s*)?$", self.before(m.start(), 16))
+            if each or before:
+                self.claim("money", {"amount": value, "currency": None, "period": None, "per_gpu": True,
+                                     "role": "purchase"}, m.start(), m.end() + (each.end() if each else 0))
 
     # ------------------------------------------------------------------ 3. rates
     def rates(self) -> None:
@@ -802,6 +829,7 @@ class _Scanner:
         self.gpu_hours()  # before money: "we have 5,000 H100 GPU-hours" is GPU time, not a budget of 5,000
         self.money()
         self.bare_budgets()
+        self.bare_card_prices()
         self.bare_purchases()
         self.rates()
         self.item_times()

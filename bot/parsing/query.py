@@ -331,6 +331,9 @@ class Query(_Record):
         price_limit_per_gpu: the ceiling is per GPU-hour ("$2/GPU/hr").
         purchase_price: what buying the hardware costs (buy vs rent).
         purchase_price_per_gpu: the purchase price is per card ("$1,800 each", "1.5万一张"), not for them all.
+        purchase_budget: money to spend buying cards when how many (and which) to buy is asked ("we have $300k to buy
+            GPUs, which and how many", "预算 200 万买卡，买几张"): neither a rental budget nor the price of a stated
+            configuration; a price per card given beside it ("at $25k each") is ``purchase_price`` per GPU.
         given_price_per_hour: an hourly price the user pays or wants the answer computed with ("at $2/hr",
             "按每卡每小时 15 块算"); ``given_price_per_gpu``: it is per GPU-hour. Used instead of offers.
         quoted_prices: prices the question quotes as context ("$0.34/h vs $1.19"), not limits.
@@ -460,6 +463,7 @@ class Query(_Record):
     price_limit_per_gpu: bool = False
     purchase_price: Money | None = None
     purchase_price_per_gpu: bool = False
+    purchase_budget: Money | None = None
     given_price_per_hour: Money | None = None
     given_price_per_gpu: bool = False
     quoted_prices: list[Money] = Field(default_factory=list)

@@ -12,7 +12,8 @@ The rules (each a kind of question, not a particular message), in order:
 3. ``spec_lookup``: a claim of the H100 article quoted or paraphrased (``Query.claims``), unless a model is
    named with a sizing ask (fit, GPU count, speed...): that question is routed by the rules below and the
    claim's verdict follows its answer.
-4. ``quote``: buy vs rent (break-even), or a purchase price given. (Before it: the tokens a training run gets
+4. ``recommend``: money to spend buying cards, how many or which asked (``Query.purchase_budget``); ``quote``: buy vs
+   rent (break-even), or a purchase price given. (Before it: the tokens a training run gets
    through in a given time on given GPUs, or for a given budget, go to ``size_training``, or ``finetune`` when
    fine-tuning is said.) Then GPU-hours with a
    model and no serving workload: ``size_training`` (``finetune`` when fine-tuning is said).
@@ -184,6 +185,8 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         # a claim quoted beside a model and a sizing ask ("H100 NVL 188GB 单卡能装下 70B fp16 吗") is that sizing
         # question: it is answered first, the claim's verdict second (bot.advice.advise)
         return "spec_lookup"
+    if query.purchase_budget is not None:
+        return "recommend"  # "we have $300k to buy GPUs, which and how many": the cards the money buys
     if "break_even" in asks or query.purchase_price is not None:
         return "quote"
     if query.gpu_hours and has_model and query.workload != "inference":
@@ -198,10 +201,11 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
             and has_model and not query.training_tokens:
         # "with a $50k budget on H100s, how many tokens can I train a 3B on", "预算2万，LoRA 能微调多少 token"
         return "finetune" if query.workload == "finetune" else "size_training"
-    if (query.budget is not None or query.price_limit_per_hour is not None) and has_model and "users_served" in asks \
-            and gpus and \
+    if (query.budget is not None or query.price_limit_per_hour is not None) and has_model and \
+            asks & {"users_served", "gpu_count"} and gpus and \
             not any(g.count for g in query.gpus) and query.workload in (None, "inference"):
-        # "每月预算十万，用 H20 跑 72B，能撑多少并发": the most users the money buys on that GPU type
+        # "每月预算十万，用 H20 跑 72B，能撑多少并发", "how many H100s can $60k a month rent for a 70b": the most
+        # users the money buys on that GPU type, and how many GPUs that is
         return "recommend"
     if x.strong_recommend or ("largest_model" in asks) or (money and not gpus and "cost" not in asks) or (
             query.budget is not None and not gpus):
