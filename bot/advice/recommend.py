@@ -59,7 +59,7 @@ def answer(ctx: Context) -> Answer:
     q = ctx.query
     every = resolve_models(ctx)
     if every and all(m.kind != "llm" for m in every):
-        return answer_non_llm(ctx, every[0])
+        return answer_non_llm(ctx, every)
     models = [m for m in every if m.kind == "llm"]
     if not models and q.budget is not None and q.workload == "training":
         return largest_trainable(ctx)

@@ -95,8 +95,11 @@ class RateVocab(_Vocab):
     requests_per_s: list[str] = Field(default_factory=list)
     requests_per_min: list[str] = Field(default_factory=list)
     requests_per_day: list[str] = Field(default_factory=list)
+    # images a live service must make (a target), per minute, second, hour or day: read as images/min
     images_per_min: list[str] = Field(default_factory=list)
     images_per_s: list[str] = Field(default_factory=list)
+    images_per_hour: list[str] = Field(default_factory=list)
+    images_per_day: list[str] = Field(default_factory=list)
     aggregate_words: list[str] = Field(default_factory=list)
     per_user_words: list[str] = Field(default_factory=list)
     # a request rate written key first: "QPS 5", "qps=20", "每秒 5 个请求" (``per_second_before`` + number +
@@ -125,6 +128,8 @@ class DurationVocab(_Vocab):
     rent_verbs: list[str] = Field(default_factory=list)
     # words between a period and the hours used in it ("每天 用 8 小时", "每天租8小时"): the hours are still a share of it
     usage_fillers: list[str] = Field(default_factory=list)
+    # a deadline said without a number ("by tomorrow", "明天之前"): hours from now, stated as an assumption
+    deadline_phrases: dict[str, float] = Field(default_factory=dict)
 
 
 class CurrencyVocab(_Vocab):
@@ -626,6 +631,7 @@ class Lexicon:
     #: the duration units worth one hour ("h", "hours", "小时"): after a GPU's name they make GPU-hours ("10k A100 hours")
     hour_units: Phrases
     duration_periods: Phrases
+    deadline_phrases: Phrases
     deadline_words: Phrases
     rental_words: Phrases
     rent_verbs: Phrases
@@ -817,7 +823,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
     rates: dict[str, str] = {}
     for f in files:
         for kind in ("tokens_per_s", "tokens_per_min", "tokens_per_hour", "requests_per_s", "requests_per_min", "requests_per_day", "images_per_min",
-                     "images_per_s"):
+                     "images_per_s", "images_per_hour", "images_per_day"):
             for p in getattr(f.rates, kind):
                 rates.setdefault(p, kind)
     latency_keys: dict[str, str] = {}
@@ -867,6 +873,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         hour_units=Phrases({k: v for k, v in merged_maps(lambda f: f.durations.units).items() if v == 1},
                            left_bound=False),
         duration_periods=Phrases(merged_maps(lambda f: f.durations.periods)),
+        deadline_phrases=Phrases(merged_maps(lambda f: f.durations.deadline_phrases)),
         deadline_words=Phrases(_flat(lists(lambda f: f.durations.deadline_words))),
         rental_words=Phrases(_flat(lists(lambda f: f.durations.rental_words))),
         rent_verbs=Phrases(_flat(lists(lambda f: f.durations.rent_verbs))),

@@ -78,6 +78,8 @@ def _gguf_name(m: re.Match[str]) -> str:
     return "_".join(p for p in m.groups() if p)
 
 _SPECIFIC_FORMATS = ("gptq", "awq", "nf4", "exl2")
+#: Images/min in one image per unit of each image rate the lexicon reads (``rates.images_per_*``).
+_IMAGES_PER_MINUTE = {"images_per_min": 1.0, "images_per_s": 60.0, "images_per_hour": 1 / 60, "images_per_day": 1 / 1440}
 # "how many" right before a GPU name asks for a count of that GPU, whatever the GPU ("how many MI300X", "how many
 # of the L40S"); the lexicon's phrases cover "how many gpus/cards"
 _HOW_MANY_BEFORE = re.compile(r"\bhow\s+many\s+(?:of\s+(?:the\s+|those\s+|these\s+)?)?$")
@@ -624,6 +626,11 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
             not lex.simultaneous_words.search(scan.text[max(0, users_found.start - 8):users_found.end + 16]):
         # "summarize 300k support chats": chats or conversations to run a job over are items, not users at once
         out["documents"] = float(out.pop("concurrent_users"))
+    phrase = scan.first("deadline_phrase")
+    if phrase is not None and "deadline_hours" not in out:
+        # "by tomorrow": a deadline with no number, in the hours the lexicon gives it, said in the answer
+        out["deadline_hours"] = phrase.value["hours"]
+        notes.append(note("deadline_phrase_read", written=phrase.value["written"], deadline_hours=phrase.value["hours"]))
     periods = [f.value for f in scan.all("period_hours")]
     lengths = {f.value for f in scan.all("duration_hours")}
     if len(lengths) > 1 and lengths <= _ONE_UNIT_HOURS:
@@ -680,6 +687,10 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
         elif kind == "requests_per_day" and "requests_per_user_per_day" not in out and out.get("daily_active_users"):
             # the whole service's day beside its daily users ("5k DAU, 50k requests a day"): each user's share of it
             out["requests_per_user_per_day"] = value / out["daily_active_users"]
+        elif kind.startswith("images_per") and "images_per_minute" not in out and \
+                f.value.get("seen") not in ("observed", "quoted"):
+            # "20 images per minute", "1,000 images an hour": a live service's target rate, in images/min
+            out["images_per_minute"] = value * _IMAGES_PER_MINUTE[kind]
         elif kind.startswith("requests_per") and "requests_per_s" not in out:
             out["requests_per_s"] = value / {"requests_per_s": 1, "requests_per_min": 60,
                                              "requests_per_day": 86400}[kind]

@@ -545,6 +545,11 @@ class _Scanner:
             deadline = re.search(r"(?:" + lex.deadline_words.pattern + r")\s*$", before)
             after_zh = re.match(r"\s*(?:以内|之内|内完成|内)", self.low[end:end + 6])
             self.claim("deadline_hours" if deadline or after_zh else "duration_hours", hours, start, end)
+        for m in lex.deadline_phrases.finditer(self.low):
+            # "by tomorrow", "overnight", "明天之前": a deadline with no number (lexicon ``deadline_phrases``)
+            if self.free(m.start(), m.end()):
+                self.claim("deadline_phrase", {"hours": float(lex.deadline_phrases.value(m.group(0))),
+                                               "written": self.low[m.start():m.end()]}, m.start(), m.end())
         for m in lex.duration_periods.finditer(self.low):
             if self.free(m.start(), m.end()):
                 self.claim("period_hours", float(lex.duration_periods.value(m.group(0))), m.start(), m.end())

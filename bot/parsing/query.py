@@ -310,6 +310,9 @@ class Query(_Record):
         documents: items to process (documents, samples, rows, files).
         tokens_per_item: tokens per document/request/sample.
         images: images to generate; image_steps: diffusion steps; resolution: [width, height] pixels.
+        images_per_minute: images a live service must make, images/min ("20 images per minute", "1,000 images an
+            hour" -> 16.7): a throughput target, sized as GPUs = ceil(target / one GPU's rate); a rate the user saw is
+            an observation, not this.
         audio_hours: hours of audio to transcribe.
         duration_hours: a rental or run length the user has, hours ("for 3 days" -> 72); when several
             periods are named ("per hour? per month?") the longest.
@@ -439,6 +442,7 @@ class Query(_Record):
     images: float | None = None
     image_steps: int | None = None
     resolution: list[int] | None = None
+    images_per_minute: float | None = None
     audio_hours: float | None = None
     duration_hours: float | None = None
     periods_hours: list[float] = Field(default_factory=list)
