@@ -668,8 +668,16 @@ def answer_non_llm(ctx: Context, models: Model | list[Model]) -> Answer:
 def _unknown_models(ctx: Context) -> list[Note]:
     """A note for each model name the question gives that the knowledge base lacks and that was not sized by a
     parameter count ("nomic-embed-text" beside bge-m3): said, never dropped silently."""
-    return [note("non_llm_model_unknown", written=t.as_written, suggestions=t.suggestions)
-            for t in ctx.query.unknown_terms if t.kind == "model" and not t.sized]
+    out = [note("non_llm_model_unknown", written=t.as_written, suggestions=t.suggestions)
+           for t in ctx.query.unknown_terms if t.kind == "model" and not t.sized]
+    spec = efficiency_for(ctx.kb).non_llm.diffusion.models
+    for n in ctx.query.notes:
+        if n.code == "model_variant_unknown" and (model := ctx.kb.models.get(n.params.get("model_id", ""))):
+            # "sdxl turbo": the stand-in and what it is, so the user can tell how far it is from their variant
+            steps = spec[model.id].default_steps if model.id in spec else None
+            out.append(note("non_llm_variant_stand_in", written=n.params["written"], model_name=model.name,
+                            params_b=model.params_total_b, steps=steps, license=model.license))
+    return out
 
 
 def _with_unknown(out: Answer, unknown: list[Note]) -> Answer:
@@ -679,5 +687,6 @@ def _with_unknown(out: Answer, unknown: list[Note]) -> Answer:
     written = {n.params["written"] for n in unknown}
     warnings = [w for w in out.warnings if not (w.code in ("unknown_term", "unknown_model")
                                                  and w.params.get("written") in written)]
+    assumptions = [a for a in out.assumptions if a.code != "model_variant_unknown"]
     return out.model_copy(update={"details": [*unknown, *[d for d in out.details if d not in unknown]],
-                                  "warnings": warnings})
+                                  "warnings": warnings, "assumptions": assumptions})

@@ -385,6 +385,12 @@ class LexiconFile(_Vocab):
     #: the time of one item is asked ("latency", "one image", "单张"): a rate is stated for one item at a time (batch 1)
     single_item_words: list[str] = Field(default_factory=list)
     batch_job_words: list[str] = Field(default_factory=list)
+    # a word after an image, speech or embedding model's name that names a variant of it ("sdxl turbo", "whisper
+    # small", "flux pro"): when the knowledge base has no model by that longer name, the answer says which model
+    # stands in for it and how they differ, never swapping it silently
+    model_variant_words: list[str] = Field(default_factory=list)
+    # words joining models listed together ("bge-m3 and nomic-embed-text", "e5-large vs gte-large")
+    model_list_joins: list[str] = Field(default_factory=list)
     # the time asked in days ("how many days", "要多少天"): durations are said in days too
     days_asked_words: list[str] = Field(default_factory=list)
     not_comparison_words: list[str] = Field(default_factory=list)
@@ -740,6 +746,8 @@ class Lexicon:
     single_item_words: Phrases
     #: verbs of a job run over a set of items ("summarize", "总结"): a count of chats said with one is items, not users
     batch_job_words: Phrases
+    model_variant_words: Phrases
+    model_list_joins: Phrases
     days_asked_words: Phrases
     #: words holding a comparison word that compare nothing ("比如" = for example, "比特" = bit): masked before the
     #: comparison connectors, relations and asks are read
@@ -977,6 +985,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         single_user_words=Phrases(_flat(lists(lambda f: f.single_user_words))),
         single_item_words=Phrases(_flat(lists(lambda f: f.single_item_words))),
         batch_job_words=Phrases(_flat(lists(lambda f: f.batch_job_words))),
+        model_variant_words=Phrases(_flat(lists(lambda f: f.model_variant_words))),
+        model_list_joins=Phrases(_flat(lists(lambda f: f.model_list_joins)), left_bound=False),
         days_asked_words=Phrases(_flat(lists(lambda f: f.days_asked_words)), left_bound=False),
         not_comparison_words=Phrases(_flat(lists(lambda f: f.not_comparison_words))),
         setup_question_words=Phrases(_flat(lists(lambda f: f.setup_question_words))),

@@ -45,7 +45,7 @@ from bot.parsing.gpus import (
     split_glued_names,
 )
 from bot.parsing.lexicon import Lexicon, get_lexicon
-from bot.parsing.models import scan_models, shape_hints
+from bot.parsing.models import looks_like_a_name, scan_models, shape_hints
 from bot.parsing.numbers import MAX_DIGITS
 from bot.parsing.quantities import QUANTITY_LIMITS, QuantityScan, scan_quantities, unclaimed_numbers
 from bot.parsing.query import GpuMention, ModelMention, Money, Observation, Query, UnknownTerm
@@ -235,6 +235,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     fields = _quantity_fields(scan, notes, lex)
     precisions, kv_precisions = _precisions(low, lex, vocab_spans, model_spans)
     models = _models(model_found, low, pasted, unknown, notes, vocab_spans)
+    _non_llm_names(low, prepared.written, lex, tables, model_found, name_spans, unknown, notes)
     models += _closed_alternatives(closed, kb, notes, offer=not models)
     for m in models:
         if m.precision and m.precision not in precisions:
@@ -923,6 +924,51 @@ def _model_object(low: str, written, lex, names: SpanSet) -> str | None:
             continue
         return written(start, start + len(phrase))
     return None
+
+
+#: A word as a model name is written: letters, digits, dots, hyphens, underscores and slashes (an org/name repo).
+_NAME_TOKEN = r"[a-z][a-z0-9._/-]*[a-z0-9]"
+
+
+def _non_llm_names(low: str, written, lex: Lexicon, tables: ParserTables, found, names: SpanSet,
+                   unknown: list[UnknownTerm], notes: list[Note]) -> None:
+    """Names beside an image, speech or embedding model of the knowledge base that it lacks, said, never dropped:
+
+    * a variant word right after the model's name ("sdxl turbo", "whisper small", "flux pro"; lexicon
+      ``model_variant_words``) that no longer name of the knowledge base took: a note (``model_variant_unknown``)
+      saying which model stands in for it;
+    * a name listed with the model ("bge-m3 and nomic-embed-text", "gte-large vs e5-large"; lexicon
+      ``model_list_joins``) that is no GPU, model or vocabulary word and is written as a name (a digit, a hyphen or
+      a capital after its first letter): an unknown model term.
+    """
+    known = [f for f in found if f.id is not None and tables.kb.models[f.id].kind == "non_llm"]
+    if not known:
+        return
+    vocab = (lex.object_skip, lex.precisions, lex.engines, lex.methods, lex.features)
+    join = lex.model_list_joins.pattern
+    taken = {u.as_written.lower() for u in unknown}
+    for f in known:
+        variant = re.match(rf"[\s-]+({lex.model_variant_words.pattern})(?![a-z0-9])", low[f.end:])
+        if variant and not any(a < f.end + variant.end() and f.end < b for a, b in names.spans()
+                               if (a, b) != (f.start, f.end)):
+            said = written(f.start, f.end + variant.end())
+            notes.append(note("model_variant_unknown", written=said, model_id=f.id,
+                              model_name=tables.kb.models[f.id].name))
+        after = re.compile(rf"\s*(?:{join})\s*(?P<name>{_NAME_TOKEN})").match(low, f.end)
+        before = re.search(rf"(?P<name>{_NAME_TOKEN})\s*(?:{join})\s*$", low[:f.start])
+        for m in (after, before):
+            if m is None:
+                continue
+            start, end = m.span("name")
+            word = low[start:end]
+            as_written = written(start, end)
+            if any(a < end and start < b for a, b in names.spans()) or not looks_like_a_name(as_written) or \
+                    any(v.fullmatch(part) for v in vocab for part in (word, *word.split("-"))) or \
+                    word in tables.gpu_keys or as_written.lower() in taken or len(unknown) >= MAX_UNKNOWN_TERMS:
+                continue
+            taken.add(as_written.lower())
+            unknown.append(UnknownTerm(as_written=as_written, kind="model",
+                                       suggestions=tables.index.suggest("model", as_written)[:3]))
 
 
 def _closed_alternatives(closed: list[FoundClosed], kb: KnowledgeBase, notes: list[Note], offer: bool
