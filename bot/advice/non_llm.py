@@ -336,6 +336,19 @@ def _unit_cost(row: _Row, task: Task | None) -> float:
     return price.price_per_hour_usd / per_hour_units
 
 
+def _fixed_step_share(ctx: Context, row: _Row) -> float | None:
+    """Percent of one file's decode time (window by window) that is the engine's fixed work per decoder step
+    (``step_overhead_ms`` x tokens per audio second / seconds per audio second): the part no GPU speeds up, which is
+    why a faster GPU gains little over a mid-range one for Whisper decoding; ``None`` without a transcription
+    estimate."""
+    one = row.est if isinstance(row.est, TranscriptionEstimate) and not row.est.batched_speedup else row.other
+    if not isinstance(one, TranscriptionEstimate) or not one.real_time_factor or one.batch_size != 1:
+        return None
+    nl = efficiency_for(ctx.kb).non_llm
+    step_s = nl.engine("speech", one.engine)[1].step_overhead_ms / 1000
+    return 100 * nl.speech.tokens_per_audio_second * step_s / one.real_time_factor
+
+
 def _speech_mode(e: TranscriptionEstimate) -> Note:
     """How a transcription estimate decodes, said beside its speed: the engine's batched pipeline (windows decoded
     together) or one file at a time, window by window; the engine and the beam either way."""
@@ -485,6 +498,10 @@ def _answer_one(ctx: Context, model: Model) -> Answer:
             if shown.est.batched_speedup:
                 ctx.assume("transcribe_batched", engine=shown.est.engine, batch=shown.est.batch_size,
                            speedup=shown.est.batched_speedup)
+            if (fixed_pct := _fixed_step_share(ctx, shown)) is not None:
+                ctx.assume("transcribe_step_bound", engine=shown.est.engine, gpu_name=shown.option.gpu_name,
+                           share_pct=fixed_pct, step_ms=efficiency_for(ctx.kb).non_llm.engine(
+                               "speech", shown.est.engine)[1].step_overhead_ms)
         elif not (q.tokens_per_item or q.input_tokens):
             ctx.assume("embed_default_tokens", per_item_tokens=shown.est.tokens_per_document)
         if shown.option.precision not in ("fp16", "bf16") and not q.precisions:
