@@ -37,7 +37,8 @@ def first_line(answer) -> str:
 @pytest.mark.parametrize(("text", "field", "value"), [
     ("sdxl at 20 images per minute, which gpu", "images_per_minute", 20),
     ("we need 1,200 images/hour from sdxl", "images_per_minute", 20),  # 1,200 / 60
-    ("SDXL 每秒 1 张图不够，要 3 张/秒", "images_per_minute", 180),  # 3 images/s x 60
+    ("SDXL 3 张/秒，要几张 4090", "images_per_minute", 180),  # 3 images/s x 60
+    ("L4 和 A10G 哪个跑 SDXL 每分钟 30 张更便宜", "images_per_minute", 30),  # (30 images, not 30 cards)
     ("bge-m3 at 300 calls per second", "requests_per_s", 300),
     ("transcribe 2000 hours of audio with whisper by tomorrow", "deadline_hours", 24),
     ("用 whisper 转写 500 小时音频，明天之前要", "deadline_hours", 24),

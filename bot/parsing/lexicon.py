@@ -109,6 +109,8 @@ class RateVocab(_Vocab):
     per_minute_before: list[str] = Field(default_factory=list)
     per_hour_before: list[str] = Field(default_factory=list)
     request_nouns: list[str] = Field(default_factory=list)
+    # images written around a period said first ("每分钟 30 张图", "every minute 20 images"): an images/min target
+    image_nouns: list[str] = Field(default_factory=list)
 
 
 class LatencyVocab(_Vocab):
@@ -629,6 +631,7 @@ class Lexicon:
     per_minute_before: Phrases
     per_hour_before: Phrases
     request_nouns: Phrases
+    image_nouns: Phrases
     per_user_words: Phrases
     latency_keys: Phrases
     percentiles: dict[str, float]
@@ -873,6 +876,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         per_minute_before=Phrases(_flat(lists(lambda f: f.rates.per_minute_before)), left_bound=False),
         per_hour_before=Phrases(_flat(lists(lambda f: f.rates.per_hour_before)), left_bound=False),
         request_nouns=Phrases(_flat(lists(lambda f: f.rates.request_nouns)), left_bound=False),
+        image_nouns=Phrases(_flat(lists(lambda f: f.rates.image_nouns)), left_bound=False),
         per_user_words=Phrases(_flat(lists(lambda f: f.rates.per_user_words))),
         latency_keys=Phrases(latency_keys),
         percentiles={phrase_key(k): v for k, v in merged_maps(lambda f: f.latency.percentiles).items()},

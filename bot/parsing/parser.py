@@ -667,6 +667,7 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
             observations.append(Observation(kind="ratio", value=f.value["value"], direction=f.value["direction"],
                                             as_written=written))
     out["observations"] = observations
+    images_targeted = False
     for f in scan.all("rate"):
         kind, value = f.value["kind"], f.value["value"]
         if kind == "tokens_per_s" and f.value.get("seen") in ("observed", "quoted"):
@@ -688,10 +689,12 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
         elif kind == "requests_per_day" and "requests_per_user_per_day" not in out and out.get("daily_active_users"):
             # the whole service's day beside its daily users ("5k DAU, 50k requests a day"): each user's share of it
             out["requests_per_user_per_day"] = value / out["daily_active_users"]
-        elif kind.startswith("images_per") and "images_per_minute" not in out and \
-                f.value.get("seen") not in ("observed", "quoted"):
-            # "20 images per minute", "1,000 images an hour": a live service's target rate, in images/min
+        elif kind.startswith("images_per") and f.value.get("seen") not in ("observed", "quoted") and (
+                "images_per_minute" not in out or (f.value.get("seen") == "target" and not images_targeted)):
+            # "20 images per minute", "1,000 images an hour": a live service's target rate, in images/min; of several,
+            # the one said as wanted ("每秒 1 张不够，要 3 张/秒")
             out["images_per_minute"] = value * _IMAGES_PER_MINUTE[kind]
+            images_targeted = f.value.get("seen") == "target"
         elif kind.startswith("requests_per") and "requests_per_s" not in out:
             out["requests_per_s"] = value / {"requests_per_s": 1, "requests_per_min": 60,
                                              "requests_per_day": 86400}[kind]

@@ -420,6 +420,16 @@ class _Scanner:
                     if self.free(m.start(), m.end()):
                         self.claim("rate", {"kind": "requests_per_s", "value": number_value(m, lex) / seconds,
                                             "scope": None}, m.start(), m.end())
+            if lex.image_nouns:
+                # "每分钟 30 张图", "每小时出 600 张": images per period written around the number, read as images/min
+                images = lex.image_nouns.pattern
+                for around in (re.compile(rf"(?:{per})\s*(?:生成|出图|出)?\s*{self.num}\s*(?:{images})"),
+                               re.compile(rf"{self.num}\s*(?:{images})\s*(?:{per})")):
+                    for m in around.finditer(self.low):
+                        if self.free(m.start(), m.end()):
+                            self.claim("rate", {"kind": "images_per_min", "value": number_value(m, lex) * 60 / seconds,
+                                                "scope": None, "seen": self.seen(m.start(), m.end())},
+                                       m.start(), m.end())
 
     def rate_scope(self, start: int, end: int) -> str | None:
         """Whether the tokens/s figure at ``[start, end)`` of the lower-cased text is per user (``"per_user"``), in
