@@ -211,3 +211,23 @@ def test_one_gpu_has_one_whisper_speed_in_every_answer_and_the_mode_is_said(kb):
     # 1 / 10.81 = 92.5 ms per audio second on a T4 is fixed work: 60%
     share = next(n for n in rate.assumptions if n.code == "transcribe_step_bound")
     assert share.params["share_pct"] == pytest.approx(100 * 3.7 * 0.015 * 10.81, abs=0.5)
+
+
+def test_the_work_named_without_a_model_is_sized_with_its_default_model_said(kb):
+    a = ask(kb, "we plan an embedding API: 300 requests/s, 512 tokens each. Which GPU and how many?")
+    # knowledge/policy.yaml non_llm.default_models: embeddings -> BGE large en v1.5 (24 x 1024 x 4096, the same
+    # 654.3 MFLOPs per 512-token request as BGE-M3): one RTX 4090 embeds 162/s, ceil(300 / 162) = 2 at $0.80/h
+    assert a.query.non_llm_task == "embeddings"
+    o = a.options[a.recommendation]
+    assert o.model == "bge-large-en-v1.5" and o.gpu == "rtx-4090-24gb" and o.gpu_count == 2
+    assert a.details[0].code == "non_llm_default_model" and a.details[0].params["model_name"] == "BGE large en v1.5"
+    assert not any(w.code in ("unknown_model", "unknown_term") for w in a.warnings)  # "an embedding API" is no name
+
+
+def test_a_speech_service_for_concurrent_calls_on_a_named_gpu(kb):
+    a = ask(kb, "我们做语音转文字服务，同时 80 路通话，要几张 L4？")
+    o = a.options[a.recommendation]
+    # Whisper large-v3 (the default speech model) on one L4: 39.96x real time batched; 80 live calls need 80x:
+    # ceil(80 / 39.96) = 3 L4
+    assert o.model == "whisper-large-v3" and o.gpu == "l4-24gb" and o.gpu_count == 3
+    assert a.headline.code == "target_transcription"

@@ -651,7 +651,7 @@ def answer_non_llm(ctx: Context, models: Model | list[Model]) -> Answer:
         first); a model name the knowledge base lacks is said to be unknown right under the first line.
     """
     several = models if isinstance(models, list) else [models]
-    unknown = _unknown_models(ctx)
+    unknown = [w for w in ctx.warnings if w.code == "non_llm_default_model"] + _unknown_models(ctx)
     if len(several) == 1:
         out = _answer_one(ctx, several[0])
         return _with_unknown(out, unknown)
@@ -698,12 +698,13 @@ def _unknown_models(ctx: Context) -> list[Note]:
 
 
 def _with_unknown(out: Answer, unknown: list[Note]) -> Answer:
-    """``out`` with the unknown-model notes right under its first line (and not again among the warnings)."""
+    """``out`` with the notes on the model itself (a default model sized, a name unknown, a variant's stand-in)
+    right under its first line, and not again among the warnings."""
     if not unknown:
         return out
-    written = {n.params["written"] for n in unknown}
-    warnings = [w for w in out.warnings if not (w.code in ("unknown_term", "unknown_model")
-                                                 and w.params.get("written") in written)]
+    written = {n.params.get("written") for n in unknown}
+    warnings = [w for w in out.warnings if w not in unknown and not (
+        w.code in ("unknown_term", "unknown_model") and w.params.get("written") in written)]
     assumptions = [a for a in out.assumptions if a.code != "model_variant_unknown"]
     return out.model_copy(update={"details": [*unknown, *[d for d in out.details if d not in unknown]],
                                   "warnings": warnings, "assumptions": assumptions})

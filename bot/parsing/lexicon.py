@@ -393,6 +393,9 @@ class LexiconFile(_Vocab):
     model_variant_words: list[str] = Field(default_factory=list)
     # words joining models listed together ("bge-m3 and nomic-embed-text", "e5-large vs gte-large")
     model_list_joins: list[str] = Field(default_factory=list)
+    # the kind of non-LLM work named without a model ("an embedding API", "speech-to-text", "image generation"):
+    # the policy's default model of that kind is sized, and said
+    non_llm_tasks: dict[str, list[str]] = Field(default_factory=dict)
     # the time asked in days ("how many days", "要多少天"): durations are said in days too
     days_asked_words: list[str] = Field(default_factory=list)
     not_comparison_words: list[str] = Field(default_factory=list)
@@ -751,6 +754,7 @@ class Lexicon:
     batch_job_words: Phrases
     model_variant_words: Phrases
     model_list_joins: Phrases
+    non_llm_tasks: Phrases
     days_asked_words: Phrases
     #: words holding a comparison word that compare nothing ("比如" = for example, "比特" = bit): masked before the
     #: comparison connectors, relations and asks are read
@@ -991,6 +995,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         batch_job_words=Phrases(_flat(lists(lambda f: f.batch_job_words))),
         model_variant_words=Phrases(_flat(lists(lambda f: f.model_variant_words))),
         model_list_joins=Phrases(_flat(lists(lambda f: f.model_list_joins)), left_bound=False),
+        non_llm_tasks=Phrases({p: kind for f in files for kind, ps in f.non_llm_tasks.items() for p in ps}),
         days_asked_words=Phrases(_flat(lists(lambda f: f.days_asked_words)), left_bound=False),
         not_comparison_words=Phrases(_flat(lists(lambda f: f.not_comparison_words))),
         setup_question_words=Phrases(_flat(lists(lambda f: f.setup_question_words))),

@@ -260,6 +260,11 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         notes.append(note("family_without_size", written=written,
                           unknown_version=bool(version) and not tables.has_version(family, version),
                           models=tables.family_models(family, version)))
+    task = lex.non_llm_tasks.search(low) if not models and not pasted and not family_only else None
+    if task is not None:
+        # "an embedding API at 300 requests/s", "文生图服务": the kind of work, sized with its default model (the
+        # planner's), not an unknown model named "an embedding API"
+        fields["non_llm_task"] = lex.non_llm_tasks.value(task.group(0))
     elif not models and not pasted and len(unknown) < MAX_UNKNOWN_TERMS:
         # (a quantity is never a name: "serve under $2/hour at 16k")
         named = _model_object(low, prepared.written, lex,
