@@ -231,3 +231,22 @@ def test_a_speech_service_for_concurrent_calls_on_a_named_gpu(kb):
     # ceil(80 / 39.96) = 3 L4
     assert o.model == "whisper-large-v3" and o.gpu == "l4-24gb" and o.gpu_count == 3
     assert a.headline.code == "target_transcription"
+
+
+def test_a_rate_with_the_model_named_inside_and_a_monthly_budget(kb):
+    a = ask(kb, "need 20 SDXL images/min, budget $500 a month")
+    assert a.query.images_per_minute == 20 and a.query.images is None
+    # $500 a month / 730 h = $0.685/h; the cheapest setup reaching 20 images/min is 2x RTX 4090 (10.97 each) at
+    # $0.80/h = $584 a month: above it, so no setup is recommended and the first line says so with that setup
+    assert a.recommendation is None and a.headline.code == "non_llm_over_limit"
+    assert a.headline.params["limit_usd"] == pytest.approx(500 / 730)
+    assert a.headline.params["price_usd"] == pytest.approx(0.80)
+
+
+def test_each_format_named_gets_its_rate(kb):
+    a = ask(kb, "flux dev on an H100, bf16 vs fp8 images per minute?")
+    assert a.headline.code == "non_llm_precisions_images"
+    rates = {i["precision"]: i["rate"] for i in a.headline.params["items"]}
+    # the same batch of 8 at the H100's dense bf16 (989 TFLOPS) and fp8 (1,979) peaks: fp8 is faster, short of 2x
+    # (the launch cost per call and the lower FP8 GEMM efficiency stay)
+    assert set(rates) == {"bf16", "fp8"} and 1.5 < rates["fp8"] / rates["bf16"] < 2.0

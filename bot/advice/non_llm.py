@@ -566,7 +566,17 @@ def _answer_one(ctx: Context, model: Model) -> Answer:
                                        if r.option.rejection.code == "reject_over_limit" else r.option.total_cost_usd,
                                        "per_hour": r.option.rejection.code == "reject_over_limit"}
                                       for r in over[:3]]))
-    if len(formats) > 1 and ("fit" in q.asks or memory_asked or fixed):
+    rated_formats = [r for r in rows if r.choice is rows[0].choice and r.option.fits and _rate(task, r.est)] \
+        if task is not None else []
+    if len(formats) > 1 and fixed and "fit" not in q.asks and not memory_asked and not target and \
+            len(rated_formats) > 1:
+        # "bf16 vs fp8 images per minute on an H100": each format's rate on the first GPU named
+        pre_details = [headline, *pre_details]
+        headline = note(f"non_llm_precisions_{task}", model_name=model_label(model),
+                        config=config(rows[0].option, with_precision=False),
+                        items=[{"precision": asked, "rate": _rate(task, r.est)}
+                               for asked, r in zip(formats, rows, strict=False) if r in rated_formats])
+    elif len(formats) > 1 and ("fit" in q.asks or memory_asked or fixed):
         # "bf16 or fp8?": each format named gets its verdict, on the first GPU named (its memory need alone without one)
         first = [r for r in rows if r.choice is rows[0].choice]
         items = [{"precision": asked, "need_gb": r.need_gb, "fits": r.option.fits, "short": not r.option.fits,

@@ -383,6 +383,16 @@ class _Scanner:
                     scope = "per_user"
             self.claim("rate", {"kind": kind, "value": value, "scope": scope, "seen": self.seen(m.start(), m.end())},
                        m.start(), m.end())
+        # "20 SDXL images/min", "500 flux images per hour": a model's name between the number and an image rate
+        named = _named_unit_pattern(self.num, lex.rates.pattern)
+        for n in _number_pattern(self.num).finditer(self.low):
+            m = named.match(self.low, n.start())
+            if m is None or not (kind := lex.rates.value(m.group("unit")) or "").startswith("images_per"):
+                continue
+            if all(p in self.masked for p in range(m.start("name"), m.end("name"))) and \
+                    self.free(m.start(), m.start("name")) and self.free(m.end("name"), m.end()):
+                self.claim("rate", {"kind": kind, "value": number_value(m, lex), "scope": None,
+                                    "seen": self.seen(m.start(), m.end())}, m.start(), m.end())
         if lex.per_day_before.pattern != "(?!)":
             # "每人每天 10 轮对话": each user's requests a day, written key first
             per_day = re.compile(rf"(?:{lex.per_day_before.pattern})\s*(?:(?:{lex.day_fillers.pattern})\s*)*{self.num}\s*"
