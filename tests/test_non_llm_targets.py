@@ -250,3 +250,13 @@ def test_each_format_named_gets_its_rate(kb):
     # the same batch of 8 at the H100's dense bf16 (989 TFLOPS) and fp8 (1,979) peaks: fp8 is faster, short of 2x
     # (the launch cost per call and the lower FP8 GEMM efficiency stay)
     assert set(rates) == {"bf16", "fp8"} and 1.5 < rates["fp8"] / rates["bf16"] < 2.0
+
+
+def test_a_budget_said_per_hour_in_chinese_is_an_hourly_limit_not_a_deadline(kb):
+    a = ask(kb, "用 bge-m3 向量化 5000 万篇文档，每小时预算 1 美元")
+    # "每小时预算 1 美元": $1 per hour, not a 1-hour deadline with a $1 budget; the cheapest job within $1/h is one RTX
+    # 4090 (162 docs/s, 50e6 / 162 / 3,600 = 86 h at $0.40/h = $34.24)
+    assert a.query.deadline_hours is None
+    o = a.options[a.recommendation]
+    assert o.gpu == "rtx-4090-24gb" and o.gpu_count == 1 and o.total_cost_usd == pytest.approx(34.24, abs=0.05)
+    assert a.details[0].code == "non_llm_budget_applied" and a.details[0].params["limit_usd"] == pytest.approx(1.0)

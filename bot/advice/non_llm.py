@@ -231,10 +231,11 @@ def _copies_needed(ctx: Context, task: Task, one: _Estimate) -> int:
 
 def _limits(ctx: Context, task: Task | None) -> tuple[tuple[float, bool] | None, float | None]:
     """(hourly limit as (USD, per GPU-hour?), budget for the whole job in USD): a stated price per hour; a budget is
-    the job's total when a job is given, else spread over a stated rental length (:meth:`Context.hourly_limit_usd`)."""
+    the job's total when a job is given, else (or when said per period, "每小时预算 1 美元") spread over the rental
+    length or period (:meth:`Context.hourly_limit_usd`)."""
     q = ctx.query
     job = task is not None and _job_given(ctx, task)
-    if q.budget is not None and job:
+    if q.budget is not None and job and not q.duration_is_period:
         total = ctx.usd(q.budget)
         limit = ctx.usd(q.price_limit_per_hour) if q.price_limit_per_hour is not None else None
         return ((limit, q.price_limit_per_gpu) if limit else None), total
@@ -454,7 +455,8 @@ def _answer_one(ctx: Context, model: Model) -> Answer:
         # "transcribe 200 hours": for a speech model a bare duration is the audio, not a rental length
         q = ctx.query = q.model_copy(update={"audio_hours": q.duration_hours, "duration_hours": None})
         ctx.assume("duration_as_audio", audio_hours_n=q.audio_hours)
-    if task is not None and _job_given(ctx, task) and q.duration_hours and not q.deadline_hours:
+    if task is not None and _job_given(ctx, task) and q.duration_hours and not q.deadline_hours and \
+            not (q.budget is not None and q.duration_is_period):  # ("每小时预算 1 美元": the budget's period)
         # "5万张 a day", "1M documents in 10 hours": with a job given, a length of time is its deadline
         q = ctx.query = q.model_copy(update={"deadline_hours": q.duration_hours})
         ctx.assume("duration_as_deadline", deadline_hours=q.deadline_hours)
