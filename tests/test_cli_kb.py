@@ -18,7 +18,7 @@ def test_kb_validate_ok(capsys):
     # 156 rows of cloud_prices.yaml + 115 of cloud_prices_2026-12.yaml (AWS 51, AWS China 28, GCP 31, CoreWeave 4,
     # Gongji 1; the all-upfront 3-year rates are their own rows); AWS China and Gongji are new providers. 99 benchmarks:
     # 89 + 4 Qwen3 AWQ-INT4 (H20), 5 ModelLink 7-8B (Ascend 910B), 1 faster-whisper batched (2026-12-02).
-    assert "86 GPUs, 109 models, 285 price offers from 12 providers, 99 benchmarks, 14 claims" in out
+    assert "86 GPUs, 110 models, 285 price offers from 12 providers, 99 benchmarks, 14 claims" in out
 
 
 def test_kb_validate_broken_dir_lists_each_error(tmp_path, capsys):
@@ -37,7 +37,7 @@ def test_kb_stats_counts(capsys, monkeypatch):
     finally:
         set_knowledge(None)
     out = capsys.readouterr().out
-    assert "GPUs: 86" in out and "models: 109" in out
+    assert "GPUs: 86" in out and "models: 110" in out
     # C01-C14: misleading C01 C04 C11; needs_context C03 C05 C08; true C12 C13 C14; false C06 C07;
     # unverified C09 C10; partly_true C02 (h100-article-claims.yaml verdicts).
     assert "claims: 14 (misleading 3, needs_context 3, true 3, false 2, unverified 2, partly_true 1)" in out

@@ -13,13 +13,13 @@ from bot.kb.loader import normalize_name
 def test_coverage_counts(kb):
     # 31 GPUs of gpu_specs.yaml + 41 of gpu_specs_extra.yaml + 14 of gpu_specs_china.yaml with sourced memory
     # and bandwidth (910B2/B3/B4, 910C, 950PR, Atlas 300I Duo, K100 AI, BW200, MLU370-X8, MTT S4000, BR100,
-    # BR104, modified 4090 and 4090 D 48GB); 90 LLMs + 10 non-LLM models (Whisper large-v3/v2/v3-turbo/medium, BGE large-en-v1.5 and M3, E5 large-v2, ...); 156 price rows of cloud_prices.yaml
+    # BR104, modified 4090 and 4090 D 48GB); 90 LLMs + 11 non-LLM models (Whisper large-v3/v2/v3-turbo/medium, BGE large-en-v1.5 and M3, E5 large-v2, FLUX.1 dev and schnell (schnell from its model card, 2026-12-05), ...); 156 price rows of cloud_prices.yaml
     # + 115 of cloud_prices_2026-12.yaml (AWS 51, AWS China 28, GCP 31, CoreWeave 4, Gongji 1, counting the
     # all-upfront 3-year rates as rows); 99 calibration benchmarks (benchmarks.yaml: 89 + 10 added 2026-12-02);
     # the 14 claims C01-C14.
     assert len(kb.gpus) == 86
     assert len(kb.claims) == 14
-    assert len(kb.models) == 109
+    assert len(kb.models) == 110
     assert len(kb.offers) == 285  # +14: GCP g2-standard-24/96 (4 pricing rows each), a2-ultragpu-2g/4g/8g (2 each)
     assert len(kb.benchmarks) == 99
 

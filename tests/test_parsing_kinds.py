@@ -238,8 +238,9 @@ CASES: list[tuple[str, str, dict]] = [
      {"images": 2500, "models": ["flux.1-dev"], "not_understood": []}),
     ("named_unit", "we must embed 3 million e5-large-v2 passages, which gpu?",
      {"documents": 3_000_000, "models": ["e5-large-v2"], "not_understood": []}),
+    # a model named between the number and an image rate: a rate the service must reach, not a count of images
     ("named_unit", "40 sdxl pictures per minute possible on one 4090?",
-     {"images": 40, "models": ["stable-diffusion-xl-1.0-base"]}),
+     {"images_per_minute": 40, "images": None, "models": ["stable-diffusion-xl-1.0-base"]}),
     ("named_unit", "serving 300 mistral 7b users at 4k context",
      {"concurrent_users": 300, "models": ["mistral-7b-v0.3"], "not_understood": []}),
     ("named_unit", "fine-tune on 20k qwen2.5 7b chat examples with lora",

@@ -70,7 +70,7 @@ def answer(ctx: Context) -> Answer:
     every = resolve_models(ctx)
     models = [m for m in every if m.kind == "llm"]
     if every and not models:
-        return answer_non_llm(ctx, every[0])
+        return answer_non_llm(ctx, every)
     gpus = [c.gpu for c in choices]
     absent = [t for t in q.unknown_terms if t.kind == "gpu"] if len(gpus) < 2 else []
     if not models:

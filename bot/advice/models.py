@@ -55,12 +55,21 @@ def model_label(model: Model) -> str | dict[str, str]:
 
 
 def resolve_models(ctx: Context) -> list[Model]:
-    """Every model of the request that can be sized, in order (unusable ones are reported as warnings)."""
+    """Every model of the request that can be sized, in order (unusable ones are reported as warnings); with none
+    named and a kind of image, speech or embedding work named (``Query.non_llm_task``), that kind's default model
+    (policy ``non_llm.default_models``), said in a warning."""
     out: list[Model] = []
     for mention in ctx.query.models:
         model = resolve_model(ctx, mention)
         if model is not None and all(m.id != model.id for m in out):
             out.append(model)
+    task = ctx.query.non_llm_task
+    if not out and task and (default := ctx.policy.non_llm.default_models.get(task)) in ctx.kb.models:
+        # "an embedding API at 300 requests/s": the work is named, not the model: its default model is sized, said
+        model = ctx.kb.models[default]
+        ctx.warn("non_llm_default_model", task=task, model_name=model.name)
+        ctx.cite(*model.sources[:1])
+        out.append(model)
     context = ctx.query.context_tokens
     for model in out:  # a context beyond what the model was trained for is said, not silently sized
         if context and model.max_position_embeddings and context > model.max_position_embeddings:

@@ -60,7 +60,7 @@ def answer(ctx: Context) -> Answer:
         return _break_even(ctx)
     models = resolve_models(ctx)
     if models and all(m.kind != "llm" for m in models):
-        return answer_non_llm(ctx, models[0])
+        return answer_non_llm(ctx, models)
     if models and (q.workload in ("training", "finetune") or q.method):
         return _run_cost(ctx, models[0])
     if not q.gpus:

@@ -62,7 +62,7 @@ def answer(ctx: Context) -> Answer:
     q = ctx.query
     every = resolve_models(ctx)
     if every and all(m.kind != "llm" for m in every):
-        return answer_non_llm(ctx, every[0])
+        return answer_non_llm(ctx, every)
     models = [m for m in every if m.kind == "llm"]
     if q.purchase_budget is not None:  # "we have $300k to buy GPUs, which and how many": cards, not rentals
         # what the cards serve is said for a served model; for a run the cards are counted alone

@@ -83,7 +83,7 @@ def answer(ctx: Context) -> Answer:
         # "Llama 8B and Mistral 7B side by side on one A100": the models share the GPUs, their memory adds up
         return _cohosted(ctx, models, candidate_gpus(ctx, "serving"), serving_load(ctx))
     if all(m.kind != "llm" for m in models):
-        return answer_non_llm(ctx, next(m for m in models if m.kind != "llm"))
+        return answer_non_llm(ctx, [m for m in models if m.kind != "llm"])
     models = [m for m in models if m.kind == "llm"]
     variant_notes(ctx)
     if "memory" in q.asks and not q.gpus:

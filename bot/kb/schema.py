@@ -499,11 +499,15 @@ class FinetunePolicy(_Strict):
 class NonLlmPolicy(_Strict):
     """GPUs tried for image generation, transcription and embeddings when the question names none;
     ``image_batch_max``: the largest batch of images per denoiser call a throughput is stated at (the largest the
-    memory holds up to it)."""
+    memory holds up to it); ``default_models``: the model of each kind of work sized when none is named."""
 
     candidate_gpus: list[str]
     candidate_gpus_zh: list[str] = Field(default_factory=list)
     image_batch_max: Sourced
+    #: the model sized when the question names a kind of work (embeddings, transcription, image generation) but no
+    #: model ("an embedding API at 300 requests/s"), said as an assumption; ``default_models_source`` says why each
+    default_models: dict[Literal["images", "transcription", "embeddings"], str] = Field(default_factory=dict)
+    default_models_source: str | None = None
 
 
 class LimitsPolicy(_Strict):

@@ -95,8 +95,11 @@ class RateVocab(_Vocab):
     requests_per_s: list[str] = Field(default_factory=list)
     requests_per_min: list[str] = Field(default_factory=list)
     requests_per_day: list[str] = Field(default_factory=list)
+    # images a live service must make (a target), per minute, second, hour or day: read as images/min
     images_per_min: list[str] = Field(default_factory=list)
     images_per_s: list[str] = Field(default_factory=list)
+    images_per_hour: list[str] = Field(default_factory=list)
+    images_per_day: list[str] = Field(default_factory=list)
     aggregate_words: list[str] = Field(default_factory=list)
     per_user_words: list[str] = Field(default_factory=list)
     # a request rate written key first: "QPS 5", "qps=20", "每秒 5 个请求" (``per_second_before`` + number +
@@ -106,6 +109,8 @@ class RateVocab(_Vocab):
     per_minute_before: list[str] = Field(default_factory=list)
     per_hour_before: list[str] = Field(default_factory=list)
     request_nouns: list[str] = Field(default_factory=list)
+    # images written around a period said first ("每分钟 30 张图", "every minute 20 images"): an images/min target
+    image_nouns: list[str] = Field(default_factory=list)
 
 
 class LatencyVocab(_Vocab):
@@ -125,6 +130,8 @@ class DurationVocab(_Vocab):
     rent_verbs: list[str] = Field(default_factory=list)
     # words between a period and the hours used in it ("每天 用 8 小时", "每天租8小时"): the hours are still a share of it
     usage_fillers: list[str] = Field(default_factory=list)
+    # a deadline said without a number ("by tomorrow", "明天之前"): hours from now, stated as an assumption
+    deadline_phrases: dict[str, float] = Field(default_factory=dict)
 
 
 class CurrencyVocab(_Vocab):
@@ -415,6 +422,15 @@ class LexiconFile(_Vocab):
     #: the time of one item is asked ("latency", "one image", "单张"): a rate is stated for one item at a time (batch 1)
     single_item_words: list[str] = Field(default_factory=list)
     batch_job_words: list[str] = Field(default_factory=list)
+    # a word after an image, speech or embedding model's name that names a variant of it ("sdxl turbo", "whisper
+    # small", "flux pro"): when the knowledge base has no model by that longer name, the answer says which model
+    # stands in for it and how they differ, never swapping it silently
+    model_variant_words: list[str] = Field(default_factory=list)
+    # words joining models listed together ("bge-m3 and nomic-embed-text", "e5-large vs gte-large")
+    model_list_joins: list[str] = Field(default_factory=list)
+    # the kind of non-LLM work named without a model ("an embedding API", "speech-to-text", "image generation"):
+    # the policy's default model of that kind is sized, and said
+    non_llm_tasks: dict[str, list[str]] = Field(default_factory=dict)
     # the time asked in days ("how many days", "要多少天"): durations are said in days too
     days_asked_words: list[str] = Field(default_factory=list)
     not_comparison_words: list[str] = Field(default_factory=list)
@@ -662,6 +678,7 @@ class Lexicon:
     per_minute_before: Phrases
     per_hour_before: Phrases
     request_nouns: Phrases
+    image_nouns: Phrases
     per_user_words: Phrases
     latency_keys: Phrases
     percentiles: dict[str, float]
@@ -670,6 +687,7 @@ class Lexicon:
     #: the duration units worth one hour ("h", "hours", "小时"): after a GPU's name they make GPU-hours ("10k A100 hours")
     hour_units: Phrases
     duration_periods: Phrases
+    deadline_phrases: Phrases
     deadline_words: Phrases
     rental_words: Phrases
     rent_verbs: Phrases
@@ -790,6 +808,9 @@ class Lexicon:
     single_item_words: Phrases
     #: verbs of a job run over a set of items ("summarize", "总结"): a count of chats said with one is items, not users
     batch_job_words: Phrases
+    model_variant_words: Phrases
+    model_list_joins: Phrases
+    non_llm_tasks: Phrases
     days_asked_words: Phrases
     #: words holding a comparison word that compare nothing ("比如" = for example, "比特" = bit): masked before the
     #: comparison connectors, relations and asks are read
@@ -876,7 +897,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
     rates: dict[str, str] = {}
     for f in files:
         for kind in ("tokens_per_s", "tokens_per_min", "tokens_per_hour", "requests_per_s", "requests_per_min", "requests_per_day", "images_per_min",
-                     "images_per_s"):
+                     "images_per_s", "images_per_hour", "images_per_day"):
             for p in getattr(f.rates, kind):
                 rates.setdefault(p, kind)
     latency_keys: dict[str, str] = {}
@@ -919,6 +940,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         per_minute_before=Phrases(_flat(lists(lambda f: f.rates.per_minute_before)), left_bound=False),
         per_hour_before=Phrases(_flat(lists(lambda f: f.rates.per_hour_before)), left_bound=False),
         request_nouns=Phrases(_flat(lists(lambda f: f.rates.request_nouns)), left_bound=False),
+        image_nouns=Phrases(_flat(lists(lambda f: f.rates.image_nouns)), left_bound=False),
         per_user_words=Phrases(_flat(lists(lambda f: f.rates.per_user_words))),
         latency_keys=Phrases(latency_keys),
         percentiles={phrase_key(k): v for k, v in merged_maps(lambda f: f.latency.percentiles).items()},
@@ -927,6 +949,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         hour_units=Phrases({k: v for k, v in merged_maps(lambda f: f.durations.units).items() if v == 1},
                            left_bound=False),
         duration_periods=Phrases(merged_maps(lambda f: f.durations.periods)),
+        deadline_phrases=Phrases(merged_maps(lambda f: f.durations.deadline_phrases)),
         deadline_words=Phrases(_flat(lists(lambda f: f.durations.deadline_words))),
         rental_words=Phrases(_flat(lists(lambda f: f.durations.rental_words))),
         rent_verbs=Phrases(_flat(lists(lambda f: f.durations.rent_verbs))),
@@ -1041,6 +1064,9 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         single_user_words=Phrases(_flat(lists(lambda f: f.single_user_words))),
         single_item_words=Phrases(_flat(lists(lambda f: f.single_item_words))),
         batch_job_words=Phrases(_flat(lists(lambda f: f.batch_job_words))),
+        model_variant_words=Phrases(_flat(lists(lambda f: f.model_variant_words))),
+        model_list_joins=Phrases(_flat(lists(lambda f: f.model_list_joins)), left_bound=False),
+        non_llm_tasks=Phrases({p: kind for f in files for kind, ps in f.non_llm_tasks.items() for p in ps}),
         days_asked_words=Phrases(_flat(lists(lambda f: f.days_asked_words)), left_bound=False),
         not_comparison_words=Phrases(_flat(lists(lambda f: f.not_comparison_words))),
         setup_question_words=Phrases(_flat(lists(lambda f: f.setup_question_words))),

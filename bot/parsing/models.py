@@ -34,7 +34,7 @@ from bot.parsing.lexicon import Lexicon, get_lexicon
 from bot.parsing.tables import MODEL_WORD, ParserTables
 from bot.parsing.text import SpanSet
 
-__all__ = ["FoundModel", "scan_models", "shape_hints"]
+__all__ = ["FoundModel", "looks_like_a_name", "scan_models", "shape_hints"]
 
 _SUFFIX_GAP = re.compile(r"^[ \t\-_]{1,2}$")
 _SPACE_GAP = re.compile(r"^\s{1,2}$")
@@ -183,7 +183,7 @@ class _Family:
 class _ModelScanner:
     def _spaced_name(self, start: int) -> re.Match[str] | None:
         """A name the knowledge base lacks written before a size with a space ("InternVL2 8B", "Qwen2-VL 7B"): a
-        word that looks like a model's name (:func:`_looks_like_a_name`) and is no vocabulary word (lexicon
+        word that looks like a model's name (:func:`looks_like_a_name`) and is no vocabulary word (lexicon
         ``model_object.skip``); the match covers the word and the space."""
         m = _NAME_SPACE_BEFORE_SIZE.search(self.low[max(0, start - 30):start])
         if m is None:
@@ -191,7 +191,7 @@ class _ModelScanner:
         word = m.group(1)
         begin = start - len(m.group(0))
         vocab = (self.lex.object_skip, self.lex.precisions, self.lex.engines, self.lex.methods, self.lex.features)
-        if self._is_masked(begin) or not _looks_like_a_name(self.written(begin, begin + len(word))) or any(
+        if self._is_masked(begin) or not looks_like_a_name(self.written(begin, begin + len(word))) or any(
                 v.fullmatch(part) for v in vocab for part in (word, *word.split("-"))):
             return None  # ("fp16 7b", "AWQ 32B", "GPTQ-int4 14b": a format, then a size)
         return m
@@ -600,7 +600,7 @@ class _ModelScanner:
             self.masked.add((start, m.end()))
 
 
-def _looks_like_a_name(written: str) -> bool:
+def looks_like_a_name(written: str) -> bool:
     """A word written as a model's name: a digit, a hyphen or a capital after its first letter ("InternVL2",
     "Qwen2-VL", "LLaVA"), not a plain word."""
     return any(c.isdigit() for c in written) or "-" in written or any(c.isupper() for c in written[1:])

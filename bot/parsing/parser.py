@@ -47,7 +47,7 @@ from bot.parsing.gpus import (
     split_glued_names,
 )
 from bot.parsing.lexicon import Lexicon, get_lexicon
-from bot.parsing.models import scan_models, shape_hints
+from bot.parsing.models import looks_like_a_name, scan_models, shape_hints
 from bot.parsing.numbers import MAX_DIGITS
 from bot.parsing.quantities import QUANTITY_LIMITS, QuantityScan, scan_quantities, unclaimed_numbers
 from bot.parsing.query import GpuMention, ModelMention, Money, Observation, Query, UnknownTerm
@@ -80,6 +80,8 @@ def _gguf_name(m: re.Match[str]) -> str:
     return "_".join(p for p in m.groups() if p)
 
 _SPECIFIC_FORMATS = ("gptq", "awq", "nf4", "exl2")
+#: Images/min in one image per unit of each image rate the lexicon reads (``rates.images_per_*``).
+_IMAGES_PER_MINUTE = {"images_per_min": 1.0, "images_per_s": 60.0, "images_per_hour": 1 / 60, "images_per_day": 1 / 1440}
 # "how many" right before a GPU name asks for a count of that GPU, whatever the GPU ("how many MI300X", "how many
 # of the L40S"); the lexicon's phrases cover "how many gpus/cards"
 _HOW_MANY_BEFORE = re.compile(r"\bhow\s+many\s+(?:of\s+(?:the\s+|those\s+|these\s+)?)?$")
@@ -240,6 +242,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     fields = _quantity_fields(scan, notes, lex)
     precisions, kv_precisions = _precisions(low, lex, vocab_spans, model_spans)
     models = _models(model_found, low, pasted, unknown, notes, vocab_spans)
+    _non_llm_names(low, prepared.written, lex, tables, model_found, name_spans, unknown, notes)
     models += _closed_alternatives(closed, kb, notes, offer=not models)
     for m in models:
         if m.precision and m.precision not in precisions:
@@ -264,6 +267,11 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         notes.append(note("family_without_size", written=written,
                           unknown_version=bool(version) and not tables.has_version(family, version),
                           models=tables.family_models(family, version)))
+    task = lex.non_llm_tasks.search(low) if not models and not pasted and not family_only else None
+    if task is not None:
+        # "an embedding API at 300 requests/s", "文生图服务": the kind of work, sized with its default model (the
+        # planner's), not an unknown model named "an embedding API"
+        fields["non_llm_task"] = lex.non_llm_tasks.value(task.group(0))
     elif not models and not pasted and len(unknown) < MAX_UNKNOWN_TERMS:
         # (a quantity is never a name: "serve under $2/hour at 16k")
         named = _model_object(low, prepared.written, lex,
@@ -656,6 +664,11 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
             not lex.simultaneous_words.search(scan.text[max(0, users_found.start - 8):users_found.end + 16]):
         # "summarize 300k support chats": chats or conversations to run a job over are items, not users at once
         out["documents"] = float(out.pop("concurrent_users"))
+    phrase = scan.first("deadline_phrase")
+    if phrase is not None and "deadline_hours" not in out:
+        # "by tomorrow": a deadline with no number, in the hours the lexicon gives it, said in the answer
+        out["deadline_hours"] = phrase.value["hours"]
+        notes.append(note("deadline_phrase_read", written=phrase.value["written"], deadline_hours=phrase.value["hours"]))
     periods = [f.value for f in scan.all("period_hours")]
     lengths = {f.value for f in scan.all("duration_hours")}
     if len(lengths) > 1 and lengths <= _ONE_UNIT_HOURS:
@@ -692,6 +705,7 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
             observations.append(Observation(kind="ratio", value=f.value["value"], direction=f.value["direction"],
                                             as_written=written))
     out["observations"] = observations
+    images_targeted = False
     for f in scan.all("rate"):
         kind, value = f.value["kind"], f.value["value"]
         if kind == "tokens_per_s" and f.value.get("seen") in ("observed", "quoted"):
@@ -713,6 +727,12 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
         elif kind == "requests_per_day" and "requests_per_user_per_day" not in out and out.get("daily_active_users"):
             # the whole service's day beside its daily users ("5k DAU, 50k requests a day"): each user's share of it
             out["requests_per_user_per_day"] = value / out["daily_active_users"]
+        elif kind.startswith("images_per") and f.value.get("seen") not in ("observed", "quoted") and (
+                "images_per_minute" not in out or (f.value.get("seen") == "target" and not images_targeted)):
+            # "20 images per minute", "1,000 images an hour": a live service's target rate, in images/min; of several,
+            # the one said as wanted ("每秒 1 张不够，要 3 张/秒")
+            out["images_per_minute"] = value * _IMAGES_PER_MINUTE[kind]
+            images_targeted = f.value.get("seen") == "target"
         elif kind.startswith("requests_per") and "requests_per_s" not in out:
             out["requests_per_s"] = value / {"requests_per_s": 1, "requests_per_min": 60,
                                              "requests_per_day": 86400}[kind]
@@ -1030,6 +1050,51 @@ def _one_model_per_name(found: list, low: str, written, kb: KnowledgeBase) -> li
                  for b in out):
             out.remove(a)
     return out
+
+
+#: A word as a model name is written: letters, digits, dots, hyphens, underscores and slashes (an org/name repo).
+_NAME_TOKEN = r"[a-z][a-z0-9._/-]*[a-z0-9]"
+
+
+def _non_llm_names(low: str, written, lex: Lexicon, tables: ParserTables, found, names: SpanSet,
+                   unknown: list[UnknownTerm], notes: list[Note]) -> None:
+    """Names beside an image, speech or embedding model of the knowledge base that it lacks, said, never dropped:
+
+    * a variant word right after the model's name ("sdxl turbo", "whisper small", "flux pro"; lexicon
+      ``model_variant_words``) that no longer name of the knowledge base took: a note (``model_variant_unknown``)
+      saying which model stands in for it;
+    * a name listed with the model ("bge-m3 and nomic-embed-text", "gte-large vs e5-large"; lexicon
+      ``model_list_joins``) that is no GPU, model or vocabulary word and is written as a name (a digit, a hyphen or
+      a capital after its first letter): an unknown model term.
+    """
+    known = [f for f in found if f.id is not None and tables.kb.models[f.id].kind == "non_llm"]
+    if not known:
+        return
+    vocab = (lex.object_skip, lex.precisions, lex.engines, lex.methods, lex.features)
+    join = lex.model_list_joins.pattern
+    taken = {u.as_written.lower() for u in unknown}
+    for f in known:
+        variant = re.match(rf"[\s-]+({lex.model_variant_words.pattern})(?![a-z0-9])", low[f.end:])
+        if variant and not any(a < f.end + variant.end() and f.end < b for a, b in names.spans()
+                               if (a, b) != (f.start, f.end)):
+            said = written(f.start, f.end + variant.end())
+            notes.append(note("model_variant_unknown", written=said, model_id=f.id,
+                              model_name=tables.kb.models[f.id].name))
+        after = re.compile(rf"\s*(?:{join})\s*(?P<name>{_NAME_TOKEN})").match(low, f.end)
+        before = re.search(rf"(?P<name>{_NAME_TOKEN})\s*(?:{join})\s*$", low[:f.start])
+        for m in (after, before):
+            if m is None:
+                continue
+            start, end = m.span("name")
+            word = low[start:end]
+            as_written = written(start, end)
+            if any(a < end and start < b for a, b in names.spans()) or not looks_like_a_name(as_written) or \
+                    any(v.fullmatch(part) for v in vocab for part in (word, *word.split("-"))) or \
+                    word in tables.gpu_keys or as_written.lower() in taken or len(unknown) >= MAX_UNKNOWN_TERMS:
+                continue
+            taken.add(as_written.lower())
+            unknown.append(UnknownTerm(as_written=as_written, kind="model",
+                                       suggestions=tables.index.suggest("model", as_written)[:3]))
 
 
 def _closed_alternatives(closed: list[FoundClosed], kb: KnowledgeBase, notes: list[Note], offer: bool

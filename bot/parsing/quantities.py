@@ -418,6 +418,16 @@ class _Scanner:
                     seen, measured = "observed", True
             self.claim("rate", {"kind": kind, "value": value, "scope": scope, "seen": seen, "measured": measured},
                        m.start(), m.end())
+        # "20 SDXL images/min", "500 flux images per hour": a model's name between the number and an image rate
+        named = _named_unit_pattern(self.num, lex.rates.pattern)
+        for n in _number_pattern(self.num).finditer(self.low):
+            m = named.match(self.low, n.start())
+            if m is None or not (kind := lex.rates.value(m.group("unit")) or "").startswith("images_per"):
+                continue
+            if all(p in self.masked for p in range(m.start("name"), m.end("name"))) and \
+                    self.free(m.start(), m.start("name")) and self.free(m.end("name"), m.end()):
+                self.claim("rate", {"kind": kind, "value": number_value(m, lex), "scope": None,
+                                    "seen": self.seen(m.start(), m.end())}, m.start(), m.end())
         if lex.per_day_before.pattern != "(?!)":
             # "每人每天 10 轮对话": each user's requests a day, written key first
             per_day = re.compile(rf"(?:{lex.per_day_before.pattern})\s*(?:(?:{lex.day_fillers.pattern})\s*)*{self.num}\s*"
@@ -463,6 +473,16 @@ class _Scanner:
                     if self.free(m.start(), m.end()):
                         self.claim("rate", {"kind": "requests_per_s", "value": number_value(m, lex) / seconds,
                                             "scope": None}, m.start(), m.end())
+            if lex.image_nouns:
+                # "每分钟 30 张图", "每小时出 600 张": images per period written around the number, read as images/min
+                images = lex.image_nouns.pattern
+                for around in (re.compile(rf"(?:{per})\s*(?:生成|出图|出)?\s*{self.num}\s*(?:{images})"),
+                               re.compile(rf"{self.num}\s*(?:{images})\s*(?:{per})")):
+                    for m in around.finditer(self.low):
+                        if self.free(m.start(), m.end()):
+                            self.claim("rate", {"kind": "images_per_min", "value": number_value(m, lex) * 60 / seconds,
+                                                "scope": None, "seen": self.seen(m.start(), m.end())},
+                                       m.start(), m.end())
 
     def tool_label(self, start: int) -> str | None:
         """The label printed right before the tokens/s figure at ``start`` (lexicon ``observations.prefill`` and
@@ -621,6 +641,11 @@ class _Scanner:
             deadline = re.search(r"(?:" + lex.deadline_words.pattern + r")\s*$", before)
             after_zh = re.match(r"\s*(?:以内|之内|内完成|内)", self.low[end:end + 6])
             self.claim("deadline_hours" if deadline or after_zh else "duration_hours", hours, start, end)
+        for m in lex.deadline_phrases.finditer(self.low):
+            # "by tomorrow", "overnight", "明天之前": a deadline with no number (lexicon ``deadline_phrases``)
+            if self.free(m.start(), m.end()):
+                self.claim("deadline_phrase", {"hours": float(lex.deadline_phrases.value(m.group(0))),
+                                               "written": self.low[m.start():m.end()]}, m.start(), m.end())
         for m in lex.duration_periods.finditer(self.low):
             if self.free(m.start(), m.end()):
                 self.claim("period_hours", float(lex.duration_periods.value(m.group(0))), m.start(), m.end())

@@ -314,6 +314,11 @@ class Query(_Record):
         documents: items to process (documents, samples, rows, files).
         tokens_per_item: tokens per document/request/sample.
         images: images to generate; image_steps: diffusion steps; resolution: [width, height] pixels.
+        non_llm_task: a kind of image, speech or embedding work named without a model ("an embedding API",
+            "speech-to-text", "文生图"; lexicon ``non_llm_tasks``): the policy's default model of that kind is sized.
+        images_per_minute: images a live service must make, images/min ("20 images per minute", "1,000 images an
+            hour" -> 16.7): a throughput target, sized as GPUs = ceil(target / one GPU's rate); a rate the user saw is
+            an observation, not this.
         audio_hours: hours of audio to transcribe.
         duration_hours: a rental or run length the user has, hours ("for 3 days" -> 72); when several
             periods are named ("per hour? per month?") the longest.
@@ -452,6 +457,8 @@ class Query(_Record):
     images: float | None = None
     image_steps: int | None = None
     resolution: list[int] | None = None
+    images_per_minute: float | None = None
+    non_llm_task: Literal["images", "transcription", "embeddings"] | None = None
     audio_hours: float | None = None
     duration_hours: float | None = None
     periods_hours: list[float] = Field(default_factory=list)

@@ -172,6 +172,8 @@ class Renderer:
                 return self.word(f"spec:{value}")
             if name == "term":
                 return self.word(f"term:{value}")
+            if name == "task":
+                return self.word(f"task:{value}")
             return self.word(value) if name in ("pricing_model", "verdict", "workload", "intent", "changes",
                                                 "alternative", "provider", "provider_name") else value
         if not isinstance(value, (int, float)) or (isinstance(value, float) and not math.isfinite(value)):
