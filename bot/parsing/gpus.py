@@ -1152,6 +1152,10 @@ def _duration_lookalike(cues: str, units: str) -> re.Pattern[str]:
     return re.compile(rf"(?:{cues})\s+(?P<word>[a-z]{{1,2}}\d{{1,4}})[ \t]?-?[ \t]?(?P<unit>{units})")
 
 
+#: The pattern of :func:`scan_duration_lookalikes` per lexicon (``False``: the lexicon has none).
+_DAY_LOOKALIKES: dict[int, re.Pattern[str] | bool] = {}
+
+
 def scan_duration_lookalikes(low: str, lex: Lexicon, masked: SpanSet) -> list[tuple[int, int]]:
     """Lengths of time whose number is written with a letter in it, GPU-shaped: "for l4 days", "within t4 weeks" (an
     "l" typed for a "1"). A word of letters then digits right after a word that leads a length of time
@@ -1167,13 +1171,17 @@ def scan_duration_lookalikes(low: str, lex: Lexicon, masked: SpanSet) -> list[tu
         The ``(start, end)`` span of each such word with its unit, in order; the parser masks them from the GPU
         scanner and reports them as not understood.
     """
-    units = lex.duration_units
-    days = Phrases({u: units.value(u) for u in units.phrases if float(units.value(u) or 0) >= 24}, left_bound=False)
-    cues = "|".join(p.pattern for p in (lex.deadline_words, lex.rental_words) if p)
-    if not days or not cues:
+    pattern = _DAY_LOOKALIKES.get(id(lex))
+    if pattern is None:  # built once per lexicon: the phrase tables are fixed once loaded
+        units = lex.duration_units
+        days = Phrases({u: units.value(u) for u in units.phrases if float(units.value(u) or 0) >= 24},
+                       left_bound=False)
+        cues = "|".join(p.pattern for p in (lex.deadline_words, lex.rental_words) if p)
+        pattern = _DAY_LOOKALIKES[id(lex)] = _duration_lookalike(cues, days.pattern) if days and cues else False
+    if not pattern:
         return []
     out = []
-    for m in _duration_lookalike(cues, days.pattern).finditer(low):
+    for m in pattern.finditer(low):
         if m.start("word") in masked:
             continue
         out.append((m.start("word"), m.end()))

@@ -506,11 +506,13 @@ class _Scanner:
         (lexicon ``traffic.day_nouns``), a word saying whose (``traffic.per_user_words``) before or after a period of
         one day (``durations.periods`` of 24 h): each user's requests a day, whatever the order of the words."""
         lex = self.lex
-        days = [p for p in lex.duration_periods.phrases if float(lex.duration_periods.value(p) or 0) == 24]
+        days = _ONE_DAY.get(id(lex))
+        if days is None:  # built once per lexicon: the phrase tables are fixed once loaded
+            found = [p for p in lex.duration_periods.phrases if float(lex.duration_periods.value(p) or 0) == 24]
+            days = _ONE_DAY[id(lex)] = Phrases(dict.fromkeys(found, 24)).pattern if found else ""
         if not days or lex.day_nouns.pattern == "(?!)" or lex.per_user_day_words.pattern == "(?!)":
             return
-        pattern = _per_user_day_pattern(self.num, lex.day_nouns.pattern, lex.per_user_day_words.pattern,
-                                        Phrases(dict.fromkeys(days, 24)).pattern)
+        pattern = _per_user_day_pattern(self.num, lex.day_nouns.pattern, lex.per_user_day_words.pattern, days)
         for m in pattern.finditer(self.low):
             if (m.group("who") or m.group("who2")) and self.free(m.start(), m.end()):
                 self.claim("rate", {"kind": "requests_per_day", "value": number_value(m, lex), "scope": "per_user"},
@@ -968,6 +970,10 @@ def _described_unit(unit: str, stop: str) -> re.Pattern[str]:
 def _described_unit_pattern(num: str, units: str, most: int) -> re.Pattern[str]:
     """A number, then 1 to ``most`` plain lower-case words (checked by the caller), then a unit."""
     return re.compile(rf"{num}\s+(?P<words>(?:[a-z][a-z-]*\s+){{1,{most}}})(?P<unit>{units})")
+
+
+#: The one-day period phrases of each lexicon, as a pattern ("" when it has none).
+_ONE_DAY: dict[int, str] = {}
 
 
 @lru_cache(maxsize=4)
