@@ -187,17 +187,23 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         fast, slow = ranked[0], ranked[-1]
         ga, gb = ctx.kb.gpus.get((fast.gpu or "").split("@")[0]), ctx.kb.gpus.get((slow.gpu or "").split("@")[0])
         if fast.decode_tps / slow.decode_tps < _SAME:
+            # (the bandwidth explains equal speeds only GPU for GPU, when neither side is compute-bound)
             speed_line = note("compare_decode_equal", a=config(fast), b=config(slow), a_tps=fast.decode_tps,
                               b_tps=slow.decode_tps,
-                              bw_ratio_x=(ga.memory_bandwidth_gb_s / gb.memory_bandwidth_gb_s) if ga and gb else None)
+                              bw_ratio_x=(ga.memory_bandwidth_gb_s / gb.memory_bandwidth_gb_s)
+                              if ga and gb and fast.gpu_count == slow.gpu_count and not (
+                                  compute_bound.get(fast.gpu or "") or compute_bound.get(slow.gpu or "")) else None)
         else:
             speed_line = note("compare_decode", fast=config(fast), slow=config(slow),
                               ratio_x=fast.decode_tps / slow.decode_tps,
                               fast_tps=fast.decode_tps, slow_tps=slow.decode_tps,
                               same_count=fast.gpu_count == slow.gpu_count,
+                              # (the bandwidth explains the gap only when the faster side has more of it: a faster
+                              # card with less bandwidth is faster for another reason, e.g. the slower side's layout)
                               bw_ratio_x=(ga.memory_bandwidth_gb_s / gb.memory_bandwidth_gb_s)
                               if ga and gb and fast.gpu_count == slow.gpu_count and not (
-                                  compute_bound.get(fast.gpu or "") or compute_bound.get(slow.gpu or "")) else None,
+                                  compute_bound.get(fast.gpu or "") or compute_bound.get(slow.gpu or ""))
+                              and ga.memory_bandwidth_gb_s > gb.memory_bandwidth_gb_s else None,
                               # the slower side's compute explains the gap only when that side is compute-bound
                               compute_bound_gpu=gb.name if gb and compute_bound.get(gb.id) else None,
                               dense_tflops=(gb.dense_tflops.bf16 or gb.dense_tflops.fp16)
@@ -297,10 +303,12 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     limit = ctx.usd(q.price_limit_per_hour) if q.price_limit_per_hour is not None else None
     if limit:
         # "budget $4/h": each side's price against it; when none is within it, that leads
-        sized = [s for s in speeds if s.fits and s.price_per_hour_usd]
-        within = [s for s in sized if s.price_per_hour_usd <= limit * 1.0001]
+        # (a card with no list price at its secondary-source figure, as every answer prices it)
+        hourly = {id(s): _hourly(ctx, s)[0] for s in speeds}
+        sized = [s for s in speeds if s.fits and hourly[id(s)]]
+        within = [s for s in sized if hourly[id(s)] <= limit * 1.0001]
         budget_line = note("compare_budget", limit_usd=limit, within=[config(s) for s in within],
-                           over=[{"config": config(s), "price_usd": s.price_per_hour_usd} for s in sized
+                           over=[{"config": config(s), "price_usd": hourly[id(s)]} for s in sized
                                  if s not in within], none=not within and bool(sized),
                            some=bool(within) and len(within) < len(sized))
         if not within and sized:
@@ -639,7 +647,8 @@ _NOT_A_PICK = frozenset({"cheapest", "token_cost", "users_served", "throughput",
 def _pick_line(ctx: Context, model: Model, speeds: list[Option]):
     """Which GPU, asked with no load and no budget ("A vs B vs C for X, which one?"): each GPU type on the fewest GPUs
     that hold the model (its speed row), with its speed for one user (batch-1 decode) and its price per hour (list
-    price, else the secondary-source figure every answer uses for that GPU, said). The pick is the lowest price per
+    price, else the secondary-source figure every answer uses for that GPU, else, for a count no listed instance holds,
+    its GPUs at the lowest per-GPU rate of the instances listed: each said). The pick is the lowest price per
     hour among the sides that hold the model (equal prices to the cent: the faster); when the fastest side is another
     one, how much faster it is and what it costs more per hour is said beside the pick. With fewer than two sides
     priced, the pick is the fastest, said as such.
@@ -660,9 +669,17 @@ def _pick_line(ctx: Context, model: Model, speeds: list[Option]):
         tps = (s.single_user_tps or s.decode_tps) if s.fits else None
         hourly, secondary = _hourly(ctx, s) if s.fits else (None, False)
         cell = hour_cell(ctx, s) if s.fits else None
+        # no instance of this count is listed: its GPUs at the lowest per-GPU rate of the instances that are, said
+        rate = _per_gpu_rate(ctx, s.gpu) if s.fits and hourly is None else None
+        if rate is not None:
+            hourly = rate.price_per_gpu_hour_usd * (s.gpu_count or 1)
+            ctx.cite(rate.offer.source)
         items.append({"config": config(s), "short": not s.fits, "single_tps": tps,
-                      "price_usd": hourly if hourly is not None and not secondary else None,
+                      "price_usd": hourly if hourly is not None and not secondary and rate is None else None,
                       "hour": cell if secondary and isinstance(cell, dict) else hourly if secondary else None,
+                      "scaled_usd": hourly if rate is not None else None,
+                      "where": rate.offer.provider_name if rate is not None else None,
+                      "instance_gpus": rate.offer.gpu_count if rate is not None else None,
                       "unpriced": s.fits and hourly is None,
                       "rented": s.price.gpus_rented if s.price is not None and s.price.idle_gpus > 0 else None})
         if s.fits and hourly is not None:
