@@ -17,21 +17,30 @@ __all__ = ["STATES", "lead_with_asks", "states"]
 
 #: Asked quantity -> the lines (note codes) that state it. A line may state several quantities
 #: ("fit_yes": the yes/no, the memory per GPU and the single-user speed).
+#: Lines of several items (GPU types compared, models on one setup) state the quantity for every item: "compare_pick"
+#: gives each GPU's speed for one user and its price per hour, "users_each" and "users_served_items" each item's users
+#: and its speed for one user alone.
 STATES: dict[str, frozenset[str]] = {
-    "speed": frozenset({"speed_single", "serve_one", "fit_yes", "items_fastest"}),
-    "users_served": frozenset({"users_served", "serve_capacity_line", "token_cost"}),
-    "throughput": frozenset({"users_served", "throughput_capacity", "token_cost", "serve_total"}),
+    "speed": frozenset({"speed_single", "serve_one", "fit_yes", "items_fastest", "compare_decode",
+                        "compare_decode_equal", "compare_pick", "compare_value", "compare_users", "users_each",
+                        "users_served_items", "claim_ratio_check", "training_per_gpu_ratio", "finetune_compare"}),
+    "users_served": frozenset({"users_served", "serve_capacity_line", "token_cost", "compare_users", "users_each",
+                               "users_served_items", "compare_capacity"}),
+    "throughput": frozenset({"users_served", "throughput_capacity", "token_cost", "serve_total", "compare_capacity",
+                             "compare_aggregate"}),
     "memory": frozenset({"memory_breakdown", "memory_summary", "fit_yes", "serve_one"}),
     "fit": frozenset({"fit_yes", "fit_only_quantized", "serve_fixed_fails", "fit_tight_budget", "non_llm_fit_yes",
                       "non_llm_no_fit"}),
-    "token_cost": frozenset({"token_cost", "token_cost_unpriced", "compare_costs"}),
+    "token_cost": frozenset({"token_cost", "token_cost_unpriced", "compare_costs", "compare_cost",
+                             "compare_cost_mentions", "compare_costs_at_load"}),
     "cost": frozenset({"cost_for_duration", "cost_for_duration_unpriced", "mention_cost", "token_cost",
-                       "providers_compared"}),
+                       "providers_compared", "compare_pick", "compare_value", "compare_needed", "compare_aggregate",
+                       "compare_load", "run_costs_compared"}),
     "max_context": frozenset({"max_context", "max_context_capped", "max_context_model"}),
 }
 
 #: Lines that state a per-user speed only when the load has several users ("serves 50 users at 12 tokens/s each").
-_SPEED_AT_LOAD = frozenset({"serve_users"})
+_SPEED_AT_LOAD = frozenset({"serve_users", "compare_load"})
 
 
 def states(line: Note, ask: str, *, users: int | None = None) -> bool:

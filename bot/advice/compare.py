@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from bot.advice.answer import Answer, Option, Table
+from bot.advice.asked import STATES, lead_with_asks
 from bot.advice.context import Context
 from bot.advice.models import model_label, resolve_models
 from bot.advice.non_llm import answer_non_llm
@@ -30,6 +31,7 @@ from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
     candidate_gpus,
+    excluded_providers,
     machine_size,
     plan_serving,
     precisions_for,
@@ -53,6 +55,8 @@ from bot.notes import note
 from bot.parsing.lexicon import get_lexicon
 from bot.parsing.route import trains_released_model
 from bot.pricing.mentions import mention_for
+from bot.pricing.offers import Placement
+from bot.pricing.offers import place as all_placements
 
 __all__ = ["answer"]
 
@@ -171,7 +175,7 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     speeds = [s for s, _ in rows]
     fits = [s for s in speeds if s.fits and s.decode_tps]
     details = []
-    headline = None
+    headline = speed_line = cost_line = None
     priced = [c for _, c in rows if c is not None and c.cost_per_million_tokens_usd]
     if "cheapest" in q.asks and len(priced) < len(rows):
         # cost-effectiveness asked: say which side has no price rather than compare speed alone
@@ -183,17 +187,23 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         fast, slow = ranked[0], ranked[-1]
         ga, gb = ctx.kb.gpus.get((fast.gpu or "").split("@")[0]), ctx.kb.gpus.get((slow.gpu or "").split("@")[0])
         if fast.decode_tps / slow.decode_tps < _SAME:
+            # (the bandwidth explains equal speeds only GPU for GPU, when neither side is compute-bound)
             speed_line = note("compare_decode_equal", a=config(fast), b=config(slow), a_tps=fast.decode_tps,
                               b_tps=slow.decode_tps,
-                              bw_ratio_x=(ga.memory_bandwidth_gb_s / gb.memory_bandwidth_gb_s) if ga and gb else None)
+                              bw_ratio_x=(ga.memory_bandwidth_gb_s / gb.memory_bandwidth_gb_s)
+                              if ga and gb and fast.gpu_count == slow.gpu_count and not (
+                                  compute_bound.get(fast.gpu or "") or compute_bound.get(slow.gpu or "")) else None)
         else:
             speed_line = note("compare_decode", fast=config(fast), slow=config(slow),
                               ratio_x=fast.decode_tps / slow.decode_tps,
                               fast_tps=fast.decode_tps, slow_tps=slow.decode_tps,
                               same_count=fast.gpu_count == slow.gpu_count,
+                              # (the bandwidth explains the gap only when the faster side has more of it: a faster
+                              # card with less bandwidth is faster for another reason, e.g. the slower side's layout)
                               bw_ratio_x=(ga.memory_bandwidth_gb_s / gb.memory_bandwidth_gb_s)
                               if ga and gb and fast.gpu_count == slow.gpu_count and not (
-                                  compute_bound.get(fast.gpu or "") or compute_bound.get(slow.gpu or "")) else None,
+                                  compute_bound.get(fast.gpu or "") or compute_bound.get(slow.gpu or ""))
+                              and ga.memory_bandwidth_gb_s > gb.memory_bandwidth_gb_s else None,
                               # the slower side's compute explains the gap only when that side is compute-bound
                               compute_bound_gpu=gb.name if gb and compute_bound.get(gb.id) else None,
                               dense_tflops=(gb.dense_tflops.bf16 or gb.dense_tflops.fp16)
@@ -294,10 +304,12 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
     limit = ctx.usd(q.price_limit_per_hour) if q.price_limit_per_hour is not None else None
     if limit:
         # "budget $4/h": each side's price against it; when none is within it, that leads
-        sized = [s for s in speeds if s.fits and s.price_per_hour_usd]
-        within = [s for s in sized if s.price_per_hour_usd <= limit * 1.0001]
+        # (a card with no list price at its secondary-source figure, as every answer prices it)
+        hourly = {id(s): _hourly(ctx, s)[0] for s in speeds}
+        sized = [s for s in speeds if s.fits and hourly[id(s)]]
+        within = [s for s in sized if hourly[id(s)] <= limit * 1.0001]
         budget_line = note("compare_budget", limit_usd=limit, within=[config(s) for s in within],
-                           over=[{"config": config(s), "price_usd": s.price_per_hour_usd} for s in sized
+                           over=[{"config": config(s), "price_usd": hourly[id(s)]} for s in sized
                                  if s not in within], none=not within and bool(sized),
                            some=bool(within) and len(within) < len(sized))
         if not within and sized:
@@ -317,10 +329,38 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
                              for s in speeds])
         details = [d for d in [headline, *details] if d is not None]
         headline = needed
+    asks = set(q.asks)
+    if not asks & _NOT_A_PICK and ("speed" not in asks or "cost" in asks) and (load.users or 1) == 1 and \
+            not load.total_tps and not limit and not q.claimed_ratio and (q.duration_hours or 0) <= 1:
+        # "A vs B vs C for X, which one?" (or how much faster and dearer per hour): no load, no budget, no figure asked
+        # that another line answers: each on the fewest GPUs that hold the model, one user's speed and the price per
+        # hour, the pick by price; the speed and cost-per-token lines follow
+        pick = _pick_line(ctx, model, speeds)
+        if pick is not None:
+            details = [d for d in [headline, *details] if d is not None]
+            headline = pick
     if headline is None:
         failing = [s for s in speeds if not s.fits]
         headline = note("compare_fits", fits=[config(s) for s in fits], fails=[config(s) for s in failing],
                         model_name=model_label(model))
+    # "what's the cost per 1M tokens": the cost asked is the cost per token, not a second quantity
+    asked = [a for a in q.asks if not (a == "cost" and "token_cost" in q.asks)]
+    if len({a for a in asked if a in STATES}) >= 2:
+        # several quantities asked of the GPUs compared ("tokens/s per user and max users?", "how much faster and how
+        # much dearer per hour?"): each stated for every GPU in the first lines, the first asked first
+        def make(ask: str):
+            if ask == "speed":
+                return speed_line
+            if ask in ("users_served", "throughput") and len(choices) >= 2:
+                return _users_line(ctx, model, choices, speeds, load)
+            if ask == "cost" and (load.users or 1) == 1 and not load.total_tps:
+                return _pick_line(ctx, model, speeds)
+            if ask == "token_cost":
+                return cost_line or (_cost_at_mentions(ctx, full) if len(full) >= 2 else None)
+            return None
+
+        headline, details = lead_with_asks(headline, details, asked, make, users=load.users,
+                                           keep_headline=headline.code in ("claim_ratio_check", "compare_budget"))
     for s in speeds:
         if not s.fits and headline.code != "compare_users":  # (the users line says what each count serves)
             details.append(note("compare_does_not_fit", config=config(s), reason=s.rejection))
@@ -421,7 +461,15 @@ def _cost_at_mentions(ctx: Context, full: list[Option]):
             continue
         mp = mention_for(ctx.kb, c.gpu, ctx.query.providers) if c.gpu and "@" not in c.gpu else None
         if mp is None or mp.low_usd is None:
-            return None
+            rate = _per_gpu_rate(ctx, c.gpu)
+            if rate is None:
+                return None
+            # no instance of this size is listed, but smaller ones are: its GPUs at their per-GPU rate, said
+            items.append({"config": config(c), "per_gpu_usd": rate.price_per_gpu_hour_usd, "per_gpu_tps": per_gpu_tps,
+                          "where": rate.offer.provider_name, "mention": False, "scaled": True,
+                          "instance_gpus": rate.offer.gpu_count})
+            ctx.cite(rate.offer.source)
+            continue
         items.append({"config": config(c), "per_gpu_usd": mp.low_usd, "per_gpu_tps": per_gpu_tps,
                       "where": mp.mention.where, "mention": True,
                       "per_gpu_cny": mp.mention.low_per_gpu_hour if mp.mention.currency == "cny"
@@ -429,13 +477,26 @@ def _cost_at_mentions(ctx: Context, full: list[Option]):
         ctx.cite(mp.mention.source)
         if mp.rate is not None:
             ctx.assume("cny_rate_used", rate=mp.rate[0], rate_date=mp.rate[1])
-    if len(items) < 2 or not any(i["mention"] for i in items):
+    if len(items) < 2 or not any(i["mention"] or i.get("scaled") for i in items):
         return None
     for i in items:
         i["cost_usd"] = i["per_gpu_usd"] / (i["per_gpu_tps"] * 3600) * 1e6
     items.sort(key=lambda i: i["cost_usd"])
     return note("compare_cost_mentions", items=items, cheap=items[0]["config"],
+                scaled=any(i.get("scaled") for i in items), mentioned=any(i["mention"] for i in items),
                 ratio_x=items[-1]["cost_usd"] / items[0]["cost_usd"])
+
+
+def _per_gpu_rate(ctx: Context, gpu_id: str | None) -> Placement | None:
+    """The lowest on-demand price per GPU-hour of any instance of ``gpu_id`` the question's market allows (one GPU's
+    placement on it), for pricing a count no listed instance holds at that rate; ``None`` when nothing lists it."""
+    gpu = ctx.kb.gpus.get(gpu_id or "") if gpu_id and "@" not in gpu_id else None
+    if gpu is None:
+        return None
+    exclude = excluded_providers(ctx)
+    found = [p for p in all_placements(ctx.offers, gpu.id, 1, today=ctx.today, limit=20)
+             if p.offer.provider not in exclude and p.offer.condition is None]
+    return min(found, key=lambda p: p.price_per_gpu_hour_usd, default=None)
 
 
 def _users_line(ctx: Context, model: Model, choices: list[GpuChoice], speeds: list[Option], load: ServingLoad):
@@ -455,6 +516,8 @@ def _users_line(ctx: Context, model: Model, choices: list[GpuChoice], speeds: li
         served = plan.capacity if plan.capacity > 0 else 0
         label = {"gpu_count": count, "gpu_name": choice.gpu.name, "precision": precision}
         item = {"config": label, "max_users": served or None, "users": load.users, "none": served == 0,
+                "single_tps": (speed.single_user_tps or speed.decode_tps) if speed.fits and
+                speed.gpu_count == count and speed.precision == precision else None,
                 "enough": bool(load.users and served >= load.users), "short": bool(load.users and served < load.users),
                 "needed": None, "price_usd": plan.placement.price_per_hour_usd if plan.placement else None,
                 "rented": plan.placement.gpus_rented if plan.placement and plan.placement.idle_gpus > 0 else None}
@@ -472,17 +535,20 @@ def _users_line(ctx: Context, model: Model, choices: list[GpuChoice], speeds: li
 
 def _load_line(ctx: Context, model: Model, speeds: list[Option], load: ServingLoad):
     """What each GPU type needs to serve the users asked; the pick is the lowest price per hour when every
-    side is priced, else the fewest GPUs."""
+    side is priced (its list price, else the secondary-source figure every answer uses for that GPU, said), else the
+    fewest GPUs."""
     meets = [s for s in speeds if s.meets]
     hours = ctx.query.duration_hours  # "which is cheaper per month": each side's cost for that period
-    items = [{"config": config(s), "per_user_tps": s.tps_per_user, "price_usd": s.price_per_hour_usd,
+    hourly = {id(s): _hourly(ctx, s) for s in speeds}
+    items = [{"config": config(s), "per_user_tps": s.tps_per_user, "price_usd": hourly[id(s)][0],
+              "secondary": hourly[id(s)][1],
               "rented": s.price.gpus_rented if s.price and s.price.idle_gpus > 0 else None,
-              "period_usd": s.price_per_hour_usd * hours if hours and s.price_per_hour_usd else None,
-              "period_hours": hours if hours and s.price_per_hour_usd else None, "meets": s.meets} for s in speeds]
+              "period_usd": hourly[id(s)][0] * hours if hours and hourly[id(s)][0] else None,
+              "period_hours": hours if hours and hourly[id(s)][0] else None, "meets": s.meets} for s in speeds]
     pick, by = None, None
     if meets:
-        if all(s.price_per_hour_usd for s in meets):
-            pick, by = min(meets, key=lambda s: s.price_per_hour_usd), "price"
+        if all(hourly[id(s)][0] for s in meets):
+            pick, by = min(meets, key=lambda s: hourly[id(s)][0]), "price"
         else:
             pick, by = min(meets, key=lambda s: (s.gpu_count or 0, -(s.tps_per_user or 0))), "gpus"
     return note("compare_load", users=load.users, model_name=model_label(model), per_user_tps=load.capacity_tps,
@@ -573,6 +639,69 @@ def _value_line(ctx: Context, model: Model, choices: list[GpuChoice], single: Se
                 per_user_tps=single.capacity_tps if q.target_tokens_per_s else None)
 
 
+#: Asked quantities that a choice's pick line (one user's speed and price per hour on the fewest GPUs that hold the
+#: model) does not answer: another line answers them (cost per token, users, GPU count, fit, ...).
+_NOT_A_PICK = frozenset({"cheapest", "token_cost", "users_served", "throughput", "request_rate", "gpu_count",
+                         "node_count", "memory", "fit", "max_context", "time", "tokens_in_time", "spec", "break_even"})
+
+
+def _pick_line(ctx: Context, model: Model, speeds: list[Option]):
+    """Which GPU, asked with no load and no budget ("A vs B vs C for X, which one?"): each GPU type on the fewest GPUs
+    that hold the model (its speed row), with its speed for one user (batch-1 decode) and its price per hour (list
+    price, else the secondary-source figure every answer uses for that GPU, else, for a count no listed instance holds,
+    its GPUs at the lowest per-GPU rate of the instances listed: each said). The pick is the lowest price per
+    hour among the sides that hold the model (equal prices to the cent: the faster); when the fastest side is another
+    one, how much faster it is and what it costs more per hour is said beside the pick. With fewer than two sides
+    priced, the pick is the fastest, said as such.
+
+    Args:
+        ctx: the request context.
+        model: the model compared.
+        speeds: the speed rows of :func:`_serving`, one per GPU type (fewest GPUs that hold the model, one user).
+
+    Returns:
+        The ``compare_pick`` note, or ``None`` when fewer than two sides hold the model.
+    """
+    fitting = [s for s in speeds if s.fits and (s.single_user_tps or s.decode_tps)]
+    if len(fitting) < 2:
+        return None
+    items, priced = [], []
+    for s in speeds:
+        tps = (s.single_user_tps or s.decode_tps) if s.fits else None
+        hourly, secondary = _hourly(ctx, s) if s.fits else (None, False)
+        cell = hour_cell(ctx, s) if s.fits else None
+        # no instance of this count is listed: its GPUs at the lowest per-GPU rate of the instances that are, said
+        rate = _per_gpu_rate(ctx, s.gpu) if s.fits and hourly is None else None
+        if rate is not None:
+            hourly = rate.price_per_gpu_hour_usd * (s.gpu_count or 1)
+            ctx.cite(rate.offer.source)
+        items.append({"config": config(s), "short": not s.fits, "single_tps": tps,
+                      "price_usd": hourly if hourly is not None and not secondary and rate is None else None,
+                      "hour": cell if secondary and isinstance(cell, dict) else hourly if secondary else None,
+                      "scaled_usd": hourly if rate is not None else None,
+                      "where": rate.offer.provider_name if rate is not None else None,
+                      "instance_gpus": rate.offer.gpu_count if rate is not None else None,
+                      "unpriced": s.fits and hourly is None,
+                      "rented": s.price.gpus_rented if s.price is not None and s.price.idle_gpus > 0 else None})
+        if s.fits and hourly is not None:
+            priced.append((s, hourly, tps or 0.0))
+    fastest = max(fitting, key=lambda s: s.single_user_tps or s.decode_tps or 0.0)
+    faster = None
+    if len(priced) >= 2:
+        pick, pick_usd, pick_tps = min(priced, key=lambda p: (round(p[1], 2), -p[2]))
+        fast_tps = fastest.single_user_tps or fastest.decode_tps or 0.0
+        fast_usd = next((h for s, h, _ in priced if s is fastest), None)
+        if fastest is not pick and pick_tps and fast_tps / pick_tps >= _SAME:
+            faster = {"config": config(fastest), "ratio_x": fast_tps / pick_tps,
+                      "extra_usd": fast_usd - pick_usd if fast_usd is not None else None}
+        by_price = True
+    else:
+        pick, by_price = fastest, False
+    return note("compare_pick", model_name=model_label(model), items=items, pick=config(pick), by_price=by_price,
+                by_speed=not by_price, faster=faster["config"] if faster else None,
+                faster_x=faster["ratio_x"] if faster else None, extra_usd=faster["extra_usd"] if faster else None)
+
+
 def _claimed_ratio_line(claimed: float, a: Option, b: Option, model: Model):
     """A claimed speed ratio of the first GPU named over the second, checked on the user's model: the decode speed
     (one user) and time to first token of each, as estimated for this workload. The claim holds when it is within
@@ -641,11 +770,61 @@ def _training(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         caveats(ctx, o)
     details = [note("training_time_line", config=config(o), wall_hours=o.wall_clock_hours, total_usd=o.total_cost_usd,
                     tokens_tokens=tokens) for o in options if o.wall_clock_hours]
+    if set(ctx.query.asks) & _MONEY_ASKS and (costs := _run_costs(ctx, options)) is not None:
+        # "how much faster, and how much more expensive": the run's cost on each GPU type right under the speed
+        details.insert(0, costs)
     details += nvlink_difference(choices, options)
     details += _mention_lines(ctx, options, run=True)
     return ctx.answer(title=note("title_compare", gpu_names=[c.gpu.name for c in choices], model_name=model_label(model)),
                       headline=headline, details=details, options=options, table=training_table(options),
                       actions=next_actions(ctx, None, precision_switch=False))
+
+
+#: Asked quantities that are money: a comparison of runs then states what the run costs on each GPU type.
+_MONEY_ASKS = frozenset({"cost", "cheapest", "difference", "token_cost"})
+
+
+def _run_costs(ctx: Context, runs: list[Option]):
+    """What one run (training or fine-tuning) costs on each GPU type compared: its GPU-hours x the GPU's price per
+    GPU-hour (its list price, else the secondary-source figure every answer uses for that GPU,
+    :func:`bot.advice.planner.secondary_price`, said as such). The GPU-hours do not depend on how many GPUs run it,
+    so neither does the cost (only the wall clock does).
+
+    Args:
+        ctx: the request context.
+        runs: the runs planned (several counts per GPU type); per GPU type the one whose rental costs least per
+            GPU-hour is priced (each is a real rental of that run's layout).
+
+    Returns:
+        The ``run_costs_compared`` note (cheapest first, the ratio of the dearest to the cheapest when two or more
+        are priced), or ``None`` when fewer than two GPU types are compared.
+    """
+    by_gpu: dict[str, Option] = {}
+    for o in runs:
+        if not o.fits or not o.gpu_hours or not o.gpu:
+            continue
+        key = (o.price is None, o.price.price_per_gpu_hour_usd if o.price is not None else 0.0, o.gpu_hours)
+        mine = by_gpu.get(o.gpu)
+        if mine is None or key < (mine.price is None, mine.price.price_per_gpu_hour_usd if mine.price is not None
+                                  else 0.0, mine.gpu_hours):
+            by_gpu[o.gpu] = o
+    if len(by_gpu) < 2:
+        return None
+    items = []
+    for o in by_gpu.values():
+        per_gpu, secondary = (o.price.price_per_gpu_hour_usd, False) if o.price is not None else (None, False)
+        gpu = ctx.kb.gpus.get((o.gpu or "").split("@")[0]) if o.gpu and "@" not in o.gpu else None
+        if per_gpu is None and gpu is not None and (sp := secondary_price(ctx, gpu, 1)) is not None:
+            per_gpu, secondary = sp.price_per_gpu_hour_usd, True
+            ctx.cite(sp.source)
+        items.append({"gpu_name": o.gpu_name, "gpu_hours": o.gpu_hours, "per_gpu_usd": per_gpu,
+                      "total_usd": o.gpu_hours * per_gpu if per_gpu and o.gpu_hours else None, "secondary": secondary,
+                      "unpriced": per_gpu is None})
+    priced = sorted((i for i in items if i["total_usd"]), key=lambda i: i["total_usd"])
+    items = priced + [i for i in items if not i["total_usd"]]
+    ratio = priced[-1]["total_usd"] / priced[0]["total_usd"] if len(priced) >= 2 else None
+    return note("run_costs_compared", items=items, cheap=priced[0]["gpu_name"] if ratio else None,
+                dear=priced[-1]["gpu_name"] if ratio else None, ratio_x=ratio)
 
 
 def nvlink_difference(choices: list[GpuChoice], options: list[Option]) -> list:
@@ -682,6 +861,9 @@ def _finetune(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
                     run_tokens=tokens if fast.total_cost_usd else None)
         if headline is None:
             headline = line
+            if set(ctx.query.asks) & _MONEY_ASKS and None in (fast.total_cost_usd, slow.total_cost_usd) and (
+                    costs := _run_costs(ctx, rows)) is not None:
+                details.append(costs)  # a side without a list price: the run at its secondary figure
         else:
             details.append(line)
         recomputes = [o for o in (slow, fast) if any(n.code == "gradient_checkpointing_used" for n in o.notes)]

@@ -50,6 +50,7 @@ from bot.notes import Note, note
 from bot.parsing.query import GpuMention
 from bot.pricing.mentions import mention_for
 from bot.pricing.offers import Offer, Placement, best_placement, billed_hours
+from bot.pricing.offers import place as all_placements
 
 __all__ = [
     "GpuChoice",
@@ -273,6 +274,35 @@ def place(ctx: Context, gpu: Gpu, count: int, group: int, *, pricing: str | None
                      gpu_name=gpu.name, used=other.offer.provider_name)
         return other
     return min(found, key=lambda f: f.rank(rule), default=None)
+
+
+def cheapest_rental(ctx: Context, gpu: Gpu, count: int, group: int) -> Placement | None:
+    """The lowest-priced real rental of ``count`` x ``gpu`` with each group of ``group`` GPUs (a tensor-parallel or
+    pipeline group) in one instance: what two layouts are compared on when an answer says one is cheaper. Unlike
+    :func:`place`, whose rule ranks instances the GPUs fill before larger ones, a larger instance whose extra GPUs
+    sit idle is taken when it rents for less (``Placement.idle_gpus`` says how many; the caller says them). The
+    question's own price, providers, pricing model, region and market apply as in :func:`place`; a provider's dated
+    price for an instance size supersedes its undated snapshot of that size; equal prices to the cent go to
+    :func:`place`'s choice. A commitment is priced by :func:`place` (its terms are not comparable by the hour).
+
+    Returns:
+        The :class:`Placement`, or ``None`` when nothing rents ``count`` x ``gpu`` under these constraints.
+    """
+    chosen = place(ctx, gpu, count, group)
+    q = ctx.query
+    pricing = q.pricing[0] if q.pricing else "on_demand"
+    if q.given_price_per_hour is not None or pricing == "commitment":
+        return chosen
+    exclude = excluded_providers(ctx)
+    found = [x for p in (q.providers or [None])
+             for x in all_placements(ctx.offers, gpu.id.split("@")[0], count, today=ctx.today,
+                                     group=max(1, min(group, 8)), pricing_model=pricing, provider=p,
+                                     region=ctx.price_region(), limit=20)
+             if x.offer.provider not in exclude and x.offer.condition is None]
+    dated = {(x.offer.provider, x.offer.gpu_count) for x in found if x.offer.as_of is not None}
+    found = [x for x in found if x.offer.as_of is not None or (x.offer.provider, x.offer.gpu_count) not in dated]
+    return min([*([chosen] if chosen is not None else []), *found], key=lambda x: round(x.price_per_hour_usd, 2),
+               default=None)
 
 
 def _named_price_exists(ctx: Context, gpu: Gpu) -> bool:

@@ -117,7 +117,9 @@ def _best_serving(ctx: Context, model: Model, limit: float | None, per_gpu: bool
     """The best configuration within a price limit (:func:`_best_key`), one row per GPU type, the table in the
     same order as the headline's pick; a 4-bit pick says its quality cost."""
     load = serving_load(ctx)
-    capacity = ServingLoad(**{**load.__dict__, "users": None, "total_tps": None})
+    # the most users at the per-user floor: GPUs named with no load leave the load's own floor at 0 (one user's speed
+    # is reported, not required), which would count users served below it
+    capacity = ServingLoad(**{**load.__dict__, "users": None, "total_tps": None, "per_user_tps": load.capacity_tps})
     options: list[Option] = []
     over: list[Option] = []
     for choice in candidate_gpus(ctx, "serving"):

@@ -46,6 +46,7 @@ from bot.advice.planner import (
     ServingPlan,
     candidate_gpus,
     canonical_precision,
+    cheapest_rental,
     cost_for,
     cost_per_million_tokens,
     fuller_counts,
@@ -53,6 +54,7 @@ from bot.advice.planner import (
     place,
     plan_serving,
     precisions_for,
+    price_of,
     rent_usd_per_hour,
     say_secondary,
     secondary_price,
@@ -344,15 +346,10 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
         gpu = ctx.kb.gpus.get(o.gpu.split("@")[0])
         native = precisions_for(ctx, model, gpu)[0][0] if gpu is not None else None
         if native and o.precision and canonical_precision(ctx, o.precision) != canonical_precision(ctx, native):
-            same = [p for p in plans if p.meets and p.gpu.id == o.gpu and p.precision == native]
-            if same:
-                best_native = min(same, key=lambda p: (
-                    p.count, p.placement.price_per_hour_usd if p.placement else math.inf))
-                n = serving_option(ctx, best_native, changes=["precision"])
-                dearer = n.gpu_count > (o.gpu_count or 0) or (n.price_per_hour_usd or 0) > (o.price_per_hour_usd or 0)
-            if same and dearer:
-                details.insert(0, note("native_alternative", precision=o.precision, native=native, config=config(n),
-                                       price_usd=n.price_per_hour_usd))
+            line = _native_alternative(ctx, model, load, o, native, gpu, [
+                p for p in plans if p.meets and p.gpu.id == o.gpu and p.precision == native])
+            if line is not None:
+                details.insert(0, line)
     if rec is not None and any(a.code == "full_precision_upcast" for a in ctx.assumptions):
         # 满血 upcast to 16-bit on a GPU without the released format: the 8-bit quantized deployment is what many
         # run instead; shown beside it with its quality cost, never in its place
@@ -501,6 +498,50 @@ def _traffic_fixed_point(ctx: Context, model: Model, load: ServingLoad, plans: l
                 in_flight_n=math.ceil(in_flight(traffic.peak_rps, request_s)), sized_count=o.gpu_count,
                 sized_config=config(o), same=fp.count == o.gpu_count, fewer=fp.count < o.gpu_count,
                 share_pct=100 * fp.count / o.gpu_count, price_usd=fo.price_per_hour_usd)
+
+
+def _native_alternative(ctx: Context, model: Model, load: ServingLoad, o: Option, native: str, gpu,
+                        same: list[ServingPlan]):
+    """The model as released beside a quantized pick ``o`` (a format we chose, not the user): the cheapest way to serve
+    the load in ``native`` on the same GPU type (the plans of ``same``, and, when the user fixed no count, the
+    planner's cheapest layout, replicas on small instances included), each priced like the pick at the cheapest real
+    rental of its layout (:func:`bot.advice.planner.cheapest_rental`: a larger instance with idle GPUs when it rents
+    for less, said). The pick is called cheaper only when its own cheapest rental costs less per hour than that;
+    otherwise, when it needs fewer GPUs, it is said to need fewer. ``None`` when the released format is neither
+    dearer nor larger (or does not serve the load).
+
+    Returns:
+        The ``native_alternative`` note, or ``None``.
+    """
+    if gpu is None or not same:
+        return None
+    candidates = list(same)
+    if not any(m.id == gpu.id and m.count for m in ctx.query.gpus):
+        cheapest = plan_serving(ctx, model, gpu, native, load, whole_instance=False)
+        if cheapest.meets:
+            candidates.append(cheapest)
+
+    def rental(p: ServingPlan):
+        return cheapest_rental(ctx, gpu, p.count, p.tp * p.pp)
+
+    priced = [(p, rental(p)) for p in candidates]
+    best, best_rental = min(priced, key=lambda r: (r[1].price_per_hour_usd if r[1] is not None else math.inf,
+                                                   r[0].count))
+    n = serving_option(ctx, best, changes=["precision"])
+    n.price = price_of(ctx, best_rental) if best_rental is not None else n.price
+    own = cheapest_rental(ctx, gpu, o.gpu_count or 1, (o.tensor_parallel or 1) * (o.pipeline_parallel or 1))
+    mine = min((x for x in (o.price_per_hour_usd, own.price_per_hour_usd if own else None) if x), default=None)
+    theirs = n.price_per_hour_usd
+    cheaper = bool(mine and theirs and mine < theirs - 0.005)
+    fewer = (o.gpu_count or 0) < (n.gpu_count or 0)
+    if not (cheaper or fewer):
+        return None
+    p = n.price
+    return note("native_alternative", precision=o.precision, native=native, config=config(n), price_usd=theirs,
+                cheaper=cheaper, fewer=fewer and not cheaper, provider=p.provider_name if p else None,
+                rented=p.gpus_rented if p and p.idle_gpus > 0 else None,
+                instance=p.instance_type if p and p.idle_gpus > 0 else None,
+                idle=p.idle_gpus if p and p.idle_gpus > 0 else None)
 
 
 def _instance_line(ctx: Context, model: Model, load: ServingLoad, plan: ServingPlan) -> list:
@@ -670,13 +711,10 @@ def _headline(ctx: Context, model: Model, load: ServingLoad, shown: list[Option]
                     max_count=int(ctx.policy.serving.max_gpus.value))
     first = shown[0]
     fixed = any(g.id for g in q.gpus)
-    if fixed and _only_engine_budget(ctx, first):
+    if fixed and (fix := _tight_fix(ctx, first)) is not None:
         # everything fits the GPU, only the engine's default reserve does not: a setting, not a "no"
-        ctx.cite(ctx.policy.serving.max_memory_utilization.source)
         return note("fit_tight_budget", config=config(first), model_name=model_label(model),
-                    mem_gb=first.memory_per_gpu_gb, usable_gb=first.usable_gb, engine=first.engine,
-                    default_utilization=str(efficiency_for(ctx.kb).engine(first.engine or "vllm")[1].memory_utilization),
-                    utilization=str(math.ceil(first.memory_per_gpu_gb / first.usable_gb * 100 + 1) / 100))
+                    mem_gb=first.memory_per_gpu_gb, usable_gb=first.usable_gb, **fix)
     if fixed and not first.meets:
         # the user's configuration does not work: say so first, with the reason
         return note("serve_fixed_fails", config=config(first), model_name=model_label(model), reason=first.rejection,
@@ -1077,6 +1115,11 @@ def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: Se
         headline = note("serve_nothing", model_name=model_label(model), users=1, per_user_tps=load.capacity_tps,
                         max_count=int(ctx.policy.serving.max_gpus.value))
     details = _details(ctx, model, load, options, rec)
+    each = _users_each(ctx, model, load, [o for o in options if not o.changes])
+    if each is not None:
+        # several GPU types named ("L20、A800、H20 每卡能支持多少并发"): every one's users lead, not the first one's
+        details.insert(0, headline)
+        headline = each
     if not ctx.query.concurrent_users:
         details.insert(0, note("capacity_method", per_user_tps=load.capacity_tps))
     if alt_lines:  # (said with the users each serves, in place of the plain alternative lines)
@@ -1091,15 +1134,48 @@ def _users_served(ctx: Context, model: Model, choices: list[GpuChoice], load: Se
                       actions=next_actions(ctx, options[rec] if rec is not None else None))
 
 
+def _users_each(ctx: Context, model: Model, load: ServingLoad, options: list[Option]):
+    """The users each of several GPU types named serves (one option per GPU type, at its user capacity): per type the
+    most users at the per-user floor, per GPU when it takes several, its speed for one user alone (batch-1 decode)
+    and its price per hour (list price, else the secondary-source figure, marked); ``None`` for fewer than two GPU
+    types."""
+    if len({o.gpu for o in options}) < 2:
+        return None
+    items = []
+    for o in options:
+        hour = hour_cell(ctx, o)
+        items.append({"config": config(o), "max_users": o.max_users, "none": not o.max_users,
+                      "per_gpu_users": o.max_users / o.gpu_count if o.max_users and (o.gpu_count or 1) > 1 else None,
+                      "single_tps": o.single_user_tps if o.max_users else None,
+                      "price_usd": hour if isinstance(hour, float) else None,
+                      "hour": hour if isinstance(hour, dict) else None})
+    return note("users_each", model_name=model_label(model), per_user_tps=load.capacity_tps, items=items)
+
+
 # --------------------------------------------------------------------------- several models or precisions
 
-def _item_row(o: Option) -> dict:
+def _item_row(ctx: Context, o: Option) -> dict:
     """One row of the items summary; a format the GPU lacks says so in place of figures (they are another
-    format's: the planner ran the nearest one)."""
+    format's: the planner ran the nearest one); a row held only by the engine's default memory reserve says "just",
+    with the setting that makes it run (:func:`_tight_fix`), as the one-model answer does."""
     swapped = o.rejection is not None and o.rejection.code == "reject_precision"
-    return {"config": config(o, with_model=True), "meets": o.meets, "reason": o.rejection if swapped else None,
+    fix = _tight_fix(ctx, o)
+    return {"config": config(o, with_model=True), "meets": o.meets,
+            "verdict": "tight" if fix is not None else "yes" if o.meets else "no", **(fix or {}),
+            "reason": o.rejection if swapped else None,
             "per_user_tps": None if swapped else o.tps_per_user, "mem_gb": None if swapped else o.memory_per_gpu_gb,
             "kv_precision": o.kv_precision}
+
+
+def _tight_fix(ctx: Context, o: Option) -> dict | None:
+    """For an option that exceeds only the engine's default memory reserve (:func:`_only_engine_budget`): the engine
+    and the memory fraction to set (memory per GPU / usable memory, rounded up, plus 0.01: the single-model
+    ``fit_tight_budget`` line's figure), its source cited; ``None`` otherwise."""
+    if not _only_engine_budget(ctx, o):
+        return None
+    ctx.cite(ctx.policy.serving.max_memory_utilization.source)
+    return {"engine": o.engine, "utilization": str(math.ceil(o.memory_per_gpu_gb / o.usable_gb * 100 + 1) / 100),
+            "default_utilization": str(efficiency_for(ctx.kb).engine(o.engine or "vllm")[1].memory_utilization)}
 
 
 def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: ServingLoad) -> Answer:
@@ -1135,12 +1211,13 @@ def _items(ctx: Context, models: list[Model], choices: list[GpuChoice], load: Se
     for o in options[:4]:
         caveats(ctx, o, ctx.kb.gpus.get((o.gpu or "").split("@")[0]))
     kv_col = len(kv_loads) > 1  # KV formats compared: each row's KV cache, the one thing that differs
-    rows = [[config(o, with_model=True), o.meets, o.weights_gb, *([o.kv_cache_gb] if kv_col else []),
+    rows = [[config(o, with_model=True), "tight" if _only_engine_budget(ctx, o) else o.meets, o.weights_gb,
+             *([o.kv_cache_gb] if kv_col else []),
              o.memory_per_gpu_gb, o.decode_tps, o.tps_per_user, o.price_per_hour_usd] for o in options]
     served = [o for o in options if o.meets]
     # KV formats compared: each one's yes/no leads its row ("fp8 vs fp16 KV, does it fit either way?")
     headline = note("kv_items_summary" if kv_col else "items_summary",
-                    rows=[_item_row(o) for o in options[:6]])
+                    rows=[_item_row(ctx, o) for o in options[:6]])
     details: list = []
     if len(models) >= 2 and not kv_col and (len(options) > 6 or "gpu_count" in q.asks):
         # a grid ("8B, 70B and 405B in fp16, fp8 and int4: how many H100s each?"): one sentence per model with

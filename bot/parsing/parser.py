@@ -304,6 +304,12 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     # "比如 v100、a40" (for example): words holding a comparison word that compare nothing
     not_comparing = SpanSet([m.span() for m in lex.not_comparison_words.finditer(low)])
     ask_text = _masked(ask_text, not_comparing)
+    # a load the user states in figures asks nothing: "50 concurrent users at 8k" states the users (not "how many
+    # users"), "at 20 tok/s per user?" the speed wanted (not "what speed"); a figure the user saw stays (it asks whether
+    # it is normal), and so does a count in words inside an ask ("tok/s for one user")
+    ask_text = _masked(ask_text, SpanSet([(f.start, f.end) for f in scan.found if (
+        f.field == "concurrent_users" or (f.field == "rate" and f.value.get("seen") not in ("observed", "quoted")))
+        and scan.text[f.start:f.end].lstrip()[:1].isdigit()]))
     asks = [a for group in lex.asks.found_overlapping(ask_text) for a in (group if isinstance(group, list) else [group])]
     fit_clause = fit_question_clause(ask_text, lex)
     if fit_clause is not None and "fit" not in asks and not {"gpu_count", "node_count", "users_served"} & set(asks):

@@ -18,7 +18,9 @@ The rules (each a kind of question, not a particular message), in order:
    fine-tuning is said.) Then GPU-hours with a
    model and no serving workload: ``size_training`` (``finetune`` when fine-tuning is said).
 5. ``recommend``: a recommendation asked in so many words, the largest model asked for, a budget or price
-   limit without GPUs (and no cost asked), or the cheapest option asked with no GPU or model named.
+   limit without GPUs (and no cost asked), or the cheapest option asked with no GPU or model named. (Before it: a
+   recommendation asked among two or more GPUs named for a model, with no money to spend, "A、B、C 跑 X 选哪个", is
+   their comparison, ``compare``.)
 6. ``quote``: money asked about (price, cost, how much), the cheapest of named GPUs, or prices quoted for
    named GPUs; not what serving a model costs, which the sizing answer prices (rule 11), nor GPUs compared
    for a model, which the comparison prices (rule 7). A model the knowledge base lacks counts as a model here;
@@ -207,6 +209,12 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         # "每月预算十万，用 H20 跑 72B，能撑多少并发", "how many H100s can $60k a month rent for a 70b": the most
         # users the money buys on that GPU type, and how many GPUs that is
         return "recommend"
+    if x.strong_recommend and gpus >= 2 and has_model and not money and query.budget is None and \
+            "largest_model" not in asks:
+        # "4090 48G、L20、A800 跑 Qwen2.5-32B 选哪个", "what should we buy, L40S or A100, for llama 3 8b": a choice among the
+        # GPUs named for a model with no money to spend compares them (each on the GPUs that hold the model, its price
+        # deciding), not the most users a budget would buy
+        return "compare"
     if x.strong_recommend or ("largest_model" in asks) or (money and not gpus and "cost" not in asks) or (
             query.budget is not None and not gpus):
         return "recommend"
