@@ -1030,15 +1030,21 @@ def _one_model_per_name(found: list, low: str, written, kb: KnowledgeBase) -> li
     * followed by a size that is not that model's ("bloom 7b", "bloom-7b") names the family at that size: one model
       the knowledge base lacks, sized by that count (``unknown_model_generic``), not the aliased model and a size;
     * said beside another model of its family ("Whisper ... ggml-large-v2") is that model: it is left out.
+
+    A name of any kind carrying another size further in the same name ("GLM-4.5-Air-REAP-82B-A12B", a pruned GLM-4.5-Air
+    of 82B) is a derivative of that size: one model the knowledge base lacks, sized by that count.
     """
     out = list(found)
     for a in list(out):
-        if a.id is None or a.generic or any(c.isdigit() for c in a.as_written) or a.id not in kb.models:
+        if a.id is None or a.generic or a.id not in kb.models:
             continue
+        digits = any(c.isdigit() for c in a.as_written)
         model = kb.models[a.id]
         sized = next((b for b in out if b is not a and b.generic and b.params_total_b and (
-            (b.start >= a.end and re.fullmatch(r"[\s\-_]?", low[a.end:b.start])) or b.start <= a.start < a.end <= b.end)),
-            None)
+            (not digits and b.start >= a.end and re.fullmatch(r"[\s\-_]?", low[a.end:b.start]))
+            or b.start <= a.start < a.end <= b.end)), None)
+        if digits and sized is None:
+            continue
         if sized is not None and abs(model.params_total_b - sized.params_total_b) > _OTHER_SIZE * sized.params_total_b:
             start, end = min(a.start, sized.start), max(a.end, sized.end)
             name = written(start, end)
