@@ -246,6 +246,8 @@ def test_units(kb, text, field, expected):
     ("break even on buying 4 h100s", "break_even"),
     ("largest model on two 3090s", "largest_model"),
     ("what can you do", "help"),
+    ("how much days to pretrain a 1b model on 8 h100", "time"),
+    ("what kind of gpu do i need for whisper", "gpu_count"),
 ])
 def test_asks(kb, text, ask):
     assert ask in parse_question(text, kb).asks
@@ -266,6 +268,10 @@ def test_tokens_per_second_is_a_speed_not_a_token_count(kb, text):
     ("pretrain a 3b model from scratch", "training"),
     ("host llama 3 8b behind an api", "inference"),
     ("llama 3 8b chatbot at 20 users", "inference"),
+    ("rloo on qwen2.5 7b with 8 a100", "finetune"),
+    ("kto for llama 3 8b", "finetune"),
+    # workloads.indirect: an adapter served is inference
+    ("serve llama 3 8b with 8 lora adapters", "inference"),
 ])
 def test_workloads(kb, text, workload):
     assert parse_question(text, kb).workload == workload

@@ -224,6 +224,9 @@ def test_units(kb, text, field, expected):
     ("买还是租 8卡 H100", "break_even"),
     ("两张 3090 能跑什么模型", "largest_model"),
     ("你能做什么", "help"),
+    ("训练 qwen2.5 7b 大概需要多少资源", "gpu_count"),
+    ("跑 qwen2.5 7b 需要多少的GPU资源", "gpu_count"),
+    ("什么显卡能跑 qwen2.5 7b", "gpu_count"),
 ])
 def test_asks(kb, text, ask):
     assert ask in parse_question(text, kb).asks
@@ -234,6 +237,8 @@ def test_asks(kb, text, ask):
     ("从零训练一个 1b 模型", "training"),
     ("私有化部署 qwen2.5 72b", "inference"),
     ("文生图 sdxl 在 4090 上", "inference"),
+    # a fine-tuning tool or adapter named with 推理: the tuned model is run (workloads.indirect)
+    ("llama13b + 中文lora 在 3090 上推理", "inference"),
 ])
 def test_workloads(kb, text, workload):
     assert parse_question(text, kb).workload == workload

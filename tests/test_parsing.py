@@ -58,8 +58,10 @@ GPU_CASES = [
     ("g5.12xlarge", [("a10g-24gb", 4)]),
     ("a2-highgpu-8g", [("a100-sxm-40gb", 8)]),
     ("p4dn.24xlarge", [("a100-sxm-40gb", 8)]),
-    # dedupe: the same GPU twice is one mention, the first count kept
-    ("4 * A10G OOM, would 8 * A10G fix it", [("a10g-24gb", 4)]),
+    # the same GPU at two counts is the two setups weighed: the one that ran out of memory and the one proposed
+    ("4 * A10G OOM, would 8 * A10G fix it", [("a10g-24gb", 4), ("a10g-24gb", 8)]),
+    # dedupe: the same GPU twice with one count is one mention
+    ("4 * A10G OOM, would more A10G fix it", [("a10g-24gb", 4)]),
 ]
 
 

@@ -276,7 +276,10 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
     # said beside it (_instance_line), not silently taken as the count
     whole = "gpu_count" not in ctx.query.asks
     cheaper: list[ServingPlan] = []
-    for choice in choices:
+    # the plans of each choice: one GPU named at two counts ("1 A6000 ... would 2 A6000 help?") is two setups, each
+    # answered with its own plans
+    plans_of: dict[int, list[ServingPlan]] = {}
+    for k, choice in enumerate(choices):
         # a GPU named without a count asks for its count: the fewest that carry the load (cheapest among them);
         # a layout of more GPUs that rents for less (small instances, independent replicas) is said beside it
         counted = choice.fixed and choice.count is None
@@ -284,6 +287,7 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
             plan = plan_serving(ctx, model, choice.gpu, precision, load, count=choice.count,
                                 whole_instance=whole, objective="fewest" if counted else "cheapest")
             plans.append(plan)
+            plans_of.setdefault(k, []).append(plan)
             if counted and plan.meets:
                 cheaper.append(plan_serving(ctx, model, choice.gpu, precision, load, whole_instance=False))
     limit = ctx.hourly_limit_usd()
@@ -295,9 +299,10 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
     layout: list[Option] = []
     if fixed:
         # every GPU the user named is answered; best precision first per GPU
-        for choice in fixed:
-            mine = [p for p in plans if p.gpu.id == choice.gpu.id]
-            best = _best(mine)
+        for k, choice in enumerate(choices):
+            if not choice.fixed:
+                continue
+            best = _best(plans_of.get(k, []))
             if best is not None:
                 options.append(serving_option(ctx, best))
         options.sort(key=lambda o: (not o.meets, _rank(o)))

@@ -259,6 +259,8 @@ def scan_instances(low: str, tables: ParserTables) -> list[FoundGpu]:
 
 #: A memory size glued before another word ("80GA100": 80G then A100).
 _MEMORY_GLUED_BEFORE = re.compile(r"^(\d{1,3}(?:gb|gib|g))(.+)$")
+#: A memory size glued after a name by "x" ("4090x24gib", "8x4090x24gib": a card of that memory, not 4090 cards).
+_MEMORY_GLUED_AFTER = re.compile(r"^(.+?)(x)(\d{1,3}(?:gb|gib|g))$")
 _WORD_RUN = re.compile(r"[A-Za-z0-9]+")
 
 
@@ -275,6 +277,12 @@ def _split_glued_word(word: str, keys: dict[str, str], lex: Lexicon) -> list[str
     that is itself a name (or a name's plural) is one part; so is every word that is not a GPU name so glued."""
     if word in keys or (word.endswith("s") and word[:-1] in keys):
         return [word]
+    after = _MEMORY_GLUED_AFTER.match(word)
+    if after:
+        # "8x4090x24gib" -> "8x4090", "x", "24gib": the name (a count glued before it or not) and its memory per card
+        name = _GLUED_PREFIX.match(after.group(1))
+        if (name.group(2) if name else after.group(1)) in keys:
+            return [after.group(1), after.group(2), after.group(3)]
     parts: list[str] = []
     memory = _MEMORY_GLUED_BEFORE.match(word)
     if memory and _name_then_tail(memory.group(2), keys, lex) is not None:

@@ -459,6 +459,10 @@ class LexiconFile(_Vocab):
     spec_fields: dict[str, list[str]] = Field(default_factory=dict)
     followup: FollowupVocab = Field(default_factory=FollowupVocab)
     help_phrases: list[str] = Field(default_factory=list)
+    #: of the ``asks.best`` phrases, those that ask a recommendation in so many words: ``pick`` asks which hardware to
+    #: get ("recommend", "what should I buy", "推荐"); ``advice`` asks for advice ("suggestion", "建议", "方案"), a
+    #: pick only when no GPU is named (with the user's GPUs it asks how to make that setup work)
+    recommend_words: dict[Literal["pick", "advice"], list[str]] = Field(default_factory=dict)
     per_node_words: list[str] = Field(default_factory=list)
     # a price asked for one unit ("多少钱一张", "what's an H100 per hour"): a count of one said with it is the
     # unit of the price, not the count needed, when the question states a larger count apart ("we need 16")
@@ -490,9 +494,14 @@ class LexiconFile(_Vocab):
     @field_validator("workloads")
     @classmethod
     def _known_workloads(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        unknown = sorted(set(value) - {*_WORKLOADS, "weak_inference", "pretraining"})
+        unknown = sorted(set(value) - {*_WORKLOADS, "weak_inference", "pretraining", "indirect"})
         if unknown:
             raise ValueError(f"unknown workload(s) {unknown}")
+        # an indirect word says which workload it names by being in that workload's list
+        listed = {phrase_key(p) for kind in _WORKLOADS for p in value.get(kind, [])}
+        stray = [p for p in value.get("indirect", []) if phrase_key(p) not in listed]
+        if stray:
+            raise ValueError(f"indirect workload word(s) {stray} are in no workload list ({', '.join(_WORKLOADS)})")
         return value
 
     @field_validator("precisions")
@@ -767,6 +776,10 @@ class Lexicon:
     #: a released model is fine-tuning it
     pretraining: Phrases
     weak_inference: Phrases
+    #: words of the workload lists that name a workload only through a tool, an artifact or a verb that takes its
+    #: workload from its object ("lora", "llama factory", "reproduce"): an explicit word of another workload wins
+    #: (:func:`bot.parsing.route.find_workload`)
+    indirect_workload: Phrases
     simultaneous_words: Phrases
     image_counters: Phrases
     image_words: Phrases
@@ -831,6 +844,8 @@ class Lexicon:
     followup_openers: Phrases
     reset_words: Phrases
     help_phrases: Phrases
+    recommend_pick: Phrases
+    recommend_advice: Phrases
     per_node_words: Phrases
     unit_price_words: Phrases
     not_name_prefixes: Phrases
@@ -1024,6 +1039,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         workloads=Phrases(_inverse(groups(lambda f: {k: v for k, v in f.workloads.items() if k in _WORKLOADS}))),
         weak_inference=Phrases(_flat(lists(lambda f: f.workloads.get("weak_inference", [])))),
         pretraining=Phrases(_flat(lists(lambda f: f.workloads.get("pretraining", [])))),
+        indirect_workload=Phrases(_flat(lists(lambda f: f.workloads.get("indirect", [])))),
         simultaneous_words=Phrases(_flat(lists(lambda f: f.simultaneous_words))),
         image_counters=Phrases(_flat(lists(lambda f: f.image_counters)), left_bound=False),
         image_words=Phrases(_flat(lists(lambda f: f.image_words)), left_bound=False),
@@ -1083,6 +1099,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         followup_openers=Phrases(_flat(lists(lambda f: f.followup.openers))),
         reset_words=Phrases(_flat(lists(lambda f: f.followup.reset))),
         help_phrases=Phrases(_flat(lists(lambda f: f.help_phrases))),
+        recommend_pick=Phrases(_flat(lists(lambda f: f.recommend_words.get("pick", [])))),
+        recommend_advice=Phrases(_flat(lists(lambda f: f.recommend_words.get("advice", [])))),
         per_node_words=Phrases(_flat(lists(lambda f: f.per_node_words))),
         unit_price_words=Phrases(_flat(lists(lambda f: f.unit_price_words))),
         not_name_prefixes=Phrases(_flat(lists(lambda f: f.not_name_prefixes))),

@@ -50,6 +50,10 @@ _MOE_WORD = re.compile(r"^(?:(\d+)x(\d+(?:\.\d+)?)b?|(\d+(?:\.\d+)?)bx(\d+))$")
 _FAMILY_HEAD = re.compile(r"^([a-z]+)(\d+(?:\.\d+)?)?$")
 _GLUED_FAMILY_SIZE = re.compile(r"^([a-z]+)(?:(\d+(?:\.\d+)?)[-_])?(\d+(?:\.\d+)?b)$")  # "llama70b", "qwen2.5-72b"
 _VERSION_WORD = re.compile(r"^v?\d+(?:\.\d+)?$")
+#: A mixture of experts written by its active size and expert count ("17bx16e": 17B active, 16 experts), and the
+#: count alone after the size ("16e" in "17b-16e").
+_ACTIVE_EXPERTS = re.compile(r"^(\d+(?:\.\d+)?)bx?(\d+)e$")
+_EXPERT_COUNT = re.compile(r"^(\d+)e$")
 _JOIN_GAP = re.compile(r"^[ \t\-_]{0,2}$")
 #: Separators that continue a list of sizes after a family ("7b/14b/32b", "8b, 70b and 405b", "the 8x22b").
 _LIST_GAP = re.compile(r"^(?:\s*(?:/|,|&|\+|and|or|vs\.?|versus|和|或|还是|、|以及|the|a|an|and the|or the|to)\s*)+$|^\s+$")
@@ -341,7 +345,9 @@ class _ModelScanner:
                 i += 1
                 continue
             head = _FAMILY_HEAD.match(word)
-            is_start = word in self.tables.model_first_words or (head and head.group(1) in self.tables.families)
+            # (a first word glued to its version, "sdxl1", starts a name too)
+            is_start = word in self.tables.model_first_words or (head and (
+                head.group(1) in self.tables.families or (head.group(2) and head.group(1) in self.tables.model_first_words)))
             if not is_start:
                 moe = _size_key(word) if _MOE_WORD.match(word) else None
                 if moe and moe in self.tables.sizes and len({s.family for s in self.tables.sizes[moe]}) == 1:
@@ -464,6 +470,17 @@ class _ModelScanner:
             if not version and k < len(words) and _VERSION_WORD.match(words[k][0]) and self._near(words, k):
                 version = words[k][0].lstrip("v")
                 k += 1
+            experts = self._active_experts(words, k, family, version) if k < len(words) and self._near(words, k) \
+                else None
+            if experts is not None:  # "llama4_17bx16e", "llama 4 17b-16e": Llama 4 Scout (17B active, 16 experts)
+                model_id, used = experts
+                start, end = words[i][1], words[k + used - 1][2]
+                self.found.append(FoundModel(model_id, self.written(start, end), start, end))
+                self.masked.add((start, end))
+                shape = self.tables.shape_of(model_id)
+                self.context = _Family(family, shape.version if shape else version,
+                                       set(shape.extras) if shape else set(), end)
+                return k + used - i
             extras = set()
             for j in range(k, min(k + 3, len(words))):
                 if not self._near(words, j):
@@ -529,6 +546,25 @@ class _ModelScanner:
         self.masked.add((start, end))
         self.context = _Family(family, version, extras - _BETWEEN_WORDS, end)
         return max(1, k - i)
+
+    def _active_experts(self, words: list[tuple[str, int, int]], k: int, family: str, version: str
+                        ) -> tuple[str, int] | None:
+        """(model id, words used) when word k writes a mixture of experts by its active size and expert count, as
+        Meta names Llama 4 ("17bx16e", "17b-16e": 17B active, 16 experts), and one model of ``family`` (``version``
+        when given) has that shape in the knowledge base (``params_active_b`` within 5%, ``num_local_experts``)."""
+        glued = _ACTIVE_EXPERTS.match(words[k][0])
+        if glued:
+            active, experts, used = float(glued.group(1)), int(glued.group(2)), 1
+        elif (_SIZE_WORD.match(words[k][0]) and k + 1 < len(words) and self._near(words, k + 1)
+              and (count := _EXPERT_COUNT.match(words[k + 1][0]))):
+            active, experts, used = float(_SIZE_WORD.match(words[k][0]).group(1)), int(count.group(1)), 2
+        else:
+            return None
+        ids = [s.id for s in self.tables.shapes.get(family, []) if (not version or s.version == version)]
+        models = [self.tables.kb.models[i] for i in ids if i in self.tables.kb.models]
+        hits = [m.id for m in models if m.params_active_b and abs(m.params_active_b - active) <= 0.05 * active
+                and m.num_local_experts == experts]
+        return (hits[0], used) if len(hits) == 1 else None
 
     def _near(self, words: list[tuple[str, int, int]], j: int) -> bool:
         return bool(_NEAR_GAP.match(self.low[words[j - 1][2]:words[j][1]]))
@@ -622,6 +658,20 @@ def shape_hints(low: str) -> tuple[int | None, int | None, int | None, list[tupl
     return values[0], values[1], values[2], spans
 
 
+#: An underscore between two letters or digits of a name ("qwen_7b", "sd_xl_base_1.0", "Qwen2.5-14B_bf16").
+_NAME_UNDERSCORE = re.compile(r"(?<=[a-z0-9.])_(?=[a-z0-9])")
+#: A llama.cpp quant type, whose underscores are part of it ("q4_k_m", "iq2_xs").
+_GGUF_QUANT = re.compile(r"(?<![a-z0-9])i?q\d(?:_[a-z0-9]+)+")
+
+
+def _underscores_as_hyphens(low: str) -> str:
+    """``low`` with the underscores of names read as hyphens, as checkpoint and file names use them ("qwen_7b",
+    "wan2.1_i2v_720p_14b_bf16", "llama4_17bx16e"), except inside a llama.cpp quant type ("q4_k_m"). One character
+    for one: every span stays where it was."""
+    kept = [m.span() for m in _GGUF_QUANT.finditer(low)]
+    return _NAME_UNDERSCORE.sub(lambda m: "_" if any(s < m.start() < e for s, e in kept) else "-", low)
+
+
 def scan_models(low: str, written, tables: ParserTables,
                 lex: Lexicon | None = None) -> tuple[list[FoundModel], SpanSet, list[tuple[str, str, str]]]:
     """Model mentions in ``low``, in order of appearance.
@@ -636,7 +686,7 @@ def scan_models(low: str, written, tables: ParserTables,
         (mentions, the spans they occupy (for the GPU and quantity scanners to skip), family words seen
         without a size as ``(as written, family, version)``).
     """
-    scanner = _ModelScanner(low, written, tables, lex if lex is not None else get_lexicon())
+    scanner = _ModelScanner(_underscores_as_hyphens(low), written, tables, lex if lex is not None else get_lexicon())
     scanner.ollama()
     scanner.hf_repos()
     scanner.windows()

@@ -518,10 +518,11 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         gpu_names=len({f.id or f.as_written.lower() for f in gpu_found}),
         error_paste=error_paste,
         help_only=not _HELP_STRIP.sub("", low) or bool(lex.help_phrases.fullmatch(_HELP_STRIP.sub(" ", low).strip())),
-        strong_recommend=_strong_recommend(ask_hits),
+        strong_recommend=_strong_recommend(ask_hits, lex, bool(gpu_found)),
         explicit_spec=any("spec" in (value or []) and not lex.features.fullmatch(text) for text, value in ask_hits),
         gpu_setups=max(_gpu_setups(gpu_found), len({(g.id, g.count) for g in gpus})),
         setup_question=bool(lex.setup_question_words.search(low)),
+        consumer_gpus=bool(gpus) and all(g.id in kb.gpus and kb.gpus[g.id].segment == "consumer" for g in gpus),
     ), lex)
     return query.model_copy(update={"intent": intent})
 
@@ -585,13 +586,13 @@ def _time_figure(approx: str, duration_units: str, latency_units: str) -> re.Pat
     return re.compile(rf"(?:(?:{approx})\s*)?(?<![\w.])\d[\d.,]*\s*(?:{duration_units}|{latency_units})(?![a-z])")
 
 
-def _strong_recommend(ask_hits: list[tuple[str, object]]) -> bool:
-    """A recommendation asked in so many words ("recommend", "what should I buy", "推荐"), not just "best";
-    ``ask_hits`` are the message's ask phrases with their values."""
-    words = {"recommend", "recommendation", "recommended", "suggest", "suggestion", "advise", "advice",
-             "whatshouldi", "whatshouldwe", "shouldibuy", "shouldwebuy", "shouldiget", "shouldirent",
-             "推荐", "建议", "方案", "选哪", "おすすめ", "추천"}
-    return any(text.replace(" ", "") in words or text in words for text, value in ask_hits if "best" in (value or []))
+def _strong_recommend(ask_hits: list[tuple[str, object]], lex: Lexicon, gpus_named: bool) -> bool:
+    """A recommendation asked in so many words, not just "best": a pick of hardware ("recommend", "what should I buy",
+    "推荐": lexicon ``recommend_words.pick``), or advice ("any suggestions", "有什么建议", "方案": ``advice``) when no
+    GPU is named; advice asked beside the user's GPUs ("T4的卡，有啥建议", "只有4090，有多卡推理方案吗") is how to make
+    that setup work, which the sizing answer gives. ``ask_hits`` are the message's ask phrases with their values."""
+    best = [text for text, value in ask_hits if "best" in (value or [])]
+    return any(lex.recommend_pick.fullmatch(t) or (lex.recommend_advice.fullmatch(t) and not gpus_named) for t in best)
 
 
 # --------------------------------------------------------------------------- pieces
@@ -1035,15 +1036,21 @@ def _one_model_per_name(found: list, low: str, written, kb: KnowledgeBase) -> li
     * followed by a size that is not that model's ("bloom 7b", "bloom-7b") names the family at that size: one model
       the knowledge base lacks, sized by that count (``unknown_model_generic``), not the aliased model and a size;
     * said beside another model of its family ("Whisper ... ggml-large-v2") is that model: it is left out.
+
+    A name of any kind carrying another size further in the same name ("GLM-4.5-Air-REAP-82B-A12B", a pruned GLM-4.5-Air
+    of 82B) is a derivative of that size: one model the knowledge base lacks, sized by that count.
     """
     out = list(found)
     for a in list(out):
-        if a.id is None or a.generic or any(c.isdigit() for c in a.as_written) or a.id not in kb.models:
+        if a.id is None or a.generic or a.id not in kb.models:
             continue
+        digits = any(c.isdigit() for c in a.as_written)
         model = kb.models[a.id]
         sized = next((b for b in out if b is not a and b.generic and b.params_total_b and (
-            (b.start >= a.end and re.fullmatch(r"[\s\-_]?", low[a.end:b.start])) or b.start <= a.start < a.end <= b.end)),
-            None)
+            (not digits and b.start >= a.end and re.fullmatch(r"[\s\-_]?", low[a.end:b.start]))
+            or b.start <= a.start < a.end <= b.end)), None)
+        if digits and sized is None:
+            continue
         if sized is not None and abs(model.params_total_b - sized.params_total_b) > _OTHER_SIZE * sized.params_total_b:
             start, end = min(a.start, sized.start), max(a.end, sized.end)
             name = written(start, end)
@@ -1161,6 +1168,15 @@ def _merge_gpus(found: list[FoundGpu], low: str, lex: Lexicon, fields: dict, not
     other quantities read ("8 块钱" is money, not 8 cards)."""
     by_id: dict[str | tuple[str, int], GpuMention] = {}
     last: dict[str, FoundGpu] = {}  # the previous mention of each GPU, for the text between two mentions
+    found = _one_variant_per_product(found, low, lex)
+    # "四卡3090 ... 3090单卡显存的限制", "4 3090s, but a single 3090's memory": beside a larger count of the GPU, one
+    # card's memory is the unit of a figure, not a setup of one card
+    found = [replace(f, count=None) if f.count == 1 and _memory_word_after(low, f.span_end, lex) and any(
+        g.id == f.id and (g.count or 0) > 1 for g in found) else f for f in found]
+    counts_of: dict[str, set[int]] = {}  # the counts stated of each GPU
+    for f in found:
+        if f.id is not None and f.count:
+            counts_of.setdefault(f.id, set()).add(f.count)
 
     def new(f: FoundGpu, count: int | None) -> GpuMention:
         return GpuMention(id=f.id, as_written=f.as_written, count=count, memory_gb=f.memory_gb,
@@ -1177,7 +1193,11 @@ def _merge_gpus(found: list[FoundGpu], low: str, lex: Lexicon, fields: dict, not
             by_id[f.id] = new(f, f.count)
             continue
         compared = previous is not None and _compared_between(low[previous.span_end:f.span_start], lex)
-        if compared and (f.count or mention.count) and f.count != mention.count:
+        # two counts stated of one GPU, compared or not ("Minimum 2x4090 48G. But I have only 1 4090 48G", "4 张 4090
+        # 很慢，2 张 4090 也能跑"), are the two setups weighed; more counts are arithmetic over one setup ("1 GPU by
+        # default ... 2xH100 ... so 10 H100s?"), whose first count stands
+        two_setups = f.count and mention.count and f.count != mention.count and len(counts_of[f.id]) == 2
+        if (compared and (f.count or mention.count) and f.count != mention.count) or two_setups:
             # "4 张 4090 ... 2 张 4090", "2 x 4090 slower than just 4090": the same GPU in two setups, each kept with its
             # count (a GPU compared with a counted setup of itself and said without one is one card)
             if mention.count is None:
@@ -1189,6 +1209,9 @@ def _merge_gpus(found: list[FoundGpu], low: str, lex: Lexicon, fields: dict, not
         update: dict = {}
         if mention.count is None and f.count is not None:
             update["count"] = f.count
+        if mention.memory_gb is None and f.memory_gb is not None and not f.capacity_only and \
+                re.search(r"[a-z]", _VARIANT_WRITTEN.sub("", f.as_written.lower())):
+            update["memory_gb"] = f.memory_gb  # "MI210 ... Setup: MI210 (32GB)": the memory said the second time
         if mention.variant_assumed and not f.variant_assumed:  # named precisely elsewhere
             update.update(variant_assumed=False, as_written=f.as_written)
         if update:
@@ -1226,6 +1249,45 @@ def _merge_gpus(found: list[FoundGpu], low: str, lex: Lexicon, fields: dict, not
         mentions[0] = mentions[0].model_copy(update={"count": nodes * per_node})
         notes.append(note("gpus_per_node", nodes=nodes, per_node=per_node, count=nodes * per_node))
     return mentions
+
+
+def _memory_word_after(low: str, end: int, lex: Lexicon) -> bool:
+    """Whether a GPU mention ending at ``end`` is followed by a word for its memory (lexicon ``spec_fields``
+    ``memory_gb``: "memory", "vram", "显存"), after a possessive or not ("a single 3090's memory", "3090单卡显存")."""
+    m = lex.spec_fields.search(low, end + len(re.match(r"(?:'s)?\s*", low[end:]).group(0)))
+    return bool(m and m.start() == end + len(re.match(r"(?:'s)?\s*", low[end:]).group(0))
+                and lex.spec_fields.value(m.group(0)) == "memory_gb")
+
+
+#: A variant written with a GPU's name: a memory size or a form factor ("A100-PCIE 40G", "H100 SXM", "MI210 (32GB)").
+_VARIANT_WRITTEN = re.compile(r"\d\s*(?:gb|gib|g)\b|\b(?:sxm\d?|pcie|nvl)\b")
+
+
+def _one_variant_per_product(found: list[FoundGpu], low: str, lex: Lexicon) -> list[FoundGpu]:
+    """``found`` with a product named bare (its default variant assumed) taken as the one variant of that product the
+    text names elsewhere ("A100, RTX 3090 ... NVIDIA A100-PCIE 40G": one A100, the PCIe 40 GB), unless the two are
+    compared ("H100 vs H100 PCIe": :func:`_compared_between`), stated at different counts, or the text names several
+    variants of the product (then which one is meant is unknown)."""
+    def bare(f: FoundGpu) -> bool:  # the product's name alone: no memory or form factor written with it
+        return f.variant_assumed and not _VARIANT_WRITTEN.search(f.as_written.lower())
+
+    named: dict[str, set[str]] = {}
+    for f in found:
+        if f.id is not None and not bare(f) and not f.capacity_only and _VARIANT_WRITTEN.search(f.as_written.lower()) \
+                and re.search(r"[a-z]", _VARIANT_WRITTEN.sub("", f.as_written.lower())):
+            named.setdefault(product_key(f.id), set()).add(f.id)
+    out = list(found)
+    for i, f in enumerate(found):
+        if f.id is None or not bare(f) or f.capacity_only or len(named.get(product_key(f.id), ())) != 1:
+            continue
+        (variant,) = named[product_key(f.id)]
+        others = [g for g in found if g.id == variant and not bare(g)]
+        apart = all(not _compared_between(low[min(f.span_end, g.span_end):max(f.span_start, g.span_start)], lex)
+                    and (f.count is None or g.count is None or f.count == g.count) for g in others)
+        if variant != f.id and apart:  # (the default variant was not taken after all: its note goes)
+            out[i] = replace(f, id=variant, variant_assumed=all(g.variant_assumed for g in others),
+                             notes=[n for n in f.notes if n.code != "assumed_variant"])
+    return out
 
 
 #: The most characters between two mentions of one GPU that still join them as compared setups.

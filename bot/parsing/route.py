@@ -71,6 +71,9 @@ _SIZING_ASKS = frozenset({"fit", "gpu_count", "users_served", "speed", "memory",
 #: fine-tuning sets are up to a few billion tokens (Tulu 3 SFT ~1B; LIMA 0.75M), pretraining corpora start around
 #: 10^11 (Pythia 300B; Llama 2 2T; Qwen3 36T).
 _PRETRAINING_TOKENS = 1e11
+#: GPUs in one run from which training is at pretraining scale, not a fine-tune: the largest open fine-tunes use a few
+#: hundred (Tulu 3 405B: 256 H100s), pretraining runs thousands (DeepSeek-V3: 2,048 H800s; Llama 3 405B: 16,384 H100s).
+_PRETRAINING_GPUS = 1024
 #: Weight formats any GPU runs (dequantized to 16-bit in the kernels): weight-only quantizations and llama.cpp's GGUF
 #: types ("q4_k_m"); a question naming one with a GPU asks no hardware spec.
 _WEIGHT_ONLY = re.compile(r"gptq|awq|nf4|exl2|i?q\d(?:_[a-z0-9]+)*")
@@ -97,6 +100,8 @@ class RouteInputs:
             two; "8 x 910B4 ... rather than the 910B4": one); a comparison needs two.
         setup_question: the message asks about someone else's setup ("what is your GPU type", "was it a ...":
             lexicon ``setup_question_words``).
+        consumer_gpus: GPUs are named and every one is a consumer (GeForce-class) card of the knowledge base
+            (``Gpu.segment``), a card named only by its memory included ("my 12GB card").
     """
 
     low: str
@@ -108,6 +113,7 @@ class RouteInputs:
     explicit_spec: bool = True
     gpu_setups: int = 2
     setup_question: bool = False
+    consumer_gpus: bool = False
 
 
 @lru_cache(maxsize=4)
@@ -125,16 +131,23 @@ def _compare_patterns(connectors: str, relations: str) -> tuple[re.Pattern[str],
 def find_workload(low: str, lex: Lexicon) -> str | None:
     """The workload the message is about, whatever its intent: ``finetune``, ``training``, ``inference``
     or ``None``. Fine-tuning words win; between training and serving words the first one mentioned wins
-    ("inference mostly, maybe training" is inference)."""
+    ("inference mostly, maybe training" is inference).
+
+    A word that names its workload only through a tool, an artifact or its object (lexicon ``workloads.indirect``:
+    "lora", "llama factory", "reproduce") yields to an explicit word of another workload: "推理 llama13B + 中文lora"
+    and "llamafactory-cli chat ... 推理很慢" run a tuned model, "reproduce the vllm inference throughput" serves. A
+    fine-tuning tool said with training words is still a fine-tune ("train a lora")."""
     # a workload word written as a repository's owner ("unsloth/Llama-3.2-3B-bnb-4bit") names a checkpoint, no workload
-    found = [(m.start(), lex.workloads.value(m.group(0))) for m in lex.workloads.finditer(low)
-             if not re.match(r"/[a-z0-9]", low[m.end():m.end() + 2])]
-    kinds = [k for _, k in found]
-    if "finetune" in kinds:
+    found = [(m.start(), lex.workloads.value(m.group(0)), bool(lex.indirect_workload.fullmatch(m.group(0))))
+             for m in lex.workloads.finditer(low) if not re.match(r"/[a-z0-9]", low[m.end():m.end() + 2])]
+    direct = [k for _, k, indirect in found if not indirect]
+    indirect = [k for _, k, is_indirect in found if is_indirect]
+    if "finetune" in direct or ("finetune" in indirect and ("training" in direct or "inference" not in direct)):
         return "finetune"
-    for _, kind in found:
-        if kind in ("training", "inference"):
-            return kind
+    for kinds in (direct, indirect):  # the first explicit training or serving word, else the first indirect one
+        for kind in kinds:
+            if kind in ("training", "inference"):
+                return kind
     return None
 
 
@@ -143,8 +156,9 @@ def trains_released_model(query: Query, low: str, lex: Lexicon) -> bool:
 
     Training a model the knowledge base has (or one named that it lacks) on a modest token count, or none, is
     fine-tuning it ("trying to train Mistral 7B", "A100 PCIe or SXM4 for training llama 3 8b"); pretraining is said
-    (lexicon ``workloads.pretraining``: "from scratch", "预训练") or has its scale (``_PRETRAINING_TOKENS``); a size
-    alone ("train a 1.3B model") may be either and stays training.
+    (lexicon ``workloads.pretraining``: "from scratch", "预训练") or has its scale (``_PRETRAINING_TOKENS``, or a run
+    on ``_PRETRAINING_GPUS`` GPUs or more: "training R1 from V3 took 2048 H800s"); a size alone ("train a 1.3B
+    model") may be either and stays training.
 
     Args:
         query: the parsed question (its workload, models and training tokens).
@@ -154,9 +168,10 @@ def trains_released_model(query: Query, low: str, lex: Lexicon) -> bool:
     Returns:
         True when the workload is training and the run is a fine-tuning of a released model.
     """
+    gpus_in_run = max([query.gpu_count or 0, *(g.count or 0 for g in query.gpus)])
     return query.workload == "training" and bool(query.models) and all(
         m.id or m.name_unknown for m in query.models) and not lex.pretraining.search(low) and \
-        (query.training_tokens or 0) < _PRETRAINING_TOKENS
+        (query.training_tokens or 0) < _PRETRAINING_TOKENS and gpus_in_run < _PRETRAINING_GPUS
 
 
 def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
@@ -335,6 +350,12 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
         # "trying to train Mistral 7B", "training pythia-2.8b on a p3": training a released model (one in the
         # knowledge base, or one named that it lacks) on a modest (or no) token count is fine-tuning it; pretraining
         # is said ("from scratch", "预训练") or has its scale; a size alone ("train a 1.3B model") may be either
+        return "finetune"
+    if workload == "training" and not query.models and x.consumer_gpus and not lex.pretraining.search(x.low) and \
+            not query.training_tokens:
+        # "can I train on my 3090?", "24G显存的3090可以训练吗": training with no model named on consumer cards only is
+        # a fine-tune of a released model (a repository's): pretraining runs on data-centre GPUs, and is said
+        # ("from scratch") or sized (a token count) when meant
         return "finetune"
     if workload is not None:
         return {"finetune": "finetune", "training": "size_training", "inference": "size_inference"}[workload]

@@ -75,6 +75,10 @@ def _size_words(total_b: float) -> set[str]:
     return words
 
 
+#: A version number ending in ".0" in a normalised name ("sdxl1.0"), not a longer decimal ("v0.1", "1.05").
+_POINT_ZERO = re.compile(r"(?<![\d.])(\d+)\.0(?![\d.])")
+
+
 def _model_shape(model, position: int) -> ModelShape | None:
     model_id = model.id
     parts = model_id.split("-")
@@ -396,6 +400,9 @@ def _build(kb: KnowledgeBase) -> ParserTables:
         tables.offer_counts[gpu.id] = len(kb.offers_for(gpu.id))
     tables.provider_keys = index.aliases("provider")
     tables.model_keys = index.aliases("model")
+    for key, model_id in list(tables.model_keys.items()):
+        # a version "N.0" is also written "N" ("SDXL1" for SDXL 1.0), where no other name is spelt so
+        tables.model_keys.setdefault(_POINT_ZERO.sub(r"\1", key), model_id)
     for position, model in enumerate(kb.models.values()):
         for name in (model.id, model.name, *model.aliases, *model.default_for):
             words = split_words(name.split("/")[-1], MODEL_WORD)
