@@ -26,7 +26,7 @@ from bot.advice import (
 from bot.advice.answer import Answer
 from bot.advice.context import Context
 from bot.advice.markets import apply_market_rules
-from bot.advice.observed import observation_notes
+from bot.advice.observed import observation_notes, offload_notes
 from bot.advice.specs import claim_verdicts, software_caveats, spec_fact
 from bot.advice.traffic import traffic_at_estimate
 from bot.kb.loader import KnowledgeBase
@@ -98,6 +98,13 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
         # "10k DAU, 20 messages a day": the time a request takes on the setup picked, and the requests in flight then
         out = out.model_copy(update={"details": [load, *out.details]})
     seen = observation_notes(out.query, out, kb)
+    if not seen and _offload_asked(query):
+        # "half the layers in RAM, what tok/s?": the speed that split allows is the answer, not "does not fit"
+        own = next((x for x in out.options if not x.changes), None)
+        expected = offload_notes(kb, query, own, None) if own is not None else []
+        if expected:
+            return _quoted_converted(ctx, out.model_copy(update={
+                "headline": expected[0], "details": [*expected[1:], out.headline, *out.details]}))
     if seen and seen[0].params.get("verdict") and not (set(query.asks) - {"speed", "fit", "memory"}):
         # "I only get 12 tokens/s, is that normal?" with nothing else asked: the verdict on the user's figure leads
         out = out.model_copy(update={"headline": seen[0], "details": [*seen[1:], out.headline, *out.details]})
@@ -129,6 +136,14 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
         out = out.model_copy(update={"details": [*verdicts, *out.details],
                                      "sources": list(dict.fromkeys([*out.sources, *ctx.sources]))})
     return _quoted_converted(ctx, out)
+
+
+def _offload_asked(query: Query) -> bool:
+    """A speed or fit asked of a setup with part of the model in system RAM (an offload stated: a share, GB or the
+    word), with no speed seen to judge."""
+    offload = query.offload_share is not None or query.offload_gb is not None or query.cpu_offload
+    seen = any(o.kind == "tokens_per_s" and not o.quoted for o in query.observations)
+    return offload and not seen and query.intent == "size_inference" and bool(query.gpus)
 
 
 def _quoted_converted(ctx: Context, out: Answer) -> Answer:

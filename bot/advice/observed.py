@@ -97,7 +97,7 @@ def observation_notes(query: Query, answer: Answer, kb: KnowledgeBase | None = N
     return out
 
 
-def offload_notes(kb: KnowledgeBase, query: Query, own: Option, observed_tps: float, *, held: bool = False
+def offload_notes(kb: KnowledgeBase, query: Query, own: Option, observed_tps: float | None, *, held: bool = False
                   ) -> list[Note]:
     """A speed seen with part of the model in system RAM, set beside the bandwidth bound of that split.
 
@@ -115,7 +115,8 @@ def offload_notes(kb: KnowledgeBase, query: Query, own: Option, observed_tps: fl
         kb: the knowledge base (the GPU, the engines, efficiency.yaml ``host_links``).
         query: the request (the offload stated, the engine, the system memory named).
         own: the user's own setup (GPU, count, precision, weights and memory need).
-        observed_tps: the tokens/s the user sees.
+        observed_tps: the tokens/s the user sees; ``None`` when the speed is asked, not seen ("half the layers in
+            RAM, what tok/s?"): the first note is then ``offload_expected``, the range that split allows.
         held: the answer has a setup as asked that holds the model (then only a stated offload counts).
 
     Returns:
@@ -165,10 +166,21 @@ def offload_notes(kb: KnowledgeBase, query: Query, own: Option, observed_tps: fl
     if not paths:
         return []
     low, high = BELOW_SHARE * min(p.typical_tps for p in paths), paths[-1].bound_tps
-    verdict = "impossible" if observed_tps > high else "slow" if observed_tps < low else "expected"
     gpu_bw = gpu.memory_bandwidth_gb_s * count
     gpu_read, offload_read = on_gpu * read, offloaded * read
-    out = [note("observed_offload", observed_tps=observed_tps, config=config(own, with_precision=False),
+    if observed_tps is None:
+        # asked, not seen: the range that split allows leads (the slowest way's typical speed to the fastest way's bound)
+        verdict = None
+        first = note("offload_expected", config=config(own, with_precision=False), precision=precision,
+                     weights_gb=weights, offload_gb=offloaded, spilled=stated is None, need_gb=own.memory_total_gb,
+                     memory_gb=memory, high_tps=high,
+                     # one figure when the ways agree to within 5% ("about 0.4", not "0.4-0.4")
+                     low_tps=None if min(p.typical_tps for p in paths) > 0.95 * high else min(
+                         p.typical_tps for p in paths))
+    else:
+        verdict = "impossible" if observed_tps > high else "slow" if observed_tps < low else "expected"
+        first = None
+    out = [first or note("observed_offload", observed_tps=observed_tps, config=config(own, with_precision=False),
                 precision=precision, weights_gb=weights, offload_gb=offloaded, gpu_gb=on_gpu,
                 spilled=stated is None, need_gb=own.memory_total_gb, memory_gb=memory, spill_gb=spill,
                 low_tps=low, high_tps=high, verdict=verdict, expected=verdict == "expected", slow=verdict == "slow",

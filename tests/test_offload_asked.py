@@ -1,0 +1,45 @@
+"""A speed asked (not seen) of a setup with part of the model in system RAM leads with the range that split allows,
+never with "does not fit".
+
+By hand (knowledge/efficiency.yaml host_links; knowledge/gpus.yaml bandwidths):
+* Llama 3 70B int4 (39.8 GB of weights, efficiency.yaml int4 bytes/weight), half in RAM: 19.9 GB on an RTX 3090 at
+  936 GB/s = 21.3 ms, 19.9 GB from dual-channel DDR5-5600 (89.6 GB/s, JEDEC) = 222 ms: at most
+  1 / 0.2433 s = 4.1 tokens/s.
+* 70B in fp16 under accelerate (it copies offloaded layers over PCIe) on one A100 80GB: 143.0 GB needed, 85.0 usable;
+  58 GB over PCIe 4.0 x16 (25 GB/s measured) = 2.32 s per token: about 0.4 tokens/s.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from bot.advice.advise import advise
+from bot.parsing.parser import parse_question
+
+TODAY = date(2026, 12, 1)
+
+
+def ask(kb, text: str):
+    return advise(parse_question(text, kb), kb, today=TODAY)
+
+
+def test_half_in_ddr5_on_a_3090(kb):
+    a = ask(kb, "llama 3 70b q4 on a 3090 with ollama, half of the layers in system RAM (DDR5), how many tok/s?")
+    h = a.headline
+    assert h.code == "offload_expected"
+    assert h.params["high_tps"] == pytest.approx(1 / (19.9 / 936 + 19.9 / 89.6), rel=0.03)
+
+
+def test_spill_over_pcie_under_accelerate(kb):
+    a = ask(kb, "70B 模型 fp16 用 accelerate 跑在一张 A100 80G 上，放不下的 offload 到内存，每秒几个 token")
+    h = a.headline
+    assert h.code == "offload_expected"
+    assert h.params["high_tps"] == pytest.approx(1 / (82.0 / 2039 + 58.0 / 25), rel=0.05)
+    assert h.params["low_tps"] is None  # one way only: one figure
+
+
+def test_a_speed_seen_keeps_its_verdict(kb):
+    a = ask(kb, "I offload half of a 70B to system RAM on a 4090 and get 2 tok/s, is that expected?")
+    assert a.headline.code == "observed_offload"
