@@ -25,3 +25,27 @@ def test_service_rate_a_day(kb, text, per_s):
 def test_a_duration_a_day_is_no_request_rate(kb):
     q = parse_question("每天跑 12 小时，8 张 4090 一个月多少钱", kb)
     assert q.requests_per_s is None
+
+
+def test_a_days_requests_are_sized_at_the_peak(kb):
+    # knowledge/policy.yaml serving.peak_to_average 2.4 (the daily-user path uses the same factor):
+    # 1,200,000 / 86,400 = 13.889 requests/s on average x 2.4 = 33.33/s at peak x 500 output tokens = 16,667 tokens/s
+    from datetime import date
+
+    from bot.advice.advise import advise
+    a = advise(parse_question("1.2M requests per day for Mistral Small 24B, ~500 output tokens each, how many L40S?",
+                              kb), kb, today=date(2026, 12, 1))
+    peak = next(w for w in a.warnings if w.code == "daily_requests_peak")
+    assert peak.params["peak_rps"] == pytest.approx(1_200_000 / 86_400 * 2.4, rel=1e-6)
+    o = a.options[a.recommendation]
+    assert o.throughput_tps >= 16_667 * 0.999
+
+
+def test_a_stated_peak_factor_is_used(kb):
+    from datetime import date
+
+    from bot.advice.advise import advise
+    a = advise(parse_question("1.2M requests per day, peak is 3x average, mistral small 24b, 500 output tokens, "
+                              "how many L40S?", kb), kb, today=date(2026, 12, 1))
+    peak = next(w for w in a.warnings if w.code == "daily_requests_peak")
+    assert peak.params["peak_factor"] == 3 and peak.params["peak_assumed"] is False

@@ -666,8 +666,20 @@ def serving_load(ctx: Context) -> ServingLoad:
         per_user, given = q.per_user_tokens_per_s, True
     if q.requests_per_s and total is None and not users:
         out = q.output_tokens or int(efficiency_for(ctx.kb).c("default_output_tokens"))
-        total = q.requests_per_s * out
-        ctx.assume("rps_to_tps", requests_per_s=q.requests_per_s, output_tokens=out, target_tps=total)
+        rps = q.requests_per_s
+        peak_policy = ctx.policy.serving.peak_to_average
+        if q.requests_per_day and (q.peak_factor or peak_policy is not None):
+            # a day's requests are its average: a service is sized for its busiest hour, peak x average (the factor
+            # said, else the policy's, as for daily users)
+            peak = q.peak_factor or peak_policy.value
+            rps = q.requests_per_s * peak
+            # said up front, not among the assumptions: it moves the count 2-3x
+            ctx.warn("daily_requests_peak", requests_per_day=q.requests_per_day, average_rps=q.requests_per_s,
+                       peak_factor=peak, peak_rps=rps, peak_assumed=q.peak_factor is None)
+            if q.peak_factor is None:
+                ctx.cite(f"knowledge/policy.yaml serving.peak_to_average: {peak_policy.source}")
+        total = rps * out
+        ctx.assume("rps_to_tps", requests_per_s=rps, output_tokens=out, target_tps=total)
     capacity_asked = bool({"users_served", "throughput", "request_rate", "token_cost"} & set(q.asks))
     counted = any(g.id for g in q.gpus) and all(g.count or q.gpu_count for g in q.gpus if g.id)
     if not given and not users and total is None and any(g.id for g in q.gpus) and not capacity_asked:

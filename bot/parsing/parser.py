@@ -743,6 +743,7 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
         elif kind.startswith("requests_per") and "requests_per_s" not in out:
             out["requests_per_s"] = value / {"requests_per_s": 1, "requests_per_min": 60,
                                              "requests_per_day": 86400}[kind]
+            out["requests_per_day"] = value if kind == "requests_per_day" else None
     if out.get("requests_per_user_per_day") and out.get("concurrent_users") and not out.get("daily_active_users") \
             and users_found is not None and not lex.simultaneous_words.search(
                 scan.text[max(0, users_found.start - 8):users_found.end]):

@@ -396,6 +396,8 @@ class Query(_Record):
         spec_checks: spec figures and ratios the question states and asks whether they are true
             (:class:`SpecCheck`), in order; empty when it asks of none.
         memory_stated_gb: memory amounts the question states that are not a GPU ("used ~18gb").
+        requests_per_day: a whole service's requests a day ("1.2M requests per day"), when ``requests_per_s`` came
+            from one (its daily average: the answer sizes the peak).
         memory_pool_gb: with no GPU named, the GPU memory the user says they have in all ("we have 1.5TB of VRAM",
             "我们有0.5T显存"), GB; ``None`` otherwise (a size led by a requirement word, "needs 140gb", is not one).
         bandwidth_stated_gb_s: bandwidths the question quotes ("3.2TB/s" -> 3200), as written (bits or bytes
@@ -513,6 +515,7 @@ class Query(_Record):
     spec_checks: list[SpecCheck] = Field(default_factory=list)
     memory_stated_gb: list[float] = Field(default_factory=list)
     memory_pool_gb: float | None = None
+    requests_per_day: float | None = None
     bandwidth_stated_gb_s: list[float] = Field(default_factory=list)
     diagnosis: Diagnosis | None = None
     config_error: str | None = None
