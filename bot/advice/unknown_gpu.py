@@ -146,7 +146,9 @@ def _pool_answer(ctx: Context) -> Answer:
     """
     q = ctx.query
     memory = q.memory_pool_gb
-    usable = _usable_gb(ctx, memory)
+    # a total the user adds up is read as said (GB): the cards' binary-GiB margin is not assumed for memory whose
+    # cards are not known, so "usable" never exceeds what the user says they have
+    usable = memory * efficiency_for(ctx.kb).c("usable_memory_fraction_hbm")
     # what the serving engine lets the model use of it by default (vLLM gpu_memory_utilization 0.9,
     # knowledge/engines.yaml), and the most a user may raise that to (policy serving.max_memory_utilization)
     engine_name, engine = efficiency_for(ctx.kb).engine(q.engine or "vllm")
@@ -157,7 +159,11 @@ def _pool_answer(ctx: Context) -> Answer:
     precisions = q.precisions or (["native"] if q.full_precision else list(_PRECISIONS))
     rows, fits, tight, too_big = [], [], [], []
     for model in models[:3]:
-        for precision in (precisions if model.kind == "llm" else (q.precisions or list(_NON_LLM_PRECISIONS))):
+        tried = precisions if model.kind == "llm" else (q.precisions or list(_NON_LLM_PRECISIONS))
+        if q.precisions and model.kind == "llm":
+            # the formats asked first, then the smaller ones, so a "no" comes with what would fit
+            tried = [*tried, *(p for p in _PRECISIONS[1:] if p not in tried)]
+        for precision in tried:
             found = _need_gb(ctx, model, precision)
             if found is None:
                 continue
@@ -171,6 +177,15 @@ def _pool_answer(ctx: Context) -> Answer:
     ctx.assume("memory_method", context_tokens=q.context_tokens or int(efficiency_for(ctx.kb).c(
         "default_context_tokens")), users=q.concurrent_users or 1)
     ctx.lack("memory_pool_speed")
+    asked_rows = [r for r in rows if r[0]["precision"] in set(q.precisions)] if q.precisions else []
+    if asked_rows and not any(r[3] for r in asked_rows):
+        # the format asked does not fit: that "no" leads, with the smaller formats that would
+        return ctx.answer(title=note("title_memory_pool", memory_gb=memory),
+                          headline=note("memory_pool_fit_no", memory_gb=memory, usable_gb=usable,
+                                        too_big=[r[0] for r in asked_rows], need_gb=asked_rows[0][1],
+                                        fits=[r[0] for r in rows if r[3] is True]),
+                          table=Table(columns=["model_precision", "need_gb", "usable_gb", "fits"], rows=rows),
+                          examples=[])
     return ctx.answer(title=note("title_memory_pool", memory_gb=memory),
                       headline=note("memory_pool_fit", memory_gb=memory, usable_gb=usable, fits=fits, tight=tight,
                                     too_big=too_big, engine=engine_name, sep_tight=bool(fits and tight),
