@@ -49,3 +49,11 @@ def test_a_stated_peak_factor_is_used(kb):
                               "how many L40S?", kb), kb, today=date(2026, 12, 1))
     peak = next(w for w in a.warnings if w.code == "daily_requests_peak")
     assert peak.params["peak_factor"] == 3 and peak.params["peak_assumed"] is False
+
+
+def test_pictures_a_day_and_a_rate_asked_per_minute(kb):
+    # "一分钟能出几张": the minute is the period of the rate asked, not a 1-minute deadline; "每天要出 10 万张" is
+    # a target of 100,000 / 1,440 min = 69.44 images/min
+    q = parse_question("SDXL 在 L20 上一分钟能出几张图？每天要出 10 万张，需要几张卡？", kb)
+    assert q.deadline_hours is None
+    assert q.images_per_minute == pytest.approx(100_000 / 1_440, rel=1e-6)

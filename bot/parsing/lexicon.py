@@ -234,6 +234,11 @@ class TrafficVocab(_Vocab):
     per_day_before: list[str] = Field(default_factory=list)
     #: words before a number and a day noun that make it the whole service's requests a day ("每天 1 万次对话")
     service_day_before: list[str] = Field(default_factory=list)
+    #: counters after "每天" + a number that make it pictures a day, a rate ("每天要出 10 万张")
+    image_day_nouns: list[str] = Field(default_factory=list)
+    #: words right after a length of one unit that ask how much is done in it ("一分钟能出几张"): the length is the
+    #: period of a rate asked, not a job's length or deadline
+    rate_ask_after: list[str] = Field(default_factory=list)
     day_nouns: list[str] = Field(default_factory=list)
     # words between "每人每天" and the number that say what is done ("每人每天聊 8 轮", "平均 10 次")
     day_fillers: list[str] = Field(default_factory=list)
@@ -764,6 +769,8 @@ class Lexicon:
     per_user_day_words: Phrases
     per_day_before: Phrases
     service_day_before: Phrases
+    image_day_nouns: Phrases
+    rate_ask_after: Phrases
     day_nouns: Phrases
     day_fillers: Phrases
     power_units: Phrases
@@ -1028,6 +1035,8 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         per_user_day_words=Phrases(_flat(lists(lambda f: f.traffic.per_user_words))),
         per_day_before=Phrases(_flat(lists(lambda f: f.traffic.per_day_before))),
         service_day_before=Phrases(_flat(lists(lambda f: f.traffic.service_day_before))),
+        image_day_nouns=Phrases(_flat(lists(lambda f: f.traffic.image_day_nouns))),
+        rate_ask_after=Phrases(_flat(lists(lambda f: f.traffic.rate_ask_after)), left_bound=False),
         day_nouns=Phrases(_flat(lists(lambda f: f.traffic.day_nouns)), left_bound=False),
         day_fillers=Phrases(_flat(lists(lambda f: f.traffic.day_fillers)), left_bound=False),
         power_units=Phrases(merged_maps(lambda f: f.power.units), left_bound=False),

@@ -444,6 +444,14 @@ class _Scanner:
                 if self.free(m.start(), m.end()):
                     self.claim("rate", {"kind": "requests_per_day", "value": number_value(m, lex), "scope": None},
                                m.start(), m.end())
+            if lex.image_day_nouns.pattern != "(?!)":
+                # "每天要出 10 万张": pictures a day, a service's rate
+                image_day = re.compile(rf"(?:{lex.service_day_before.pattern})\s*(?:(?:{lex.day_fillers.pattern})\s*)*"
+                                       rf"{self.num}\s*(?:{lex.image_day_nouns.pattern})")
+                for m in image_day.finditer(self.low):
+                    if self.free(m.start(), m.end()):
+                        self.claim("rate", {"kind": "images_per_day", "value": number_value(m, lex), "scope": None,
+                                            "seen": "target"}, m.start(), m.end())
         self._results_per_setup()
         # key first: "QPS 5", "qps=20", "rps: 3"; "每秒 5 个请求", "5 requests every second"
         conn = lex.number_connectors.pattern
@@ -631,6 +639,11 @@ class _Scanner:
             if value == 1 and _ONE_PERIOD_ZH.fullmatch(self.low[start:end].strip()) and re.match(
                     rf"\s*(?:(?:{lex.usage_fillers.pattern})\s*)*{self.num}", self.low[end:end + 14]):
                 continue  # "一天跑 6 个小时": the day is the period of the hours that follow, not a length of time
+            if value == 1 and lex.rate_ask_after.pattern != "(?!)" and re.match(
+                    rf"\s*(?:{lex.rate_ask_after.pattern})", self.low[end:end + 12]):
+                # "一分钟能出几张": the period of the rate asked, not a job's length or deadline
+                self.claim("period_hours", hours, start, end)
+                continue
             audio = re.match(r"\s*(?:" + lex.audio_after_duration.pattern + ")", self.low[end:end + 20])
             if audio:
                 self.claim("audio_hours", hours, start, end + audio.end())
