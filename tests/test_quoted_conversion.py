@@ -41,3 +41,15 @@ def test_the_quoted_amount_is_converted_first(kb, text, converted, to):
     assert line.params["converted"]["currency"] == to
     assert line.params["converted"]["amount"] == pytest.approx(converted, rel=1e-6)
     assert a.details[0].code == "quoted_converted"
+
+
+@pytest.mark.parametrize(("text", "count"), [
+    ("AutoDL 上租 4090 包月多少钱？按量一小时呢？", 1),
+    ("AutoDL 上 4 张 4090 跑两周，按量和包月哪个划算？", 4),
+])
+def test_a_monthly_plan_asked_of_a_cloud_with_only_an_hourly_figure(kb, text, count):
+    # knowledge/prices/common/price_mentions.yaml: AutoDL RTX 4090 ¥1.98 per GPU-hour, no monthly figure;
+    # a month of it = 730 h x ¥1.98 x count (1: ¥1,445.40; 4: ¥5,781.60), an upper bound
+    a = ask(kb, text)
+    line = next(d for d in a.details if d.code == "term_unpublished_mention")
+    assert line.params["total"] == {"amount": pytest.approx(730 * 1.98 * count), "currency": "cny"}

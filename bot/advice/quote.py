@@ -357,6 +357,8 @@ def _named_unpriced(ctx: Context, groups, hours: float) -> list[Note]:
 
 #: Billing terms named that price files can hold, as commitment months (a monthly plan: 1 month).
 _TERM_MONTHS = {"monthly": 1}
+#: Hours in a month (365 x 24 / 12), as every monthly figure here is priced.
+_HOURS_PER_MONTH = 730
 
 
 def _unpublished_terms(ctx: Context, groups) -> list[Note]:
@@ -376,7 +378,22 @@ def _unpublished_terms(ctx: Context, groups) -> list[Note]:
     q = ctx.query
     named = [p for p in q.providers if p in ctx.kb.providers]
     if q.providers and not named:
-        return []  # only clouds without price rows named: what they publish is said by the unpriced lines
+        # only clouds without price rows named (AutoDL): their one secondary figure is per hour; a term asked of
+        # them is said unpublished, with what a month at that hourly figure would be (an upper bound: plans discount)
+        out = []
+        for term in q.billing_terms:
+            months = _TERM_MONTHS.get(term)
+            for gpu, count, _rows, _mention in groups:
+                mp = mention_for(ctx.kb, gpu.id, list(q.providers))
+                if months is None or mp is None or mp.mention.provider not in q.providers:
+                    continue
+                hours = months * _HOURS_PER_MONTH
+                m = mp.mention
+                out.append(note("term_unpublished_mention", term=term, gpu_name=gpu.name, count=count,
+                                where={"en": m.where, "zh": m.where_zh or m.where}, hours=hours,
+                                per_gpu={"amount": m.low_per_gpu_hour, "currency": m.currency},
+                                total={"amount": m.low_per_gpu_hour * count * hours, "currency": m.currency}))
+        return out
     out = []
     for term in q.billing_terms:
         months = _TERM_MONTHS.get(term)
