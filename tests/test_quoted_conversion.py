@@ -53,3 +53,23 @@ def test_a_monthly_plan_asked_of_a_cloud_with_only_an_hourly_figure(kb, text, co
     a = ask(kb, text)
     line = next(d for d in a.details if d.code == "term_unpublished_mention")
     assert line.params["total"] == {"amount": pytest.approx(730 * 1.98 * count), "currency": "cny"}
+
+
+@pytest.mark.parametrize("text", [
+    "文章说 H100 2.24 美元一小时起，按这个价，全参微调 Llama 3 70B 训 1 亿 token 要多少钱？",
+    "an ad says H100s from $2.24/hr. at that price, what would a full fine-tune of llama 3 70b on 100M tokens cost?",
+])
+def test_a_run_costed_at_the_quoted_price(kb, text):
+    # the run is the question (its cost at the price quoted), the claim's verdict second; cost = GPU-hours x $2.24
+    a = ask(kb, text)
+    o = a.options[a.recommendation] if a.recommendation is not None else a.options[0]
+    assert a.intent != "spec_lookup"  # the run is answered, not the claim alone
+    assert o.price.price_per_gpu_hour_usd == pytest.approx(2.24)
+    assert o.total_cost_usd == pytest.approx(o.gpu_hours * 2.24, rel=1e-6)
+    assert any(d.code == "claim_verdict" for d in a.details)
+
+
+def test_a_currency_word_after_a_number_is_its_unit(kb):
+    # "2.24 美元一小时": not "美元一" = $1 (a currency word after a number is that number's unit)
+    q = parse_question("文章说 H100 2.24 美元一小时起", kb)
+    assert [m.amount for m in q.quoted_prices] == [2.24]

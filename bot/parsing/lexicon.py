@@ -154,6 +154,8 @@ class MoneyVocab(_Vocab):
     #: words before an amount that make it someone else's figure being checked ("广告说 2.24 美元", "advertised at
     #: $2.24"): quoted, never the user's budget or price limit
     quoted_words: list[str] = Field(default_factory=list)
+    #: words that make a quoted hourly price the one to compute with ("按这个价", "at that price")
+    use_quoted_words: list[str] = Field(default_factory=list)
     budget_words: list[str] = Field(default_factory=list)
     purchase_words: list[str] = Field(default_factory=list)
     #: money said to be for buying cards, the count bought asked ("we have $300k to buy GPUs", "how many 4090s can I
@@ -715,6 +717,7 @@ class Lexicon:
     given_words: Phrases
     lead_fillers: Phrases
     quoted_words: Phrases
+    use_quoted_words: Phrases
     per_gpu_after: Phrases
     per_gpu_before: Phrases
     budget_words: Phrases
@@ -985,6 +988,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         given_words=Phrases(_flat(lists(lambda f: f.money.given_words))),
         lead_fillers=Phrases(_flat(lists(lambda f: f.money.lead_fillers))),
         quoted_words=Phrases(_flat(lists(lambda f: f.money.quoted_words))),
+        use_quoted_words=Phrases(_flat(lists(lambda f: f.money.use_quoted_words))),
         per_gpu_after=Phrases(_flat(lists(lambda f: f.money.per_gpu_after)), left_bound=False),
         per_gpu_before=Phrases(_flat(lists(lambda f: f.money.per_gpu_before))),
         budget_words=Phrases(_flat(lists(lambda f: f.money.budget_words))),

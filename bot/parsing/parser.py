@@ -761,6 +761,7 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
     # hourly price is the rent to compare with ("or rent at $3.5 per GPU hour"), with no purchase word needed
     buy_vs_rent = any("break_even" in (g if isinstance(g, list) else [g]) for g in lex.asks.found(scan.text))
     hourly, quoted = [], []
+    quoted_hourly: list[tuple[Money, bool]] = []
     for f in scan.all("money"):
         v = f.value
         money = Money(amount=v["amount"], currency=v["currency"])
@@ -782,6 +783,8 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
             out.setdefault("electricity_per_kwh", money)
         elif v["role"] == "quoted":
             quoted.append(money)
+            if v["period"] == "hour":
+                quoted_hourly.append((money, v["per_gpu"]))
         elif v["period"] == "month":
             out.setdefault("price_limit_per_hour", Money(amount=v["amount"] / 730, currency=v["currency"]))
             out.setdefault("duration_hours", 730.0)  # a monthly amount prices a month of rental
@@ -807,6 +810,9 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
     if quoted:
         notes.append(note("prices_quoted", amounts=[q.amount for q in quoted], currency=quoted[0].currency))
     out["quoted_prices"] = [h[1] for h in hourly] + quoted
+    if len(quoted_hourly) == 1 and "given_price_per_hour" not in out and lex.use_quoted_words.search(scan.text):
+        # "文章说 2.24 美元一小时，按这个价……", "at that price": the figure quoted is the one to compute with
+        out["given_price_per_hour"], out["given_price_per_gpu"] = quoted_hourly[0][0], True
     # memory amounts, ratios, percents, power
     out["memory_stated_gb"] = [f.value for f in scan.all("memory_gb")]
     out["bandwidth_stated_gb_s"] = [f.value for f in scan.all("bandwidth_gb_s")]

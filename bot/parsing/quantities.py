@@ -261,6 +261,8 @@ class _Scanner:
                 start, end = m.start(), m.end()
                 if not self.free(start, end):
                     continue
+                if pattern is pats[0] and re.search(r"\d\s*$", self.low[max(0, start - 4):start]):
+                    continue  # "2.24 美元一小时": the currency word is the unit of the number before it, not a sign
                 currency = lex.currency_before.value(m.group("cur")) or lex.currency_after.value(m.group("cur"))
                 amount = number_value(m, lex)
                 tail = self.low[end:end + 24]

@@ -196,7 +196,9 @@ def route(query: Query, x: RouteInputs, lex: Lexicon) -> str:
     if diagnosis in ("other", "kv_capacity"):
         return "diagnose"  # a refusal to start is answered by its fix, whatever else the message names
     priced = "cost" in asks and bool(gpus) and bool(query.duration_hours or any(g.count for g in query.gpus))
-    if query.claims and not (has_model and asks & _SIZING_ASKS) and not priced:
+    # a run's cost asked of a model ("按这个价，全参微调 70B 训 1 亿 token 要多少钱") is a sizing question too
+    run_cost = has_model and query.workload in ("training", "finetune") and bool(asks & {"cost", "token_cost"})
+    if query.claims and not (has_model and asks & _SIZING_ASKS) and not priced and not run_cost:
         # (a claim beside a cost of named GPUs, "宣传说 2.24 美元每卡时起，8 张一个月多少钱", is that quote, the
         # claim's verdict second, like a sizing question)
         # a claim quoted beside a model and a sizing ask ("H100 NVL 188GB 单卡能装下 70B fp16 吗") is that sizing
