@@ -337,6 +337,17 @@ def _size(ctx: Context, model: Model, choices: list[GpuChoice], load: ServingLoa
                  floor_tps=load.floor_tps)
     headline = _headline(ctx, model, load, shown, rec)
     details = _details(ctx, model, load, shown, rec)
+    q = ctx.query
+    if headline.code == "fit_tight_budget" and "speed" in q.asks and "fit" not in q.asks and (load.users or 1) <= 1:
+        # the speed was asked of a setup that holds the model with the memory setting raised: the speed and first
+        # token lead, the setting follows
+        first = shown[0]
+        headline, details = note("speed_single", config=config(first), model_name=model_label(model),
+                                 users=first.users, per_user_tps=first.tps_per_user,
+                                 decode_tps=first.single_user_tps or first.decode_tps, mem_gb=first.memory_per_gpu_gb,
+                                 usable_gb=first.usable_gb, price_usd=first.price_per_hour_usd,
+                                 provider=first.price.provider_name if first.price else None, ttft_s=first.ttft_s,
+                                 total_tps=first.throughput_tps, layout=_layout(first)), [headline, *details]
     if layout and rec == 0:
         # more GPUs that rent for less (replicas on small instances): said right under the fewest, not only a row
         o, alt = shown[0], layout[0]
