@@ -43,3 +43,18 @@ def test_spill_over_pcie_under_accelerate(kb):
 def test_a_speed_seen_keeps_its_verdict(kb):
     a = ask(kb, "I offload half of a 70B to system RAM on a 4090 and get 2 tok/s, is that expected?")
     assert a.headline.code == "observed_offload"
+
+
+@pytest.mark.parametrize("text", [
+    "running llama 3 70b q4 in ollama on a 4090 with the rest spilling into 64GB DDR5, how many tok/s will I get?",
+    "一张 4090 + 128G DDR5，用 llama.cpp 跑 llama 3 70b q4，剩下的放内存，多少 tok/s",
+])
+def test_host_ram_is_no_card_and_the_spill_is_what_the_gpu_cannot_hold(kb, text):
+    # the 4090 named stays (a DDR5 size is system RAM, not a 64 GB or 128 GB card); what spills is the need less the
+    # 4090's usable memory: 42.0 - 25.5 = 16.5 GB, read from DDR5-5600 (89.6 GB/s) each token; 23.3 GB from the GPU at
+    # 1,008 GB/s: at most 1 / (23.3/1008 + 16.5/89.6) = 4.8 tokens/s
+    q = parse_question(text, kb)
+    assert [g.id for g in q.gpus] == ["rtx-4090-24gb"] and q.cpu_offload
+    a = ask(kb, text)
+    assert a.headline.code == "offload_expected"
+    assert a.headline.params["high_tps"] == pytest.approx(1 / (23.3 / 1008 + 16.5 / 89.6), rel=0.05)
