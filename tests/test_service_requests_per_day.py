@@ -57,3 +57,12 @@ def test_pictures_a_day_and_a_rate_asked_per_minute(kb):
     q = parse_question("SDXL 在 L20 上一分钟能出几张图？每天要出 10 万张，需要几张卡？", kb)
     assert q.deadline_hours is None
     assert q.images_per_minute == pytest.approx(100_000 / 1_440, rel=1e-6)
+
+
+@pytest.mark.parametrize(("text", "per_user"), [
+    ("internal chatbot, 5k daily users, ~15 messages each, llama 3.3 70b fp8 on H100s, how many GPUs?", 15),
+    ("5000 DAU, 20 queries per user, qwen 7b on L4s, how many?", 20),
+])
+def test_each_users_count_beside_daily_users_is_a_days(kb, text, per_user):
+    q = parse_question(text, kb)
+    assert q.requests_per_user_per_day == per_user and not q.not_understood

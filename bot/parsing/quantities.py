@@ -527,6 +527,14 @@ class _Scanner:
             if (m.group("who") or m.group("who2")) and self.free(m.start(), m.end()):
                 self.claim("rate", {"kind": "requests_per_day", "value": number_value(m, lex), "scope": "per_user"},
                            m.start(), m.end())
+        daily = lex.quantity_units.get("daily_active_users")
+        if daily is not None and daily.search(self.low):
+            # "5k daily users, ~15 messages each": beside a user base counted per day, each user's count is a day's
+            each = _per_user_count_pattern(self.num, lex.day_nouns.pattern, lex.per_user_day_words.pattern)
+            for m in each.finditer(self.low):
+                if self.free(m.start(), m.end()):
+                    self.claim("rate", {"kind": "requests_per_day", "value": number_value(m, lex),
+                                        "scope": "per_user"}, m.start(), m.end())
 
     def rate_scope(self, start: int, end: int) -> str | None:
         """Whether the tokens/s figure at ``[start, end)`` of the lower-cased text is per user (``"per_user"``), in
@@ -997,6 +1005,12 @@ def _per_user_day_pattern(num: str, nouns: str, who: str, days: str) -> re.Patte
     day", "10 queries per person per day", "20 prompts a day each"); group ``who`` or ``who2`` holds the per-user
     word."""
     return re.compile(rf"{num}\s*(?:{nouns})\s*(?:(?P<who>{who})\s*)?(?:{days})(?:\s*(?P<who2>{who})(?![a-z]))?")
+
+
+@lru_cache(maxsize=4)
+def _per_user_count_pattern(num: str, nouns: str, who: str) -> re.Pattern[str]:
+    """A number, a request noun and a per-user word right after it ("15 messages each", "20 queries per user")."""
+    return re.compile(rf"{num}\s*(?:{nouns})\s*(?:{who})(?![a-z])")
 
 
 @lru_cache(maxsize=64)
