@@ -73,3 +73,19 @@ def test_a_currency_word_after_a_number_is_its_unit(kb):
     # "2.24 美元一小时": not "美元一" = $1 (a currency word after a number is that number's unit)
     q = parse_question("文章说 H100 2.24 美元一小时起", kb)
     assert [m.amount for m in q.quoted_prices] == [2.24]
+
+
+@pytest.mark.parametrize(("text", "per_gpu"), [
+    ("H100 2.24 美元一小时起，16 张 H100 租一个月，按这个价总共多少钱？", 2.24),
+    ("at $2/GPU-hour, what do 16 H100s for a month cost?", 2.0),
+])
+def test_a_rental_at_the_users_price_leads(kb, text, per_gpu):
+    # 16 GPUs x 730 h (a month, policy) x the price per GPU-hour: 2.24 -> $26,163.20; 2.00 -> $23,360
+    a = ask(kb, text)
+    assert a.headline.code == "quote_at_given_price"
+    assert a.headline.params["total_usd"] == pytest.approx(16 * 730 * per_gpu)
+
+
+def test_a_days_duty_cycle_and_hedged_counts_are_read(kb):
+    q = parse_question("日活 3 万，每人每天差不多 15 次对话，Qwen2.5-14B 部署在 L20 上要几张卡？", kb)
+    assert q.requests_per_user_per_day == 15 and not q.not_understood

@@ -27,6 +27,7 @@ from bot.advice.answer import Answer
 from bot.advice.context import Context
 from bot.advice.markets import apply_market_rules
 from bot.advice.observed import observation_notes, offload_notes
+from bot.advice.planner import given_placement, resolve_gpu
 from bot.advice.specs import claim_verdicts, software_caveats, spec_fact
 from bot.advice.traffic import traffic_at_estimate
 from bot.kb.loader import KnowledgeBase
@@ -97,6 +98,7 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
     if (load := traffic_at_estimate(ctx.traffic, ctx.traffic_output_tokens, out)) is not None:
         # "10k DAU, 20 messages a day": the time a request takes on the setup picked, and the requests in flight then
         out = out.model_copy(update={"details": [load, *out.details]})
+    out = _at_given_price(ctx, out)
     seen = observation_notes(out.query, out, kb)
     if not seen and _offload_asked(query):
         # "half the layers in RAM, what tok/s?": the speed that split allows is the answer, not "does not fit"
@@ -136,6 +138,27 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
         out = out.model_copy(update={"details": [*verdicts, *out.details],
                                      "sources": list(dict.fromkeys([*out.sources, *ctx.sources]))})
     return _quoted_converted(ctx, out)
+
+
+def _at_given_price(ctx: Context, out: Answer) -> Answer:
+    """A rental priced at the user's own figure ("按这个价总共多少钱", "at $2/GPU-hour what do 16 H100s for a month
+    cost"): that total leads (GPUs x hours x the price per GPU-hour, :func:`bot.advice.planner.given_placement`), the
+    market's prices follow. ``out`` unchanged for other answers."""
+    q = ctx.query
+    if out.intent != "quote" or q.given_price_per_hour is None or not q.duration_hours:
+        return out
+    mention = next((m for m in q.gpus if m.id in ctx.kb.gpus), None)
+    if mention is None:
+        return out
+    gpu = resolve_gpu(ctx, mention)
+    count = mention.count or q.gpu_count or 1
+    placement = given_placement(ctx, gpu, count)
+    if placement is None:
+        return out
+    line = note("quote_at_given_price", count=count, gpu_name=gpu.name, hours=q.duration_hours,
+                per_gpu_usd=placement.price_per_hour_usd / count, price_usd=placement.price_per_hour_usd,
+                total_usd=placement.price_per_hour_usd * q.duration_hours)
+    return out.model_copy(update={"headline": line, "details": [out.headline, *out.details]})
 
 
 def _offload_asked(query: Query) -> bool:

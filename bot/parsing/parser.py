@@ -800,6 +800,11 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
                 quoted.append(money)
             else:
                 out["budget"] = money
+    if lex.use_quoted_words.search(scan.text) and not quoted_hourly and len(hourly) == 1 and not hourly[0][0]:
+        # "H100 2.24 美元一小时起 ... 按这个价总共多少钱": the one hourly price said is the one to compute with, per GPU
+        # (a headline "from $X/h" figure is per GPU-hour), not a limit
+        quoted_hourly.append((hourly[0][1], True))
+        hourly = []
     limits = [h for h in hourly if h[0]]
     if limits:
         out["price_limit_per_hour"], out["price_limit_per_gpu"] = limits[0][1], limits[0][2]
