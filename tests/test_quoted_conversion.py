@@ -89,3 +89,12 @@ def test_a_rental_at_the_users_price_leads(kb, text, per_gpu):
 def test_a_days_duty_cycle_and_hedged_counts_are_read(kb):
     q = parse_question("日活 3 万，每人每天差不多 15 次对话，Qwen2.5-14B 部署在 L20 上要几张卡？", kb)
     assert q.requests_per_user_per_day == 15 and not q.not_understood
+
+
+def test_on_demand_is_billed_for_the_hours_used(kb):
+    # a month (730 h) at 10 h a day = 730 x 10/24 = 304.2 h billed on demand; AutoDL 4090 ¥1.98/GPU-h x 4 = ¥2,409
+    a = ask(kb, "AutoDL 租 4 张 4090 一个月，每天只跑 10 小时，包月和按量哪个划算？")
+    first = a.headline if a.headline.code == "mention_cost" else next(d for d in [a.headline, *a.details]
+                                                                        if d.code == "mention_cost")
+    assert first.params["hours"] == pytest.approx(730 * 10 / 24)
+    assert first.params["total"]["amount"] == pytest.approx(4 * 1.98 * 730 * 10 / 24)

@@ -118,6 +118,11 @@ def _cost(ctx: Context, p: Placement, hours: float) -> float:
 
 def _hours(ctx: Context) -> float:
     q = ctx.query
+    if q.duration_hours and q.utilization_pct and 0 < q.utilization_pct < 100 and "commitment" not in q.pricing:
+        # "a month, 10 hours a day": billed by the hour, the GPUs are paid only while they run
+        hours = q.duration_hours * q.utilization_pct / 100
+        ctx.assume("billed_hours_used", duration_hours=q.duration_hours, util_pct=q.utilization_pct, hours=hours)
+        return hours
     if q.duration_hours:
         return q.duration_hours
     if q.commitment_term in ("1y", "3y") and "commitment" in q.pricing:
