@@ -42,3 +42,11 @@ def test_speed_asked_of_a_tight_setup_leads_with_the_speed(kb):
     assert a.headline.code == "speed_single"
     assert a.details[0].code == "fit_tight_budget"
     assert a.headline.params["ttft_s"] == a.options[0].ttft_s
+
+
+def test_one_requests_latency_is_no_batch_job(kb):
+    # "一条请求": one request's first token and speed, not a job of one item (whose "time" is a batch's)
+    a = advise(parse_question("Llama 3.1 8B 在 L20 上用 vLLM，输入 8k 输出 500，一条请求首字延迟和总耗时？", kb), kb,
+               today=TODAY)
+    assert a.headline.code == "speed_single"
+    assert a.headline.params["ttft_s"] == a.options[0].ttft_s

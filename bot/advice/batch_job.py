@@ -53,9 +53,10 @@ _CANDIDATES = 6
 
 def is_batch_job(q: Query) -> bool:
     """Whether a serving question is an offline job over a stated number of items ("summarize 1M documents"),
-    not a live load (users, a request rate or a tokens/s target make it a deployment)."""
-    return bool(q.documents) and not (q.concurrent_users or q.requests_per_s or q.target_tokens_per_s
-                                      or q.batch_size)
+    not a live load (users, a request rate or a tokens/s target make it a deployment) nor one request asked of."""
+    # one item ("一条请求的首字延迟和总耗时", "one request") is a single request's latency, not a job
+    return bool(q.documents) and not (q.documents <= 1 and q.single_item) and not (
+        q.concurrent_users or q.requests_per_s or q.target_tokens_per_s or q.batch_size)
 
 
 def _job_load(ctx: Context) -> ServingLoad:
