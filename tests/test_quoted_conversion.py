@@ -98,3 +98,23 @@ def test_on_demand_is_billed_for_the_hours_used(kb):
                                                                         if d.code == "mention_cost")
     assert first.params["hours"] == pytest.approx(730 * 10 / 24)
     assert first.params["total"]["amount"] == pytest.approx(4 * 1.98 * 730 * 10 / 24)
+
+
+@pytest.mark.parametrize(("text", "each"), [
+    ("we have $120k to buy cards for serving qwen2.5 72b. L40S at $8k each or H100 at $28k each?",
+     {"l40s-48gb": 8_000, "h100-sxm-80gb": 28_000}),
+    ("预算 200 万买卡，H20 按 11 万一张、4090 48G 按 2.2 万一张，跑 Qwen2.5-72B 各能支撑多少用户？",
+     {"h20-96gb": 110_000 / 6.8012, "rtx-4090-48gb": 22_000 / 6.8012}),
+])
+def test_a_price_per_card_said_beside_each_card(kb, text, each):
+    # each card bought at the price said beside it (CNY at 6.8012 per USD); counts never exceed budget / price:
+    # $120k / $8k = 15 L40S at most, / $28k = 4 H100; ¥200万 / ¥11万 = 18 H20, / ¥2.2万 = 90 4090 48GB
+    a = ask(kb, text)
+    prices = {g.id: g.price_each_amount for g in a.query.gpus}
+    assert set(prices) == set(each)
+    budget = 120_000 if "$" in text else 2_000_000 / 6.8012
+    for o in a.options:
+        gpu = o.gpu.split("@")[0]
+        if gpu in each:
+            assert o.gpu_count * each[gpu] <= budget * 1.0001
+    assert {o.gpu.split("@")[0] for o in a.options} >= set(each)

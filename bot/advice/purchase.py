@@ -54,8 +54,8 @@ class CardPrice:
 
 
 def card_price(ctx: Context, gpu: Gpu) -> CardPrice | None:
-    """The purchase price of one ``gpu``: the user's price per card when they gave one for this GPU (or for the only
-    GPU named), else its sourced ``list_price`` (converted at the dated rate); ``None`` when neither exists (a rental
+    """The purchase price of one ``gpu``: the user's price per card when they gave one for this GPU (said beside its
+    name, ``GpuMention.price_each_amount``, or for the only GPU named), else its sourced ``list_price`` (converted at the dated rate); ``None`` when neither exists (a rental
     price is never a purchase price).
 
     Raises:
@@ -63,6 +63,11 @@ def card_price(ctx: Context, gpu: Gpu) -> CardPrice | None:
     """
     q = ctx.query
     named = [m for m in q.gpus if m.id in ctx.kb.gpus]
+    own = next((m for m in named if m.id == gpu.id.split("@")[0] and m.price_each_amount), None)
+    if own is not None:  # "L40S at $8k each or H100 at $28k each": the price said beside this card
+        usd = ctx.to_usd(own.price_each_amount, own.price_each_currency or "usd")
+        if usd:
+            return CardPrice(usd, True)
     if q.purchase_price is not None and q.purchase_price_per_gpu and (
             not named or (len(named) == 1 and named[0].id == gpu.id.split("@")[0])):
         usd = ctx.usd(q.purchase_price)

@@ -433,6 +433,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         fields["periods_hours"] = periods if len(periods) > 1 else []
     # a currency word that is an amount's unit ("2.24 美元") says what the amount is in, not what the answer is asked in
     asked_currencies = lex.answer_currency.found(_masked(low, SpanSet([(f.start, f.end) for f in scan.all("money")])))
+    gpus = _prices_each(gpus, gpu_found, scan, low)
     _purchase_budget(fields, asks, gpus, low, lex)
     query = Query(
         text=cleaned,
@@ -1585,6 +1586,35 @@ def _mark_gpus(low: str, found: list[FoundGpu]) -> str:
 
 #: What a purchase budget asks: how many, which, or what they serve.
 _PURCHASE_BUDGET_ASKS = frozenset({"gpu_count", "node_count", "best", "cheapest", "comparison", "users_served"})
+
+
+#: The most characters between a GPU's name and a price per card said for it ("H100 at $28k each", "H20 按 11 万一张").
+_PRICE_EACH_GAP = 16
+
+
+def _prices_each(gpus: list[GpuMention], found: list, scan: QuantityScan, low: str) -> list[GpuMention]:
+    """A price per card said right after a GPU's name ("L40S at $8k each or H100 at $28k each", "H20 按 11 万一张、4090
+    48G 按 2.2 万一张") is that GPU's (``price_each_amount``): each card priced apart, where a single ``purchase_price``
+    could hold one. Only when two or more GPUs are named (one GPU keeps ``purchase_price``) and no other GPU name lies
+    between the name and the amount."""
+    if len({g.id for g in gpus if g.id}) < 2:
+        return gpus
+    named = sorted((f for f in found if f.id), key=lambda f: f.start)
+    prices: dict[str, tuple[float, str]] = {}
+    for m in scan.all("money"):
+        v = m.value
+        if not v.get("per_gpu") or v.get("period") is not None:
+            continue
+        before = [f for f in named if f.span_end <= m.start]
+        if not before:
+            continue
+        f = before[-1]
+        if m.start - f.span_end <= _PRICE_EACH_GAP and f.id not in prices:
+            prices[f.id] = (v["amount"], v["currency"] or "usd")
+    if not prices:
+        return gpus
+    return [g.model_copy(update={"price_each_amount": prices[g.id][0], "price_each_currency": prices[g.id][1]})
+            if g.id in prices else g for g in gpus]
 
 
 def _purchase_budget(fields: dict, asks: list[str], gpus: list[GpuMention], low: str, lex: Lexicon) -> None:

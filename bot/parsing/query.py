@@ -69,6 +69,8 @@ class GpuMention(_Record):
         provider: that instance's provider id.
         count_over_limit: a count stated above the largest count read (``bot.parsing.gpus.MAX_GPU_COUNT``,
             "一百万张 H100"): set aside, ``count`` stays ``None``, and the answer says so first.
+        price_each_amount, price_each_currency: a purchase price of one card said right after this GPU ("L40S at $8k
+            each", "H20 按 11 万一张"), in the currency written; ``None`` when none.
     """
 
     id: str | None = None
@@ -80,6 +82,8 @@ class GpuMention(_Record):
     instance_type: str | None = None
     provider: str | None = None
     count_over_limit: int | None = None
+    price_each_amount: float | None = None
+    price_each_currency: str | None = None
 
 
 class ModelMention(_Record):
