@@ -39,3 +39,12 @@ def test_training_per_gpu_is_each_cards_best_layout(kb):
     a = advise(parse_question("compare H100 and H200 for training llama 3 70b on 1T tokens", kb), kb, today=TODAY)
     assert a.headline.code == "training_per_gpu_same"
     assert a.headline.params["ratio_x"] == pytest.approx(1.0, abs=0.03)
+
+
+def test_export_variants_differ_in_their_link(kb):
+    # H800 and H100 SXM have the same compute (989 dense bf16 TFLOPS); NVLink 400 vs 900 GB/s (knowledge/gpus.yaml):
+    # the per-GPU speed is the same and the link ratio 400 / 900 = 0.44 is said
+    a = advise(parse_question("H800 vs H100 for a LoRA fine-tune of llama 3 70b on 64 GPUs", kb), kb, today=TODAY)
+    assert a.headline.code == "finetune_compare_same"
+    link = next(d for d in a.details if d.code == "ratio_nvlink")
+    assert link.params["ratio_x"] == pytest.approx(400 / 900, rel=0.01)

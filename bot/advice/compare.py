@@ -855,7 +855,8 @@ def _finetune(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
             continue
         ranked = sorted(gpus.values(), key=lambda o: o.gpu_hours)
         fast, slow = ranked[0], ranked[-1]
-        line = note("finetune_compare", method=method, fast=config(fast), slow=config(slow),
+        line = note("finetune_compare" if slow.gpu_hours / fast.gpu_hours >= _SAME_SPEED else "finetune_compare_same",
+                    method=method, fast=config(fast), slow=config(slow),
                     ratio_x=slow.gpu_hours / fast.gpu_hours, fast_gpu_hours=fast.gpu_hours,
                     slow_gpu_hours=slow.gpu_hours, fast_usd=fast.total_cost_usd, slow_usd=slow.total_cost_usd,
                     run_tokens=tokens if fast.total_cost_usd else None)
@@ -875,6 +876,7 @@ def _finetune(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
                                                                                  if not o.fits], model_name=model_label(model))
     for o in options[:3]:
         caveats(ctx, o)
+    details += nvlink_difference(choices, options)  # (H800 vs H100: the link is what differs across GPUs)
     details += _mention_lines(ctx, options, run=True)
     return ctx.answer(title=note("title_compare", gpu_names=[c.gpu.name for c in choices], model_name=model_label(model)),
                       headline=headline, details=details, options=options, table=finetune_table(options),
