@@ -58,3 +58,18 @@ def test_host_ram_is_no_card_and_the_spill_is_what_the_gpu_cannot_hold(kb, text)
     a = ask(kb, text)
     assert a.headline.code == "offload_expected"
     assert a.headline.params["high_tps"] == pytest.approx(1 / (23.3 / 1008 + 16.5 / 89.6), rel=0.05)
+
+
+@pytest.mark.parametrize("text", [
+    "theoretical max tok/s for llama 3 70b fp8 on one H100?",
+    "Llama 3 70B fp8 单卡 H100 理论上限每秒多少 token",
+])
+def test_the_roofline_leads_when_the_bound_is_asked(kb, text):
+    # one H100 SXM reads its 3,350 GB/s (knowledge/gpus.yaml); 70.6 GB of fp8 weights + one user's KV cache per token:
+    # at most 3350 / (weights + KV) tokens/s, the realistic estimate below it
+    a = ask(kb, text)
+    h = a.headline
+    assert h.code == "decode_roofline"
+    assert h.params["bound_tps"] == pytest.approx(3350 / h.params["read_gb"])
+    assert 70 < h.params["read_gb"] < 75
+    assert h.params["estimate_tps"] < h.params["bound_tps"]

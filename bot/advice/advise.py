@@ -27,6 +27,7 @@ from bot.advice.answer import Answer
 from bot.advice.context import Context
 from bot.advice.markets import apply_market_rules
 from bot.advice.observed import observation_notes, offload_notes
+from bot.advice.options import config
 from bot.advice.planner import given_placement, resolve_gpu
 from bot.advice.specs import claim_verdicts, software_caveats, spec_fact
 from bot.advice.traffic import traffic_at_estimate
@@ -99,6 +100,7 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
         # "10k DAU, 20 messages a day": the time a request takes on the setup picked, and the requests in flight then
         out = out.model_copy(update={"details": [load, *out.details]})
     out = _at_given_price(ctx, out)
+    out = _roofline(ctx, out)
     seen = observation_notes(out.query, out, kb)
     if not seen and _offload_asked(query):
         # "half the layers in RAM, what tok/s?": the speed that split allows is the answer, not "does not fit"
@@ -138,6 +140,26 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
         out = out.model_copy(update={"details": [*verdicts, *out.details],
                                      "sources": list(dict.fromkeys([*out.sources, *ctx.sources]))})
     return _quoted_converted(ctx, out)
+
+
+def _roofline(ctx: Context, out: Answer) -> Answer:
+    """The theoretical bound asked ("理论上每秒多少 token", "theoretical max tok/s"): one user's decode can go no faster
+    than reading every weight (and its KV cache) once per token at the GPUs' memory bandwidth,
+    ``tokens/s <= bandwidth x GPUs / (weights + KV GB)`` (the roofline, batch 1); it leads, the realistic estimate
+    follows. ``out`` unchanged when the bound is not asked or the answer has no setup with its memory figures."""
+    q = ctx.query
+    if not q.bound_asked or not out.options:
+        return out
+    o = out.options[out.recommendation if out.recommendation is not None else 0]
+    gpu = ctx.kb.gpus.get((o.gpu or "").split("@")[0])
+    if gpu is None or not gpu.memory_bandwidth_gb_s or not o.weights_gb:
+        return out
+    group = (o.tensor_parallel or 1) * (o.pipeline_parallel or 1) if o.tensor_parallel else (o.gpu_count or 1)
+    read_gb = o.weights_gb + (o.kv_cache_gb or 0.0) / max(1, o.users or 1)
+    bw = gpu.memory_bandwidth_gb_s * (o.tensor_parallel or 1)
+    line = note("decode_roofline", config=config(o), read_gb=read_gb, bandwidth_gb_s=bw, bound_tps=bw / read_gb,
+                estimate_tps=o.single_user_tps or o.decode_tps, pipeline=group > (o.tensor_parallel or 1))
+    return out.model_copy(update={"headline": line, "details": [out.headline, *out.details]})
 
 
 def _at_given_price(ctx: Context, out: Answer) -> Answer:

@@ -441,6 +441,8 @@ class LexiconFile(_Vocab):
     # the time asked in days ("how many days", "要多少天"): durations are said in days too
     days_asked_words: list[str] = Field(default_factory=list)
     not_comparison_words: list[str] = Field(default_factory=list)
+    #: the bound asked, not the realistic figure ("theoretical max tok/s", "理论上限"): the memory-bandwidth roofline
+    bound_words: list[str] = Field(default_factory=list)
     setup_question_words: list[str] = Field(default_factory=list)
     same_machine_words: list[str] = Field(default_factory=list)
     #: the machine runs at home or in an office ("at home", "home lab", "my basement", "workstation"): a purchase is
@@ -838,6 +840,7 @@ class Lexicon:
     #: words holding a comparison word that compare nothing ("比如" = for example, "比特" = bit): masked before the
     #: comparison connectors, relations and asks are read
     not_comparison_words: Phrases
+    bound_words: Phrases
     #: words that ask about someone else's setup ("your", "did you use", "was it", "你们用的"): "A or B" said with
     #: them asks which one was used, not which is better
     setup_question_words: Phrases
@@ -1098,6 +1101,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         non_llm_tasks=Phrases({p: kind for f in files for kind, ps in f.non_llm_tasks.items() for p in ps}),
         days_asked_words=Phrases(_flat(lists(lambda f: f.days_asked_words)), left_bound=False),
         not_comparison_words=Phrases(_flat(lists(lambda f: f.not_comparison_words))),
+        bound_words=Phrases(_flat(lists(lambda f: f.bound_words))),
         setup_question_words=Phrases(_flat(lists(lambda f: f.setup_question_words))),
         same_machine_words=Phrases(_flat(lists(lambda f: f.same_machine_words))),
         home_words=Phrases(_flat(lists(lambda f: f.home_words))),

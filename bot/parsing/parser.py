@@ -453,6 +453,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         full_context_prompts=bool(lex.full_context_words.search(low)),
         one_machine=one_machine,
         single_item=bool(lex.single_item_words.search(low)),
+        bound_asked=bool(lex.bound_words.search(low)),
         offline=bool(lex.batch_job_words.search(low)),
         days_asked=bool(lex.days_asked_words.search(low)),
         at_home=bool(lex.home_words.search(low)),

@@ -362,6 +362,7 @@ class Query(_Record):
         node_count: machines/nodes named ("2 nodes").
         gpus_per_node: GPUs per machine when the question asks how many machines ("每台8卡，要几台",
             "how many 8-gpu nodes"): the count is then searched in whole machines of this many GPUs.
+        bound_asked: the theoretical bound is asked ("theoretical max", "理论上限"), not only the realistic figure.
         single_item: the time of one item is asked ("latency", "one image", "单张"): a rate is stated one item at a
             time (batch 1), not at the batched throughput.
         one_machine: the GPUs must share one machine ("in one server", "单机", "with NVLink between them"):
@@ -497,6 +498,7 @@ class Query(_Record):
     gpus_per_node: int | None = None
     one_machine: bool = False
     single_item: bool = False
+    bound_asked: bool = False
     at_home: bool = False
     market: str | None = None
     billing_terms: list[str] = Field(default_factory=list)
