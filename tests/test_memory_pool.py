@@ -98,3 +98,9 @@ def test_a_format_asked_that_does_not_fit_leads_with_no_and_what_would(kb):
     assert [x["precision"] for x in a.headline.params["too_big"]] == ["fp8"]
     assert [x["precision"] for x in a.headline.params["fits"]] == ["int4"]
     assert a.headline.params["usable_gb"] == pytest.approx(316.8)
+
+
+def test_a_pool_over_a_count_of_cards_is_still_the_memory_said(kb):
+    # 320 GB over 4 cards, no card named: never swapped for bigger cards; 405.9 GB of fp8 weights > 316.8 GB usable
+    a = ask(kb, "we have a box with 320 GB of GPU memory total across 4 cards. can it serve llama 3.1 405b in fp8?")
+    assert a.headline.code == "memory_pool_fit_no" and not a.options

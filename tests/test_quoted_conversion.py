@@ -118,3 +118,12 @@ def test_a_price_per_card_said_beside_each_card(kb, text, each):
         if gpu in each:
             assert o.gpu_count * each[gpu] <= budget * 1.0001
     assert {o.gpu.split("@")[0] for o in a.options} >= set(each)
+
+
+def test_the_cheaper_of_the_providers_compared_is_the_verdict(kb):
+    # knowledge/prices: RunPod 8x H100 $23.92/h (undated catalog), Lambda $31.92/h (2026-09-20); 168 h:
+    # $4,018.56 vs $5,362.56, RunPod $1,344 less
+    a = ask(kb, "runpod vs lambda for 8x H100 for a week, which is cheaper?")
+    line = next(d for d in a.details if d.code == "quote_cheaper_named")
+    assert line.params["cheap_provider"] == "RunPod"
+    assert line.params["saving_usd"] == pytest.approx((31.92 - 23.92) * 168)

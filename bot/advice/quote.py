@@ -696,7 +696,16 @@ def _cheapest_list_price(ctx: Context, groups) -> list:
         listed = next((r for r in asked if not r.price.stale and r.price.as_of is not None
                        and r.price.pricing_model == asked[0].price.pricing_model
                        and (r.price.idle_gpus == 0 or asked[0].price.idle_gpus > 0)), None)
-        if listed is not None:
+        if listed is not None and len(ctx.query.providers) >= 2 and listed.price.provider != asked[0].price.provider \
+                and asked[0].total_cost_usd and listed.total_cost_usd:
+            # providers compared ("RunPod vs Lambda, which is cheaper"): the cheaper one is the verdict; the date of its
+            # price is a caveat, not a reason to name the dearer one
+            cheap = asked[0]
+            out.append(note("quote_cheaper_named", cheap_provider=cheap.price.provider_name,
+                            cheap_total_usd=cheap.total_cost_usd, provider=listed.price.provider_name,
+                            total_usd=listed.total_cost_usd, saving_usd=listed.total_cost_usd - cheap.total_cost_usd,
+                            undated=cheap.price.as_of is None, as_of=listed.price.as_of.isoformat()))
+        elif listed is not None:
             out.append(note("quote_cheapest_list", config=config(listed, with_precision=False),
                             provider=listed.price.provider_name, instance=_instance_label(listed),
                             price_usd=listed.price.price_per_hour_usd, total_usd=listed.total_cost_usd,

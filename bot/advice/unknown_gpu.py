@@ -47,7 +47,8 @@ def _pool_asked(ctx: Context) -> bool:
     quantity asked than the fit or the memory."""
     q = ctx.query
     return (q.intent == "size_inference" and not q.gpus and q.memory_pool_gb is not None and bool(q.models)
-            and "fit" in q.asks and not set(q.asks) - {"fit", "memory"})
+            # ("can it serve X" is asked as users served: with no card known, whether X fits is what can be answered)
+            and ("fit" in q.asks or q.gpu_count is not None) and not set(q.asks) - {"fit", "memory", "users_served"})
 
 
 def _usable_gb(ctx: Context, memory_gb: float) -> float:
