@@ -101,6 +101,7 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
         out = out.model_copy(update={"details": [load, *out.details]})
     out = _at_given_price(ctx, out)
     out = _roofline(ctx, out)
+    out = _measured_below_bound(ctx, out)
     seen = observation_notes(out.query, out, kb)
     if not seen and _offload_asked(query):
         # "half the layers in RAM, what tok/s?": the speed that split allows is the answer, not "does not fit"
@@ -140,6 +141,34 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
         out = out.model_copy(update={"details": [*verdicts, *out.details],
                                      "sources": list(dict.fromkeys([*out.sources, *ctx.sources]))})
     return _quoted_converted(ctx, out)
+
+
+#: A one-user speed below this share of the memory-bandwidth bound is explained by a measurement when one exists.
+_FAR_BELOW_BOUND = 0.5
+
+
+def _measured_below_bound(ctx: Context, out: Answer) -> Answer:
+    """A one-user speed on one GPU type far below what its memory bandwidth allows (H20: compute-bound decode) is
+    backed, right under the headline, by the published batch-1 measurement on that GPU
+    (:func:`bot.advice.compare.batch1_measurement`), so the low figure is not read as an error. ``out`` unchanged
+    otherwise, or when the bound itself is the answer."""
+    if out.intent != "size_inference" or not out.options or out.headline.code == "decode_roofline":
+        return out
+    o = out.options[out.recommendation if out.recommendation is not None else 0]
+    gpu = ctx.kb.gpus.get((o.gpu or "").split("@")[0])
+    one = o.single_user_tps or o.decode_tps
+    if gpu is None or not gpu.memory_bandwidth_gb_s or not o.weights_gb or not one:
+        return out
+    bound = gpu.memory_bandwidth_gb_s * (o.tensor_parallel or 1) / o.weights_gb
+    model = ctx.kb.models.get(o.model or "") or next((ctx.kb.models[m.id] for m in ctx.query.models
+                                                       if m.id in ctx.kb.models), None)
+    if one >= _FAR_BELOW_BOUND * bound or model is None or any(d.code == "measured_batch1" for d in out.details):
+        return out
+    measured = compare.batch1_measurement(ctx, gpu, model)
+    if measured is None:
+        return out
+    return out.model_copy(update={"details": [measured, *out.details],
+                                  "sources": list(dict.fromkeys([*out.sources, *ctx.sources]))})
 
 
 def _roofline(ctx: Context, out: Answer) -> Answer:

@@ -58,7 +58,7 @@ from bot.pricing.mentions import mention_for
 from bot.pricing.offers import Placement
 from bot.pricing.offers import place as all_placements
 
-__all__ = ["answer"]
+__all__ = ["answer", "batch1_measurement"]
 
 
 def answer(ctx: Context) -> Answer:
@@ -211,7 +211,7 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         if gb and compute_bound.get(gb.id):
             # a compute-bound small-batch decode surprises readers who expect bandwidth to decide: the published
             # batch-1 measurement on that GPU that the estimate is calibrated on is said beside it
-            measured = _batch1_measurement(ctx, gb, model)
+            measured = batch1_measurement(ctx, gb, model)
             if measured is not None:
                 details.append(measured)
         if fast.gpu_count != slow.gpu_count and ga and gb and ga.id != gb.id:
@@ -421,7 +421,7 @@ def _common_format(ctx: Context, model: Model, choices: list[GpuChoice], single:
     return None
 
 
-def _batch1_measurement(ctx: Context, gpu, model: Model):
+def batch1_measurement(ctx: Context, gpu, model: Model):
     """The ``measured_batch1`` note of the published single-GPU, batch-1 decode measurement on ``gpu`` in
     ``knowledge/benchmarks.yaml`` of the dense model nearest in size to ``model`` (tokens/s), with what the GPU's
     memory bandwidth alone would allow for that model in that format (bandwidth / weight bytes, efficiency.yaml
