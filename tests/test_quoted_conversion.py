@@ -127,3 +127,23 @@ def test_the_cheaper_of_the_providers_compared_is_the_verdict(kb):
     line = next(d for d in a.details if d.code == "quote_cheaper_named")
     assert line.params["cheap_provider"] == "RunPod"
     assert line.params["saving_usd"] == pytest.approx((31.92 - 23.92) * 168)
+
+
+@pytest.mark.parametrize(("text", "hours", "hourly", "plan"), [
+    # 22 working days x 10 h = 220 h x ¥6.68 = ¥1,469.60 vs ¥3,500: by the hour, ¥2,030.40 less; the plan wins from
+    # 3,500 / 6.68 = 524 h a month
+    ("AutoDL 上 A800 80G 按量 6.68 元/小时，包月 3500 元，我们每天用 10 小时，一个月 22 个工作日，按我给的价格算哪个便宜？",
+     220, 6.68, 3500),
+    # a month (730 h) at 8 h a day = 243.3 h x $0.40 = $97.33 vs $220
+    ("a 4090 is $0.40/h on demand or $220 for a monthly plan; we use it 8 hours a day, which is cheaper?",
+     730 * 8 / 24, 0.40, 220),
+])
+def test_a_monthly_plan_against_the_hours_used(kb, text, hours, hourly, plan):
+    a = ask(kb, text)
+    h = a.headline
+    assert h.code == "monthly_vs_hourly"
+    assert h.params["hours"] == pytest.approx(hours)
+    assert h.params["on_demand"]["amount"] == pytest.approx(hours * hourly)
+    assert h.params["plan"]["amount"] == pytest.approx(plan)
+    assert h.params["hourly_cheaper"] is True
+    assert h.params["break_even_hours"] == pytest.approx(plan / hourly)

@@ -47,7 +47,7 @@ from bot.pricing.mentions import mention_for, mention_prices
 from bot.pricing.offers import Offer, Placement, billed_hours
 from bot.pricing.offers import place as all_placements
 
-__all__ = ["answer"]
+__all__ = ["answer", "hours_used"]
 
 _EXAMPLES = ["8x H100 for 3 days", "price of p5.48xlarge", "A100 80GB on runpod per hour", "cheapest spot A100"]
 _EXAMPLES_ZH = ["8张H100 三天多少钱", "A100 80G 按月租多少钱"]
@@ -78,7 +78,7 @@ def price_list(ctx: Context) -> Answer:
     q = ctx.query
     pricing = next(iter(q.pricing), "on_demand")
     exclude = excluded_providers(ctx)
-    hours = _hours(ctx)
+    hours = hours_used(ctx)
     rows: list[Option] = []
     for gpu in ctx.kb.gpus.values():
         found = [p for p in all_placements(ctx.offers, gpu.id, 1, today=ctx.today, pricing_model=pricing, limit=20)
@@ -116,8 +116,14 @@ def _cost(ctx: Context, p: Placement, hours: float) -> float:
     return p.price_per_hour_usd * hours if ctx.query.duration_is_period else p.cost_usd(hours)
 
 
-def _hours(ctx: Context) -> float:
+def hours_used(ctx: Context) -> float:
     q = ctx.query
+    if q.days_used and q.utilization_pct and 0 < q.utilization_pct < 100 and "commitment" not in q.pricing:
+        # "22 working days, 10 hours a day": the days used times the hours a day
+        hours = q.days_used * 24 * q.utilization_pct / 100
+        ctx.assume("billed_hours_used", duration_hours=q.duration_hours or hours, util_pct=q.utilization_pct,
+                   hours=hours)
+        return hours
     if q.duration_hours and q.utilization_pct and 0 < q.utilization_pct < 100 and "commitment" not in q.pricing:
         # "a month, 10 hours a day": billed by the hour, the GPUs are paid only while they run
         hours = q.duration_hours * q.utilization_pct / 100
@@ -137,7 +143,7 @@ def _hours(ctx: Context) -> float:
 def _hardware(ctx: Context) -> Answer:
     q = ctx.query
     variant_notes(ctx)
-    hours = _hours(ctx)
+    hours = hours_used(ctx)
     pricings = list(q.pricing) or ["on_demand"]
     if q.pricing and "on_demand" not in pricings:
         pricings.append("on_demand")  # what the asked terms save is measured against on-demand

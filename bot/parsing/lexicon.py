@@ -40,7 +40,7 @@ ASKS = ("fit", "gpu_count", "users_served", "speed", "time", "tokens_in_time", "
         "node_count", "max_context", "token_cost", "difference", "availability")
 _QUANTITY_FIELDS = ("concurrent_users", "daily_active_users", "monthly_active_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
                     "documents", "epochs", "audio_hours", "tokens_per_item", "context_tokens", "input_tokens",
-                    "output_tokens", "training_tokens", "tokens_plain", "transistors", "gpu_hours")
+                    "output_tokens", "training_tokens", "tokens_plain", "transistors", "gpu_hours", "days_used")
 _PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "nf4", "fp4", "exl2")
 _WORKLOADS = ("finetune", "training", "inference")
 

@@ -431,6 +431,13 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
         fields["duration_is_period"] = True
         periods = [h for h in fields.get("periods_hours", []) if h != _TERM_HOURS.get(term)]
         fields["periods_hours"] = periods if len(periods) > 1 else []
+    monthly_note = next((n for n in notes if n.code == "monthly_limit_per_hour"), None)
+    if monthly_note is not None and "monthly" in lex.billing_terms.found(low) and fields.get("price_limit_per_hour"):
+        # "按量 6.68 元/小时，包月 3500 元": beside pay-as-you-go the month's amount is the plan's price, not a limit
+        fields["monthly_price"] = Money(amount=monthly_note.params["amount"], currency=monthly_note.params["currency"])
+        fields.pop("price_limit_per_hour", None)
+        fields.pop("price_limit_per_gpu", None)
+        notes.remove(monthly_note)
     # a currency word that is an amount's unit ("2.24 美元") says what the amount is in, not what the answer is asked in
     asked_currencies = lex.answer_currency.found(_masked(low, SpanSet([(f.start, f.end) for f in scan.all("money")])))
     gpus = _prices_each(gpus, gpu_found, scan, low)
@@ -654,7 +661,7 @@ def _quantity_fields(scan: QuantityScan, notes: list[Note], lex: Lexicon) -> dic
               "node_count": int, "context_tokens": int, "input_tokens": int, "output_tokens": int,
               "training_tokens": float, "documents": float, "tokens_per_item": float, "images": float,
               "epochs": float, "audio_hours": float, "duration_hours": float, "deadline_hours": float,
-              "utilization_pct": float, "gpu_hours": float}
+              "utilization_pct": float, "gpu_hours": float, "days_used": float}
     rename = {"steps": "image_steps"}
     # several user counts ("500 people use it, 60 online at peak"): the one said to be simultaneous sizes the load
     users = scan.all("concurrent_users")

@@ -73,7 +73,7 @@ _ONE_PERIOD_ZH_HOURS = {"天": 24.0, "日": 24.0, "周": 168.0, "期": 168.0}
 #: Characters between a key word and its number ("ctx: 8k", "batch size = 4").
 _GAP = r"[\s:=~(]*"
 _COUNT_FIELDS = ("concurrent_users", "daily_active_users", "monthly_active_users", "gpu_count", "node_count", "batch_size", "lora_rank", "steps", "images",
-                 "documents", "epochs", "transistors")
+                 "documents", "epochs", "transistors", "days_used")
 #: Counts whose unit holds a period word, read before durations ("5k daily active users", "users per day": the
 #: "daily" is part of the unit, not a rental period).
 _BEFORE_DURATIONS = ("daily_active_users", "monthly_active_users")

@@ -362,6 +362,10 @@ class Query(_Record):
         node_count: machines/nodes named ("2 nodes").
         gpus_per_node: GPUs per machine when the question asks how many machines ("每台8卡，要几台",
             "how many 8-gpu nodes"): the count is then searched in whole machines of this many GPUs.
+        monthly_price: a monthly plan's price the user gives beside pay-as-you-go ("包月 3500 元", "$900/month plan"),
+            per GPU, to compare with the hours used at the hourly price.
+        days_used: the days the hardware is used in the period ("22 个工作日", "22 working days a month"): with hours a
+            day (``utilization_pct`` of a day), the hours billed on demand are days x hours a day.
         bound_asked: the theoretical bound is asked ("theoretical max", "理论上限"), not only the realistic figure.
         single_item: the time of one item is asked ("latency", "one image", "单张"): a rate is stated one item at a
             time (batch 1), not at the batched throughput.
@@ -499,6 +503,8 @@ class Query(_Record):
     one_machine: bool = False
     single_item: bool = False
     bound_asked: bool = False
+    days_used: float | None = None
+    monthly_price: Money | None = None
     at_home: bool = False
     market: str | None = None
     billing_terms: list[str] = Field(default_factory=list)
