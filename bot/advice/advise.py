@@ -166,9 +166,11 @@ def _measured_below_bound(ctx: Context, out: Answer) -> Answer:
                                                        if m.id in ctx.kb.models), None)
     if one >= _FAR_BELOW_BOUND * bound or model is None or any(d.code == "measured_batch1" for d in out.details):
         return out
+    if (o.gpu_count or 1) > 1:
+        return out  # a group's speed has other causes (the link between the GPUs)
     measured = compare.batch1_measurement(ctx, gpu, model)
-    if measured is None:
-        return out
+    if measured is None or measured.params["measured_tps"] >= _FAR_BELOW_BOUND * measured.params["bandwidth_tps"]:
+        return out  # only a measurement that itself runs far below the bound explains a figure far below it
     return out.model_copy(update={"details": [measured, *out.details],
                                   "sources": list(dict.fromkeys([*out.sources, *ctx.sources]))})
 
