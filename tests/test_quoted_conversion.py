@@ -147,3 +147,15 @@ def test_a_monthly_plan_against_the_hours_used(kb, text, hours, hourly, plan):
     assert h.params["plan"]["amount"] == pytest.approx(plan)
     assert h.params["hourly_cheaper"] is True
     assert h.params["break_even_hours"] == pytest.approx(plan / hourly)
+
+
+@pytest.mark.parametrize(("text", "count", "per_gpu", "hours"), [
+    # the article names one card; the count said apart counts it: 4 x $0.90 x 336 h = $1,209.60; 8 x $2 x 730 = $11,680
+    ("if an L40S costs $0.90/h, what do 4 of them cost for 2 weeks?", 4, 0.90, 336),
+    ("an H100 costs $2/h, what do 8 of them cost for a month?", 8, 2.0, 730),
+])
+def test_a_premise_price_and_a_count_said_apart(kb, text, count, per_gpu, hours):
+    a = ask(kb, text)
+    assert a.headline.code == "quote_at_given_price"
+    assert a.headline.params["count"] == count
+    assert a.headline.params["total_usd"] == pytest.approx(count * per_gpu * hours)

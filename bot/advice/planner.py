@@ -420,7 +420,7 @@ def given_placement(ctx: Context, gpu: Gpu, count: int, group: int = 1) -> Place
     per_gpu = usd if (q.given_price_per_gpu or not asked) else usd / asked
     if not q.given_price_per_gpu and asked and asked > 1:
         market = min((o.price_per_hour_usd / o.gpu_count for o in ctx.kb.offers_for(gpu.id.split("@")[0])
-                      if o.gpu_count), default=None)
+                      if o.gpu_count and o.price_per_hour_usd), default=None)  # (rows priced otherwise have none)
         if market and per_gpu < 0.5 * market <= usd <= 2 * market:
             # "4x 4090 ... rent on vast at $0.35/h": as a price for all 4 it is a fraction of any market's price for
             # one; as a price per card it is a market's. Read per card, and say so.

@@ -441,6 +441,11 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     # a currency word that is an amount's unit ("2.24 美元") says what the amount is in, not what the answer is asked in
     asked_currencies = lex.answer_currency.found(_masked(low, SpanSet([(f.start, f.end) for f in scan.all("money")])))
     gpus = _prices_each(gpus, gpu_found, scan, low)
+    if fields.get("gpu_count") and fields["gpu_count"] > 1 and len(gpus) == 1 and gpus[0].count == 1 and any(
+            f.id == gpus[0].id and _ARTICLE_BEFORE.search(low[max(0, f.span_start - 8):f.span_start + 4])
+            for f in gpu_found):
+        # "if an L40S costs $0.90/h, what do 4 of them cost": the article names the card; the count said apart counts it
+        gpus = [gpus[0].model_copy(update={"count": None})]
     _purchase_budget(fields, asks, gpus, low, lex)
     query = Query(
         text=cleaned,
@@ -1596,6 +1601,8 @@ def _mark_gpus(low: str, found: list[FoundGpu]) -> str:
 _PURCHASE_BUDGET_ASKS = frozenset({"gpu_count", "node_count", "best", "cheapest", "comparison", "users_served"})
 
 
+#: An article before a GPU name ("an L40S", "a 4090"): one card named, not a count the question settles.
+_ARTICLE_BEFORE = re.compile(r"(?:^|[^a-z])(?:a|an)\s+(?=\S)")
 #: The most characters between a GPU's name and a price per card said for it ("H100 at $28k each", "H20 按 11 万一张").
 _PRICE_EACH_GAP = 16
 
