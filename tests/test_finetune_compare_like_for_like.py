@@ -48,3 +48,13 @@ def test_export_variants_differ_in_their_link(kb):
     assert a.headline.code == "finetune_compare_same"
     link = next(d for d in a.details if d.code == "ratio_nvlink")
     assert link.params["ratio_x"] == pytest.approx(400 / 900, rel=0.01)
+
+
+def test_every_format_asked_on_every_gpu_compared(kb):
+    # two formats x two GPUs asked "how many of each": four counts. DeepSeek-R1 fp8 (671 GB) needs 8 H20 (102 GB
+    # usable each) or 16 H800 (85 GB); int4 (~0.5 byte per weight, ~350 GB) 4 H20 or 8 H800
+    a = advise(parse_question("DeepSeek-R1 fp8 and int4 on H20 vs H800, how many of each?", kb), kb, today=TODAY)
+    items = {(i["config"]["gpu_name"], i["config"]["precision"]): i["config"]["gpu_count"]
+             for i in a.headline.params["items"]}
+    assert items == {("H20", "fp8"): 8, ("H800 SXM5 80GB", "fp8"): 16, ("H20", "int4"): 4,
+                     ("H800 SXM5 80GB", "int4"): 8}

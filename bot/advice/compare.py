@@ -31,6 +31,7 @@ from bot.advice.planner import (
     GpuChoice,
     ServingLoad,
     candidate_gpus,
+    canonical_precision,
     excluded_providers,
     machine_size,
     plan_serving,
@@ -321,12 +322,23 @@ def _serving(ctx: Context, model: Model, choices: list[GpuChoice]) -> Answer:
         # "要几张卡？H100 还是 H200": the count each GPU type needs leads (the fewest that hold the model, as in its
         # speed row), with its hourly price; the speed and cost-per-token comparison follows
         per_machine = machine_size(ctx)  # "几台机器": the count in whole machines too
+        counted = list(speeds)
+        shown = {canonical_precision(ctx, s.precision or "") for s in speeds}
+        for precision in dict.fromkeys(canonical_precision(ctx, p) for p in q.precisions):
+            # several formats asked ("fp8 and int4 on H20 and H800, how many of each"): every format on every GPU
+            if precision in shown:
+                continue
+            for choice in choices:
+                plan = plan_serving(ctx, model, choice.gpu, precision, single, count=choice.count,
+                                    whole_instance=False, objective="fewest")
+                if plan.est is not None:
+                    counted.append(serving_option(ctx, plan))
         needed = note("compare_needed", model_name=model_label(model),
                       items=[{"config": config(s), "fits": s.fits, "short": not s.fits,
                               "machines": math.ceil((s.gpu_count or 1) / per_machine) if per_machine else None,
                               "per_machine": per_machine,
                               **dict(zip(("price_usd", "secondary"), _hourly(ctx, s), strict=True))}
-                             for s in speeds])
+                             for s in counted])
         details = [d for d in [headline, *details] if d is not None]
         headline = needed
     asks = set(q.asks)
