@@ -28,14 +28,12 @@ from bot.advice.context import Context
 from bot.advice.markets import apply_market_rules
 from bot.advice.observed import observation_notes, offload_notes
 from bot.advice.options import config
-from bot.advice.planner import given_placement, resolve_gpu
 from bot.advice.specs import claim_verdicts, software_caveats, spec_fact
 from bot.advice.traffic import traffic_at_estimate
 from bot.kb.loader import KnowledgeBase
 from bot.notes import note
 from bot.parsing.query import Query
 from bot.pricing.currency import cny_per_usd
-from bot.pricing.mentions import mention_for
 
 __all__ = ["ROUTES", "advise"]
 
@@ -100,8 +98,6 @@ def advise(query: Query, kb: KnowledgeBase, *, today: date | None = None) -> Ans
     if (load := traffic_at_estimate(ctx.traffic, ctx.traffic_output_tokens, out)) is not None:
         # "10k DAU, 20 messages a day": the time a request takes on the setup picked, and the requests in flight then
         out = out.model_copy(update={"details": [load, *out.details]})
-    out = _at_given_price(ctx, out)
-    out = _monthly_vs_hourly(ctx, out)
     out = _roofline(ctx, out)
     out = _measured_below_bound(ctx, out)
     seen = observation_notes(out.query, out, kb)
@@ -187,72 +183,12 @@ def _roofline(ctx: Context, out: Answer) -> Answer:
     gpu = ctx.kb.gpus.get((o.gpu or "").split("@")[0])
     if gpu is None or not gpu.memory_bandwidth_gb_s or not o.weights_gb:
         return out
-    group = (o.tensor_parallel or 1) * (o.pipeline_parallel or 1) if o.tensor_parallel else (o.gpu_count or 1)
+    # one replica's weights and one sequence's KV cache, read by its tensor-parallel GPUs together (pipeline stages
+    # read theirs one after another, so they add no bandwidth)
     read_gb = o.weights_gb + (o.kv_cache_gb or 0.0) / max(1, o.users or 1)
     bw = gpu.memory_bandwidth_gb_s * (o.tensor_parallel or 1)
     line = note("decode_roofline", config=config(o), read_gb=read_gb, bandwidth_gb_s=bw, bound_tps=bw / read_gb,
-                estimate_tps=o.single_user_tps or o.decode_tps, pipeline=group > (o.tensor_parallel or 1))
-    return out.model_copy(update={"headline": line, "details": [out.headline, *out.details]})
-
-
-def _monthly_vs_hourly(ctx: Context, out: Answer) -> Answer:
-    """A monthly plan's price set against paying by the hour ("按量 6.68 元/小时，包月 3500 元，每天 10 小时，22 个工作日，
-    哪个便宜"): the hours used x the hourly price x the GPUs against the plan x the GPUs, which is cheaper and by how
-    much, and the hours a month from which the plan wins (plan / hourly price). The hourly price is the user's, else
-    the one figure every answer uses for the GPU (its secondary source, else its cheapest on-demand list price). It
-    leads; ``out`` unchanged when no plan price was given or no hourly price is known."""
-    q = ctx.query
-    if q.monthly_price is None or out.intent != "quote":
-        return out
-    mention = next((m for m in q.gpus if m.id in ctx.kb.gpus), None)
-    count = (mention.count if mention else None) or q.gpu_count or 1
-    cur = q.monthly_price.currency
-    plan = q.monthly_price.amount
-    hourly = None
-    # the hourly figure said beside the plan ("$0.40/h on demand or $220 a month") is the one compared
-    given = q.given_price_per_hour or (q.quoted_prices[0] if len(q.quoted_prices) == 1 else None)
-    if given is not None:
-        each = given.amount if q.given_price_per_gpu or count == 1 else given.amount / count
-        hourly = each if given.currency == cur else (ctx.to_usd(each, given.currency) or 0) * (
-            1 if cur == "usd" else (cny_per_usd(ctx.kb) or (0,))[0])
-    elif mention is not None:
-        gpu = resolve_gpu(ctx, mention)
-        mp = mention_for(ctx.kb, gpu.id, list(q.providers))
-        if mp is not None and mp.mention.currency == cur:
-            hourly = mp.mention.low_per_gpu_hour
-        elif mp is not None and mp.low_usd:
-            rate = cny_per_usd(ctx.kb)
-            hourly = mp.low_usd * (rate[0] if cur == "cny" and rate else 1)
-    if not hourly:
-        return out
-    hours = quote.hours_used(Context(q, ctx.kb, ctx.today))
-    on_demand = hours * hourly * count
-    line = note("monthly_vs_hourly", hours=hours, hourly={"amount": hourly, "currency": cur}, count=count,
-                on_demand={"amount": on_demand, "currency": cur}, plan={"amount": plan * count, "currency": cur},
-                hourly_cheaper=on_demand < plan * count, plan_cheaper=on_demand >= plan * count,
-                saving={"amount": abs(plan * count - on_demand), "currency": cur}, break_even_hours=plan / hourly)
-    return out.model_copy(update={"headline": line, "details": [out.headline, *out.details]})
-
-
-def _at_given_price(ctx: Context, out: Answer) -> Answer:
-    """A rental priced at the user's own figure ("按这个价总共多少钱", "at $2/GPU-hour what do 16 H100s for a month
-    cost"): that total leads (GPUs x hours x the price per GPU-hour, :func:`bot.advice.planner.given_placement`), the
-    market's prices follow. ``out`` unchanged for other answers."""
-    q = ctx.query
-    if out.intent != "quote" or q.given_price_per_hour is None or not q.duration_hours:
-        return out
-    mention = next((m for m in q.gpus if m.id in ctx.kb.gpus), None)
-    if mention is None:
-        return out
-    gpu = resolve_gpu(ctx, mention)
-    count = mention.count or q.gpu_count or 1
-    placement = given_placement(ctx, gpu, count)
-    if placement is None:
-        return out
-    hours = quote.hours_used(Context(q, ctx.kb, ctx.today))  # (the hours used when only part of each day is)
-    line = note("quote_at_given_price", count=count, gpu_name=gpu.name, hours=hours,
-                per_gpu_usd=placement.price_per_hour_usd / count, price_usd=placement.price_per_hour_usd,
-                total_usd=placement.price_per_hour_usd * hours)
+                estimate_tps=o.single_user_tps or o.decode_tps)
     return out.model_copy(update={"headline": line, "details": [out.headline, *out.details]})
 
 

@@ -43,6 +43,7 @@ from bot.kb.schema import Gpu
 from bot.notes import Note, note
 from bot.parsing.gpus import MAX_GPU_COUNT
 from bot.parsing.query import GpuMention
+from bot.pricing.currency import cny_per_usd
 from bot.pricing.mentions import mention_for, mention_prices
 from bot.pricing.offers import Offer, Placement, billed_hours
 from bot.pricing.offers import place as all_placements
@@ -65,7 +66,76 @@ def answer(ctx: Context) -> Answer:
         return _run_cost(ctx, models[0])
     if not q.gpus:
         return price_list(ctx)
-    return _hardware(ctx)
+    # the user's own prices lead when given: a monthly plan against the hours used, a rental at their price
+    return _monthly_vs_hourly(ctx, _at_given_price(ctx, _hardware(ctx)))
+
+
+def _monthly_vs_hourly(ctx: Context, out: Answer) -> Answer:
+    """A monthly plan's price set against paying by the hour ("按量 6.68 元/小时，包月 3500 元，每天 10 小时，22 个工作日，
+    哪个便宜"): the hours used x the hourly price x the GPUs against the plan x the GPUs, which is cheaper and by how
+    much, and the hours a month from which the plan wins (plan / hourly price). The hourly price is the user's, else
+    the one figure every answer uses for the GPU (its secondary source, else its cheapest on-demand list price). It
+    leads; ``out`` unchanged when no plan price was given or no hourly price is known."""
+    q = ctx.query
+    if q.monthly_price is None:
+        return out
+    mention = next((m for m in q.gpus if m.id in ctx.kb.gpus), None)
+    count = (mention.count if mention else None) or q.gpu_count or 1
+    cur = q.monthly_price.currency
+    plan = q.monthly_price.amount
+    # the hourly figure said beside the plan ("$0.40/h on demand or $220 a month") is the one compared, else the
+    # GPU's secondary-source figure (AutoDL's)
+    given = q.given_price_per_hour or (q.quoted_prices[0] if len(q.quoted_prices) == 1 else None)
+    hourly = None
+    if given is not None:
+        each = given.amount if q.given_price_per_gpu or count == 1 else given.amount / count
+        hourly = _in_currency(ctx, each, given.currency, cur)
+    elif mention is not None:
+        mp = mention_for(ctx.kb, resolve_gpu(ctx, mention).id, list(q.providers))
+        if mp is not None:
+            hourly = _in_currency(ctx, mp.mention.low_per_gpu_hour, mp.mention.currency, cur)
+    if not hourly:
+        return out
+    hours = hours_used(ctx)
+    on_demand = hours * hourly * count
+    line = note("monthly_vs_hourly", hours=hours, hourly={"amount": hourly, "currency": cur}, count=count,
+                on_demand={"amount": on_demand, "currency": cur}, plan={"amount": plan * count, "currency": cur},
+                hourly_cheaper=on_demand < plan * count, plan_cheaper=on_demand >= plan * count,
+                saving={"amount": abs(plan * count - on_demand), "currency": cur}, break_even_hours=plan / hourly)
+    return out.model_copy(update={"headline": line, "details": [out.headline, *out.details]})
+
+
+def _in_currency(ctx: Context, amount: float, currency: str, to: str) -> float | None:
+    """``amount`` of ``currency`` in ``to`` (USD or CNY) at the knowledge base's dated rate; ``None`` without one."""
+    if currency == to:
+        return amount
+    usd = ctx.to_usd(amount, currency)
+    if usd is None or to == "usd":
+        return usd
+    rate = cny_per_usd(ctx.kb) if to == "cny" else None
+    return usd * rate[0] if rate else None
+
+
+def _at_given_price(ctx: Context, out: Answer) -> Answer:
+    """A rental priced at the user's own figure ("按这个价总共多少钱", "at $2/GPU-hour what do 16 H100s for a month
+    cost"): that total leads (GPUs x hours x the price per GPU-hour, :func:`bot.advice.planner.given_placement`), the
+    market's prices follow. ``out`` unchanged for other answers."""
+    q = ctx.query
+    if q.given_price_per_hour is None or not q.duration_hours:
+        return out
+    mention = next((m for m in q.gpus if m.id in ctx.kb.gpus), None)
+    if mention is None:
+        return out
+    gpu = resolve_gpu(ctx, mention)
+    count = mention.count or q.gpu_count or 1
+    placement = given_placement(ctx, gpu, count)
+    if placement is None:
+        return out
+    hours = hours_used(ctx)  # (the hours used when only part of each day is)
+    line = note("quote_at_given_price", count=count, gpu_name=gpu.name, hours=hours,
+                per_gpu_usd=placement.price_per_hour_usd / count, price_usd=placement.price_per_hour_usd,
+                total_usd=placement.price_per_hour_usd * hours)
+    return out.model_copy(update={"headline": line, "details": [out.headline, *out.details]})
 
 
 def price_list(ctx: Context) -> Answer:

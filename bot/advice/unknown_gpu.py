@@ -5,6 +5,9 @@ question the answer is what fits in that memory (weights + KV cache + overhead p
 same memory model as every serving answer); speed is not estimated, as it needs the card's bandwidth and
 compute. Without one, the answer says the name is unknown, offers the closest names and asks for the
 memory. Other GPUs appear only as the suggestions the user can pick.
+
+The same memory-only answer serves memory the user has in all with no card named ("we have 640GB of VRAM", "总共 0.5T
+显存", "320 GB across 4 cards"): which formats fit it, never a setup of cards the user did not name.
 """
 
 from __future__ import annotations

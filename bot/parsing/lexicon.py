@@ -60,6 +60,8 @@ class NumberVocab(_Vocab):
     counter."""
 
     words: dict[str, float] = Field(default_factory=dict)
+    #: words that name one thing without counting it ("an L40S"): a count said apart ("4 of them") counts it
+    articles: list[str] = Field(default_factory=list)
     scales: dict[str, float] = Field(default_factory=dict)
     counter_scales: dict[str, float] = Field(default_factory=dict)
     digits: dict[str, int] = Field(default_factory=dict)
@@ -678,6 +680,7 @@ class Lexicon:
     count_words: Phrases
     scales: dict[str, float]
     memory_scale_prefixes: dict[str, float]
+    articles: Phrases
     scale_pattern: str
     zh_digits: dict[str, int]
     zh_multipliers: dict[str, int]
@@ -946,6 +949,7 @@ def _compile(files: list[LexiconFile]) -> Lexicon:
         count_words=Phrases({w: v for w, v in merged_maps(lambda f: f.numbers.words).items()
                              if phrase_key(w) not in ("a", "an") and not (len(w) == 1 and not w.isascii())}),
         scales={phrase_key(k): v for k, v in scales.items()},
+        articles=Phrases(_flat(lists(lambda f: f.numbers.articles))),
         memory_scale_prefixes={phrase_key(k): v for k, v in merged_maps(lambda f: f.memory.scale_prefixes).items()},
         scale_pattern=scale_source,
         zh_digits=merged_maps(lambda f: f.numbers.digits),

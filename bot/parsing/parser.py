@@ -442,7 +442,7 @@ def _parse(raw: str, kb: KnowledgeBase, lex: Lexicon) -> Query:
     asked_currencies = lex.answer_currency.found(_masked(low, SpanSet([(f.start, f.end) for f in scan.all("money")])))
     gpus = _prices_each(gpus, gpu_found, scan, low)
     if fields.get("gpu_count") and fields["gpu_count"] > 1 and len(gpus) == 1 and gpus[0].count == 1 and any(
-            f.id == gpus[0].id and _ARTICLE_BEFORE.search(low[max(0, f.span_start - 8):f.span_start + 4])
+            f.id == gpus[0].id and re.search(rf"(?:^|[^a-z])(?:{lex.articles.pattern})\s+$", low[:f.start])
             for f in gpu_found):
         # "if an L40S costs $0.90/h, what do 4 of them cost": the article names the card; the count said apart counts it
         gpus = [gpus[0].model_copy(update={"count": None})]
@@ -647,13 +647,19 @@ def _set_aside_unrated_money(scan: QuantityScan, kb: KnowledgeBase, notes: list[
 _CLAUSE_BREAK = re.compile(r"[,;:.?!，；：。？！]\s")
 
 
+@lru_cache(maxsize=4)
+def _pool_patterns(requirement: str, approx: str, totals: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A requirement word ending a text ("needs", "占用 ~"), and a total word ending it ("总共"): compiled once."""
+    # "总共 320G": a word that is both (总共, 一共) says a total the user has
+    return re.compile(rf"(?:{requirement})\W*(?:{approx})?\W*$"), re.compile(rf"(?:{totals})\W*$")
+
+
 def _memory_pool(scan: QuantityScan, low: str, lex: Lexicon) -> float | None:
     """The GPU memory the user has in all when no GPU is named ("we have 1.5TB of VRAM", "我们有0.5T显存"), GB: the
     largest memory size stated that no requirement word leads ("needs 140gb", "占用 20G": what something takes, not
     what the user has); ``None`` when there is none."""
-    requirement = re.compile(rf"(?:{lex.memory_requirement_words.pattern})\W*(?:{lex.approx_words.pattern})?\W*$")
-    # "总共 320G": a word that is both (总共, 一共) says a total the user has
-    total = re.compile(rf"(?:{lex.memory_total_words.pattern})\W*$")
+    requirement, total = _pool_patterns(lex.memory_requirement_words.pattern, lex.approx_words.pattern,
+                                        lex.memory_total_words.pattern)
     had = [f.value for f in scan.all("memory_gb") if total.search(low[max(0, f.start - 24):f.start])
            or not requirement.search(low[max(0, f.start - 24):f.start])]
     return max(had) if had else None
@@ -1601,8 +1607,6 @@ def _mark_gpus(low: str, found: list[FoundGpu]) -> str:
 _PURCHASE_BUDGET_ASKS = frozenset({"gpu_count", "node_count", "best", "cheapest", "comparison", "users_served"})
 
 
-#: An article before a GPU name ("an L40S", "a 4090"): one card named, not a count the question settles.
-_ARTICLE_BEFORE = re.compile(r"(?:^|[^a-z])(?:a|an)\s+(?=\S)")
 #: The most characters between a GPU's name and a price per card said for it ("H100 at $28k each", "H20 按 11 万一张").
 _PRICE_EACH_GAP = 16
 

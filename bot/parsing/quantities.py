@@ -440,16 +440,16 @@ class _Scanner:
                                m.start(), m.end())
         if lex.service_day_before.pattern != "(?!)":
             # "每天 1 万次对话": the whole service's requests a day, written key first
-            service_day = re.compile(rf"(?:{lex.service_day_before.pattern})\s*(?:(?:{lex.day_fillers.pattern})\s*)*"
-                                     rf"{self.num}\s*(?:{lex.day_nouns.pattern})")
+            service_day = _key_first_day(lex.service_day_before.pattern, lex.day_fillers.pattern, self.num,
+                                         lex.day_nouns.pattern)
             for m in service_day.finditer(self.low):
                 if self.free(m.start(), m.end()):
                     self.claim("rate", {"kind": "requests_per_day", "value": number_value(m, lex), "scope": None},
                                m.start(), m.end())
             if lex.image_day_nouns.pattern != "(?!)":
                 # "每天要出 10 万张": pictures a day, a service's rate
-                image_day = re.compile(rf"(?:{lex.service_day_before.pattern})\s*(?:(?:{lex.day_fillers.pattern})\s*)*"
-                                       rf"{self.num}\s*(?:{lex.image_day_nouns.pattern})")
+                image_day = _key_first_day(lex.service_day_before.pattern, lex.day_fillers.pattern, self.num,
+                                           lex.image_day_nouns.pattern)
                 for m in image_day.finditer(self.low):
                     if self.free(m.start(), m.end()):
                         self.claim("rate", {"kind": "images_per_day", "value": number_value(m, lex), "scope": None,
@@ -1005,6 +1005,12 @@ def _per_user_day_pattern(num: str, nouns: str, who: str, days: str) -> re.Patte
     day", "10 queries per person per day", "20 prompts a day each"); group ``who`` or ``who2`` holds the per-user
     word."""
     return re.compile(rf"{num}\s*(?:{nouns})\s*(?:(?P<who>{who})\s*)?(?:{days})(?:\s*(?P<who2>{who})(?![a-z]))?")
+
+
+@lru_cache(maxsize=8)
+def _key_first_day(before: str, fillers: str, num: str, nouns: str) -> re.Pattern[str]:
+    """A day word, optional fillers, a number and a counter ("每天要出 10 万张", "日均 5000 次调用"): compiled once."""
+    return re.compile(rf"(?:{before})\s*(?:(?:{fillers})\s*)*{num}\s*(?:{nouns})")
 
 
 @lru_cache(maxsize=4)
