@@ -81,3 +81,12 @@ def test_a_speed_far_below_the_bandwidth_bound_is_backed_by_its_measurement(kb):
     a = ask(kb, "Qwen2.5 32B bf16 on one H20, single-user tokens/s?")
     line = next(d for d in a.details if d.code == "measured_batch1")
     assert line.params["measured_tps"] == pytest.approx(20.72)
+
+
+@pytest.mark.parametrize("text", [
+    "Running Llama 3.3 70B Q4 on a single RTX 4090, rest in DDR5 RAM — what tok/s should I expect?",
+    "两张 4090 跑 Llama 3.1 70B FP8，放不下的部分放 DDR5 内存，生成速度能有多少？",
+])
+def test_the_ram_type_between_the_verb_and_ram_is_still_an_offload(kb, text):
+    a = ask(kb, text)
+    assert a.query.cpu_offload and a.headline.code == "offload_expected"

@@ -159,3 +159,8 @@ def test_a_premise_price_and_a_count_said_apart(kb, text, count, per_gpu, hours)
     assert a.headline.code == "quote_at_given_price"
     assert a.headline.params["count"] == count
     assert a.headline.params["total_usd"] == pytest.approx(count * per_gpu * hours)
+
+
+def test_apiece_is_a_price_per_card(kb):
+    q = parse_question("4x RTX 4090 at $1,800 apiece or 2x RTX 5090 at $2,500 apiece for Qwen2.5-32B?", kb)
+    assert {(g.id, g.price_each_amount) for g in q.gpus} == {("rtx-4090-24gb", 1800.0), ("rtx-5090-32gb", 2500.0)}
